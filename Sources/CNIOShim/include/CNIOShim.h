@@ -1,0 +1,74 @@
+// Thin, typed wrappers over C APIs that Swift cannot call cleanly:
+// libcurl's variadic setopt/getinfo, zlib's init macros, libcrypto SHA-256,
+// libidn2 domain conversion and a few socket helpers.
+#ifndef CNIOSHIM_H
+#define CNIOSHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <curl/curl.h>
+
+// MARK: libcurl
+
+CURLcode shim_curl_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode shim_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value);
+CURLcode shim_curl_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode shim_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode shim_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+
+typedef size_t (*shim_curl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
+typedef int (*shim_curl_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
+                                           curl_off_t ultotal, curl_off_t ulnow);
+CURLcode shim_curl_setopt_write_callback(CURL *handle, shim_curl_data_callback callback);
+CURLcode shim_curl_setopt_header_callback(CURL *handle, shim_curl_data_callback callback);
+CURLcode shim_curl_setopt_progress_callback(CURL *handle, shim_curl_progress_callback callback);
+
+CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode shim_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
+CURLcode shim_curl_getinfo_double(CURL *handle, CURLINFO info, double *value);
+CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
+
+// MARK: zlib
+
+/// Deterministic gzip: mtime 0, OS byte 255 (unknown), no file name, so the same input gives
+/// the same bytes on every machine with the same zlib. Returns 0 on success; *out is malloc'd.
+int shim_gzip(const uint8_t *input, size_t length, int level, uint8_t **out, size_t *out_length);
+
+/// Inflates gzip or zlib data (auto-detected). Fails with -2 if the output would exceed max_output.
+/// Returns 0 on success; *out is malloc'd.
+int shim_gunzip(const uint8_t *input, size_t length, size_t max_output, uint8_t **out, size_t *out_length);
+
+/// Streaming inflater for gzip/zlib/deflate bodies (auto-detected header).
+typedef struct shim_inflater shim_inflater;
+shim_inflater *shim_inflater_new(void);
+/// Feeds input; calls sink for each produced block. Returns 0 ok, 1 stream end, <0 error.
+int shim_inflater_feed(shim_inflater *inflater, const uint8_t *input, size_t length,
+                       void (*sink)(void *context, const uint8_t *bytes, size_t count), void *context);
+void shim_inflater_free(shim_inflater *inflater);
+
+// MARK: libcrypto
+
+/// SHA-256 of a buffer into 32 bytes.
+void shim_sha256(const void *data, size_t length, uint8_t digest[32]);
+
+/// Constant-time comparison; returns 1 when equal (lengths must match too).
+int shim_constant_time_equal(const void *a, size_t a_length, const void *b, size_t b_length);
+
+// MARK: libidn2
+
+/// Converts a UTF-8 domain to lowercase ASCII (punycode) per IDNA2008/UTS#46.
+/// Returns 0 on success and a malloc'd string in *out; a negative libidn2 code otherwise.
+int shim_domain_to_ascii(const char *utf8, char **out);
+
+// MARK: sockets
+
+/// Sets O_NONBLOCK. Returns 0 or -1 with errno.
+int shim_set_nonblocking(int fd);
+int shim_set_int_option(int fd, int level, int option, int value);
+/// Ignores SIGPIPE process-wide so a peer reset is an EPIPE, not a crash.
+void shim_ignore_sigpipe(void);
+/// Blocks SIGTERM/SIGINT in the calling thread so Dispatch signal sources receive them.
+void shim_block_termination_signals(void);
+
+#endif

@@ -1,0 +1,199 @@
+#include "CNIOShim.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <idn2.h>
+#include <openssl/crypto.h>
+#include <openssl/sha.h>
+#include <zlib.h>
+
+// MARK: libcurl
+
+CURLcode shim_curl_setopt_long(CURL *handle, CURLoption option, long value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode shim_curl_setopt_off_t(CURL *handle, CURLoption option, curl_off_t value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode shim_curl_setopt_string(CURL *handle, CURLoption option, const char *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode shim_curl_setopt_pointer(CURL *handle, CURLoption option, void *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode shim_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value) {
+    return curl_easy_setopt(handle, option, value);
+}
+CURLcode shim_curl_setopt_write_callback(CURL *handle, shim_curl_data_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+CURLcode shim_curl_setopt_header_callback(CURL *handle, shim_curl_data_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
+}
+CURLcode shim_curl_setopt_progress_callback(CURL *handle, shim_curl_progress_callback callback) {
+    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
+    if (code != CURLE_OK) return code;
+    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+}
+CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode shim_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode shim_curl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+    return curl_easy_getinfo(handle, info, value);
+}
+
+// MARK: zlib
+
+int shim_gzip(const uint8_t *input, size_t length, int level, uint8_t **out, size_t *out_length) {
+    z_stream stream;
+    memset(&stream, 0, sizeof(stream));
+    // windowBits 15 + 16 selects the gzip wrapper; memLevel 8 is zlib's default.
+    if (deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    gz_header header;
+    memset(&header, 0, sizeof(header));
+    header.time = 0;
+    header.os = 255;
+    if (deflateSetHeader(&stream, &header) != Z_OK) { deflateEnd(&stream); return -1; }
+    uLong bound = deflateBound(&stream, (uLong)length) + 32;
+    uint8_t *buffer = malloc(bound);
+    if (!buffer) { deflateEnd(&stream); return -1; }
+    stream.next_in = (Bytef *)input;
+    stream.avail_in = (uInt)length;
+    stream.next_out = buffer;
+    stream.avail_out = (uInt)bound;
+    int result = deflate(&stream, Z_FINISH);
+    if (result != Z_STREAM_END) { free(buffer); deflateEnd(&stream); return -1; }
+    *out_length = stream.total_out;
+    *out = buffer;
+    deflateEnd(&stream);
+    return 0;
+}
+
+int shim_gunzip(const uint8_t *input, size_t length, size_t max_output, uint8_t **out, size_t *out_length) {
+    z_stream stream;
+    memset(&stream, 0, sizeof(stream));
+    if (inflateInit2(&stream, 15 + 32) != Z_OK) return -1;
+    size_t capacity = length * 4 + 1024;
+    if (capacity > max_output + 1) capacity = max_output + 1;
+    uint8_t *buffer = malloc(capacity);
+    if (!buffer) { inflateEnd(&stream); return -1; }
+    stream.next_in = (Bytef *)input;
+    stream.avail_in = (uInt)length;
+    size_t produced = 0;
+    for (;;) {
+        if (produced == capacity) {
+            if (capacity > max_output) { free(buffer); inflateEnd(&stream); return -2; }
+            size_t next = capacity * 2;
+            if (next > max_output + 1) next = max_output + 1;
+            uint8_t *grown = realloc(buffer, next);
+            if (!grown) { free(buffer); inflateEnd(&stream); return -1; }
+            buffer = grown;
+            capacity = next;
+        }
+        stream.next_out = buffer + produced;
+        stream.avail_out = (uInt)(capacity - produced);
+        int result = inflate(&stream, Z_NO_FLUSH);
+        produced = capacity - stream.avail_out;
+        if (result == Z_STREAM_END) break;
+        if (result != Z_OK) { free(buffer); inflateEnd(&stream); return -1; }
+        if (stream.avail_in == 0 && stream.avail_out != 0) { free(buffer); inflateEnd(&stream); return -3; }
+    }
+    if (produced > max_output) { free(buffer); inflateEnd(&stream); return -2; }
+    inflateEnd(&stream);
+    *out = buffer;
+    *out_length = produced;
+    return 0;
+}
+
+struct shim_inflater { z_stream stream; int finished; };
+
+shim_inflater *shim_inflater_new(void) {
+    shim_inflater *inflater = calloc(1, sizeof(shim_inflater));
+    if (!inflater) return NULL;
+    if (inflateInit2(&inflater->stream, 15 + 32) != Z_OK) { free(inflater); return NULL; }
+    return inflater;
+}
+
+int shim_inflater_feed(shim_inflater *inflater, const uint8_t *input, size_t length,
+                       void (*sink)(void *context, const uint8_t *bytes, size_t count), void *context) {
+    if (inflater->finished) return length == 0 ? 1 : -4;
+    uint8_t block[65536];
+    inflater->stream.next_in = (Bytef *)input;
+    inflater->stream.avail_in = (uInt)length;
+    do {
+        inflater->stream.next_out = block;
+        inflater->stream.avail_out = sizeof(block);
+        int result = inflate(&inflater->stream, Z_NO_FLUSH);
+        size_t produced = sizeof(block) - inflater->stream.avail_out;
+        if (produced > 0) sink(context, block, produced);
+        if (result == Z_STREAM_END) { inflater->finished = 1; return 1; }
+        if (result == Z_BUF_ERROR && inflater->stream.avail_in == 0) return 0;
+        if (result != Z_OK) return -1;
+    } while (inflater->stream.avail_in > 0 || inflater->stream.avail_out == 0);
+    return 0;
+}
+
+void shim_inflater_free(shim_inflater *inflater) {
+    if (!inflater) return;
+    inflateEnd(&inflater->stream);
+    free(inflater);
+}
+
+// MARK: libcrypto
+
+void shim_sha256(const void *data, size_t length, uint8_t digest[32]) {
+    SHA256((const unsigned char *)data, length, digest);
+}
+
+int shim_constant_time_equal(const void *a, size_t a_length, const void *b, size_t b_length) {
+    if (a_length != b_length) return 0;
+    if (a_length == 0) return 1;
+    return CRYPTO_memcmp(a, b, a_length) == 0 ? 1 : 0;
+}
+
+// MARK: libidn2
+
+int shim_domain_to_ascii(const char *utf8, char **out) {
+    int flags = IDN2_NONTRANSITIONAL | IDN2_NFC_INPUT;
+    int result = idn2_to_ascii_8z(utf8, out, flags);
+    if (result != IDN2_OK) {
+        // Fall back to transitional processing, as browsers did for some legacy names.
+        result = idn2_to_ascii_8z(utf8, out, IDN2_TRANSITIONAL | IDN2_NFC_INPUT);
+    }
+    return result;
+}
+
+// MARK: sockets
+
+int shim_set_nonblocking(int fd) {
+    int flags = fcntl(fd, F_GETFL, 0);
+    if (flags < 0) return -1;
+    return fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+int shim_set_int_option(int fd, int level, int option, int value) {
+    return setsockopt(fd, level, option, &value, sizeof(value));
+}
+
+void shim_ignore_sigpipe(void) {
+    signal(SIGPIPE, SIG_IGN);
+}
+
+void shim_block_termination_signals(void) {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}

@@ -1,0 +1,17 @@
+/// Why a conversion produced nothing. Individual bad lines are never errors: they are skipped and
+/// counted in the report. These cases mean the whole input or state is unusable.
+public enum ConversionError: Error, Equatable, CustomStringConvertible {
+    /// No input list had a single convertible rule.
+    case nothingToConvert
+    /// The previous layout state could not be read; the message says what was wrong.
+    case invalidPreviousLayout(String)
+
+    public var description: String {
+        switch self {
+        case .nothingToConvert:
+            return "no input list contained a convertible rule; check that the inputs are ABP filter lists"
+        case .invalidPreviousLayout(let reason):
+            return "the previous layout state is unreadable (\(reason)); remove it to start a fresh layout"
+        }
+    }
+}

@@ -1,0 +1,55 @@
+/// What a conversion did with every input line: the operator's view of coverage.
+public struct ConversionReport: Codable, Sendable, Equatable {
+    /// A skip reason's tally, with a few example lines for a human to look at.
+    public struct SkipTally: Codable, Sendable, Equatable {
+        public var count: Int
+        public var examples: [String]
+
+        public init(count: Int = 0, examples: [String] = []) {
+            self.count = count
+            self.examples = examples
+        }
+    }
+
+    /// Per input list.
+    public struct SourceReport: Codable, Sendable, Equatable {
+        public var id: String
+        /// Physical lines in the input.
+        public var lines: Int
+        /// Filter lines (not comments, headers or blanks).
+        public var rules: Int
+        /// Filter lines that produced WebKit rules (or folded into one).
+        public var converted: Int
+        /// Filter lines skipped, by reason name.
+        public var skipped: [String: SkipTally]
+
+        public init(id: String, lines: Int, rules: Int, converted: Int, skipped: [String: SkipTally]) {
+            self.id = id
+            self.lines = lines
+            self.rules = rules
+            self.converted = converted
+            self.skipped = skipped
+        }
+    }
+
+    /// Per output list.
+    public struct ListReport: Codable, Sendable, Equatable {
+        public var id: String
+        public var rules: Int
+        public var bytes: Int
+
+        public init(id: String, rules: Int, bytes: Int) {
+            self.id = id
+            self.rules = rules
+            self.bytes = bytes
+        }
+    }
+
+    public var sources: [SourceReport]
+    public var lists: [ListReport]
+
+    public init(sources: [SourceReport], lists: [ListReport]) {
+        self.sources = sources
+        self.lists = lists
+    }
+}

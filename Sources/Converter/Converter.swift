@@ -1,0 +1,64 @@
+/// The converter's public surface: ABP filter-list bytes in, WebKit content-blocker lists and a
+/// report out. Pure: no files, no sockets, no clocks, so the same input gives the same bytes.
+
+/// One upstream filter list, as fetched.
+public struct FilterListSource: Sendable, Equatable {
+    /// Stable identifier of the upstream, e.g. `easylist`.
+    public var id: String
+    /// The raw bytes as downloaded (any encoding garbage is handled by the parser).
+    public var bytes: [UInt8]
+
+    public init(id: String, bytes: [UInt8]) {
+        self.id = id
+        self.bytes = bytes
+    }
+}
+
+/// Knobs of a conversion. Defaults follow WebKit's limits and the product's layout.
+public struct ConverterConfiguration: Sendable, Equatable {
+    /// Most rules in one network list, exceptions included.
+    public var chunkSize: Int
+    /// Most lists in one published set: every list costs a lookup on every page load.
+    public var maxLists: Int
+    /// Generic `##` selectors joined into one `css-display-none` rule.
+    public var genericSelectorsPerRule: Int
+
+    public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50) {
+        self.chunkSize = chunkSize
+        self.maxLists = maxLists
+        self.genericSelectorsPerRule = genericSelectorsPerRule
+    }
+}
+
+/// One WebKit content-blocker list, ready to publish.
+public struct RuleList: Sendable, Equatable {
+    /// Stable list identifier, e.g. `network-03` or `cosmetic-generic`; names the published file.
+    public var id: String
+    /// The JSON array bytes exactly as WebKit will compile them.
+    public var json: [UInt8]
+    /// Number of rules in the array.
+    public var ruleCount: Int
+
+    public init(id: String, json: [UInt8], ruleCount: Int) {
+        self.id = id
+        self.json = json
+        self.ruleCount = ruleCount
+    }
+}
+
+/// Everything one conversion produces.
+public struct ConversionOutput: Sendable {
+    /// Lists in publish order.
+    public var lists: [RuleList]
+    /// What was converted and what was skipped, by reason.
+    public var report: ConversionReport
+    /// Opaque layout state (JSON bytes) to hand back as `previousLayout` next time, so unchanged
+    /// rules keep their lists and their files keep their bytes.
+    public var layoutState: [UInt8]
+
+    public init(lists: [RuleList], report: ConversionReport, layoutState: [UInt8]) {
+        self.lists = lists
+        self.report = report
+        self.layoutState = layoutState
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// Everything `config.json` can set. Every key is optional in the file and documented in the
+/// README; a missing key takes the default shown here. Relative paths resolve against the
+/// directory that holds the config file.
+struct Configuration: Sendable, Equatable {
+    struct Listen: Sendable, Equatable {
+        var address = "127.0.0.1"
+        var port = 8080
+    }
+
+    /// One upstream filter list.
+    struct Upstream: Sendable, Equatable {
+        /// Stable identifier; names state files and shows in /status.
+        var id: String
+        var url: String
+        /// Bundled copy used when nothing better is on disk (offline first start).
+        var snapshot: String?
+        /// A body must start with this to count as a filter list.
+        var requiredHeader = "[Adblock Plus"
+    }
+
+    struct Refresh: Sendable, Equatable {
+        /// Seconds between upstream refreshes.
+        var intervalSeconds = 86_400.0
+        /// Up to this many seconds are added at random so many origins do not fetch in step.
+        var jitterSeconds = 900.0
+        /// A new copy needs at least this share of the last good copy's rules.
+        var minimumRuleShare = 0.5
+        /// Fetch attempts per upstream per refresh (first try included).
+        var attempts = 4
+        /// First retry delay; doubles each time, with jitter.
+        var retryBaseDelaySeconds = 2.0
+        var retryMaxDelaySeconds = 60.0
+    }
+
+    struct Fetch: Sendable, Equatable {
+        var connectTimeoutSeconds = 10.0
+        var totalTimeoutSeconds = 120.0
+        /// Largest upstream body accepted, decoded or not.
+        var maxBodyBytes = 20 * 1024 * 1024
+        var maxRedirects = 5
+        var userAgent = "ListServer/1.0"
+    }
+
+    struct Conversion: Sendable, Equatable {
+        var chunkSize = 30_000
+        var maxLists = 16
+    }
+
+    struct Publish: Sendable, Equatable {
+        /// Files only older manifests name are kept this long, then removed.
+        var gracePeriodSeconds = 7.0 * 86_400
+        /// "auto" (verify when WebKitGTK is installed), "on" or "off".
+        var verifyWithWebKit = "auto"
+    }
+
+    struct HTTP: Sendable, Equatable {
+        var manifestMaxAgeSeconds = 300
+        var manifestStaleWhileRevalidateSeconds = 600
+        var manifestStaleIfErrorSeconds = 86_400
+        var maxHeaderBytes = 16_384
+        var maxURIBytes = 2_048
+        var headerReadTimeoutSeconds = 10.0
+        var keepAliveIdleTimeoutSeconds = 60.0
+        var maxConnections = 10_000
+        /// Seconds SIGTERM waits for in-flight responses.
+        var shutdownGraceSeconds = 10.0
+        var accessLog = false
+        /// Environment variable holding the bearer token for POST /admin/refresh; unset disables it.
+        var adminTokenEnvironmentVariable = "LISTSERVER_ADMIN_TOKEN"
+    }
+
+    var listen = Listen()
+    var publicDir = "public"
+    var stateDir = "state"
+    var upstreams: [Upstream] = Configuration.defaultUpstreams
+    var refresh = Refresh()
+    var fetch = Fetch()
+    var conversion = Conversion()
+    var publish = Publish()
+    var http = HTTP()
+
+    static let defaultUpstreams = [
+        Upstream(id: "easylist", url: "https://easylist.to/easylist/easylist.txt", snapshot: "snapshot/easylist.txt"),
+        Upstream(id: "easyprivacy", url: "https://easylist.to/easylist/easyprivacy.txt", snapshot: "snapshot/easyprivacy.txt"),
+    ]
+}

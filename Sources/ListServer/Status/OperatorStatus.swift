@@ -1,0 +1,75 @@
+import Foundation
+
+/// What operators see in /status and /metrics about publishing and upstreams. The refresh side
+/// writes it, the HTTP side reads it; `StatusBoard` guards it.
+struct OperatorStatus: Codable, Sendable, Equatable {
+    struct ListStatus: Codable, Sendable, Equatable {
+        var id: String
+        var file: String
+        var rules: Int
+        var bytes: Int
+        var gzipBytes: Int
+    }
+
+    struct UpstreamStatus: Codable, Sendable, Equatable {
+        var id: String
+        var url: String
+        /// `bundled-snapshot` or `upstream`: where the copy in use came from.
+        var source: String
+        /// When that copy was fetched (upstream) or the snapshot's date label.
+        var sourceDate: String?
+        var lastFetchAt: Date?
+        /// `updated`, `not-modified`, `rejected`, `failed`, or nil before the first attempt.
+        var lastResult: String?
+        var lastHTTPStatus: Int?
+        var etag: String?
+        var lastModified: String?
+        var lastError: String?
+        var rules: Int?
+    }
+
+    struct RefreshStatus: Codable, Sendable, Equatable {
+        var at: Date
+        /// `published`, `unchanged`, `failed`.
+        var result: String
+        var error: String?
+        var nextAt: Date?
+    }
+
+    struct ConversionSummary: Codable, Sendable, Equatable {
+        var inputRules: Int
+        var converted: Int
+        var skipped: Int
+        var skippedByReason: [String: Int]
+        var outputRules: Int
+    }
+
+    var manifestSHA256: String?
+    var generatedAt: Date?
+    var lists: [ListStatus] = []
+    var upstreams: [UpstreamStatus] = []
+    var lastRefresh: RefreshStatus?
+    var conversion: ConversionSummary?
+}
+
+/// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).
+final class StatusBoard: @unchecked Sendable {
+    private let lock = NSLock()
+    private var status: OperatorStatus
+
+    init(_ status: OperatorStatus = OperatorStatus()) {
+        self.status = status
+    }
+
+    var current: OperatorStatus {
+        lock.lock()
+        defer { lock.unlock() }
+        return status
+    }
+
+    func update(_ change: (inout OperatorStatus) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        change(&status)
+    }
+}
