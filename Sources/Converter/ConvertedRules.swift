@@ -1,0 +1,75 @@
+/// The hand-off from rule conversion (`Rules/`) to layout (`Layout/`): every WebKit rule the
+/// input produced, serialized, and tagged with what layout needs to place it in lists.
+/// Rule conversion decides *what* WebKit rules express each ABP line; layout decides *where*
+/// they go so that lists stay correct (exceptions after what they cancel) and stable day to day.
+struct ConvertedRules: Sendable, Equatable {
+    /// Network rules in input order.
+    var network: [NetworkRule] = []
+    /// Element-hiding selectors after `#@#` exceptions were folded in.
+    var cosmetic: [CosmeticSelector] = []
+    /// Rules that switch blocking or hiding off for whole sites, placed by layout at the end of
+    /// the lists they must cancel.
+    var siteExceptions: [SiteException] = []
+}
+
+/// One WebKit network rule.
+struct NetworkRule: Sendable, Equatable {
+    enum Kind: Sendable, Equatable {
+        /// `action.type == "block"` (or other non-exception actions).
+        case block
+        /// `$important`: must come after every exception in its list, because ABP lets it win.
+        case importantBlock
+        /// `@@` exception: `ignore-previous-rules`, which only cancels earlier rules of the same list.
+        case exception
+    }
+
+    /// Identity from day to day: the ABP line text, with `#n` appended when one line yields several rules.
+    var key: String
+    var kind: Kind
+    /// One serialized rule object: `{"trigger":{...},"action":{...}}`.
+    var json: [UInt8]
+    /// Lowercased host the url-filter is anchored to (`||host^` rules), or nil when the rule could
+    /// match a URL on any host. Lets layout prove that an exception cannot affect a chunk.
+    var anchorHost: String?
+    /// Which input list the line came from.
+    var sourceID: String
+}
+
+/// One element-hiding selector with the sites it applies to.
+struct CosmeticSelector: Sendable, Equatable, Hashable {
+    enum Domains: Sendable, Equatable, Hashable {
+        /// Everywhere (generic `##sel`).
+        case everywhere
+        /// Only on these sites and their subdomains (lowercase punycode, sorted, without `*`).
+        case only([String])
+        /// Everywhere except these sites (generic selector with `#@#` exceptions folded in).
+        case except([String])
+    }
+
+    /// Identity from day to day: the ABP line text.
+    var key: String
+    /// The CSS selector, exactly as WebKit should get it.
+    var selector: String
+    var domains: Domains
+    var sourceID: String
+}
+
+/// A site-wide exception: `ignore-previous-rules` with `url-filter: ".*"` and `if-domain`.
+struct SiteException: Sendable, Equatable {
+    enum Scope: Sendable, Equatable {
+        /// `@@||site^$document`: everything off on the site; ends every list.
+        case document
+        /// `$elemhide`: all hiding off; ends every cosmetic list.
+        case elementHiding
+        /// `$generichide`: generic hiding off; ends every list of generic hiding rules.
+        case genericHiding
+        /// `$genericblock`: generic network blocks off; ends the lists that hold only blocks without domain conditions.
+        case genericBlocking
+    }
+
+    var key: String
+    var scope: Scope
+    /// One serialized rule object.
+    var json: [UInt8]
+    var sourceID: String
+}
