@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Sets up and runs every test: unit, real-socket, real-libcurl, real-WebKit, Varnish end to end.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+scripts/setup.sh test
+swift build --build-tests
+swift test --skip-build "$@"
