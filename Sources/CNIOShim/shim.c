@@ -197,3 +197,42 @@ void shim_block_termination_signals(void) {
     sigaddset(&set, SIGINT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
+
+// MARK: epoll
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+// Declared by <sys/socket.h> only under _GNU_SOURCE, which this file does not define.
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+
+int shim_epoll_create(void) {
+    return epoll_create1(EPOLL_CLOEXEC);
+}
+
+int shim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data) {
+    struct epoll_event event;
+    memset(&event, 0, sizeof(event));
+    event.events = events;
+    event.data.u64 = data;
+    return epoll_ctl(epfd, op, fd, &event);
+}
+
+int shim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms) {
+    struct epoll_event buffer[256];
+    if (max > 256) max = 256;
+    int count = epoll_wait(epfd, buffer, max, timeout_ms);
+    for (int i = 0; i < count; i++) {
+        events[i] = buffer[i].events;
+        data[i] = buffer[i].data.u64;
+    }
+    return count;
+}
+
+int shim_eventfd(void) {
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int shim_accept_nonblocking(int fd) {
+    return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+}

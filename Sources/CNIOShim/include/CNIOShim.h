@@ -71,4 +71,24 @@ void shim_ignore_sigpipe(void);
 /// Blocks SIGTERM/SIGINT in the calling thread so Dispatch signal sources receive them.
 void shim_block_termination_signals(void);
 
+// MARK: epoll (the HTTP server's event loops; <sys/epoll.h> is not in Swift's Glibc module)
+
+#define SHIM_EPOLLIN 0x001u
+#define SHIM_EPOLLOUT 0x004u
+#define SHIM_EPOLLERR 0x008u
+#define SHIM_EPOLLHUP 0x010u
+#define SHIM_EPOLLRDHUP 0x2000u
+#define SHIM_EPOLLEXCLUSIVE (1u << 28)
+#define SHIM_EPOLLET (1u << 31)
+/// epoll_create1(EPOLL_CLOEXEC).
+int shim_epoll_create(void);
+/// op: 1 add, 2 delete, 3 modify (EPOLL_CTL_*); data comes back from shim_epoll_wait.
+int shim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
+/// Waits for up to max events, writing their flags and data into the two arrays.
+int shim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms);
+/// Non-blocking, close-on-exec eventfd used to wake an event loop.
+int shim_eventfd(void);
+/// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
+int shim_accept_nonblocking(int fd);
+
 #endif
