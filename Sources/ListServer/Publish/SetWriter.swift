@@ -1,0 +1,90 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes a `PublishPlan` into a public directory so that a reader (a CDN, the HTTP server, a
+/// restart after kill -9) only ever sees a manifest whose every file is fully on disk with the
+/// hash the manifest gives: list files first, each by temp file + fsync + rename, the manifest
+/// last by atomic rename, the directory fsynced after each rename.
+struct SetWriter: Sendable {
+    /// What a write did.
+    struct Outcome: Sendable, Equatable {
+        /// False when the manifest on disk already had these exact bytes (nothing was rewritten).
+        var manifestChanged: Bool
+        /// Files this write created (identity and gzip), in write order.
+        var createdFiles: [String]
+    }
+
+    var directory: String
+
+    /// Whether `name` exists in the directory (used by `PublishPlan.make(gzipExists:)`).
+    func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: path(name))
+    }
+
+    func path(_ name: String) -> String { directory + "/" + name }
+
+    /// Writes the plan. Throws `PublishError.write` when the disk refuses; the manifest is then untouched.
+    func write(_ plan: PublishPlan) throws -> Outcome {
+        try makeDirectory()
+        var created: [String] = []
+        for list in plan.lists {
+            if try needsWrite(list.fileName, sha256: list.sha256) {
+                try atomicWrite(list.identity, name: list.fileName)
+                created.append(list.fileName)
+            }
+            if !exists(list.gzipName) {
+                // The plan skipped compression only for names that existed when it was made.
+                guard let gzip = list.gzip else { throw PublishError.write(path(list.gzipName), "the gzip file vanished while publishing") }
+                try atomicWrite(gzip, name: list.gzipName)
+                created.append(list.gzipName)
+            }
+        }
+        let current = FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
+        let changed = current != plan.manifest
+        if changed {
+            try atomicWrite(plan.manifest, name: PublishPlan.manifestName)
+        }
+        // Beside the manifest, after it: these describe the set but no device reads them.
+        try writeIfDifferent(plan.report, name: PublishPlan.reportName)
+        try writeIfDifferent(plan.layoutState, name: PublishPlan.layoutName)
+        return Outcome(manifestChanged: changed, createdFiles: created)
+    }
+
+    /// A content-addressed file is rewritten only when missing or when its bytes do not match its name.
+    private func needsWrite(_ name: String, sha256: String) throws -> Bool {
+        guard let data = FileManager.default.contents(atPath: path(name)) else { return true }
+        return SHA256.hex(data) != sha256
+    }
+
+    private func writeIfDifferent(_ bytes: [UInt8], name: String) throws {
+        if let current = FileManager.default.contents(atPath: path(name)), Array(current) == bytes { return }
+        try atomicWrite(bytes, name: name)
+    }
+
+    private func atomicWrite(_ bytes: [UInt8], name: String) throws {
+        do {
+            try AtomicFile.write(bytes, to: path(name))
+        } catch let error as AtomicFile.WriteError {
+            throw PublishError.write(error.path, "\(error.operation): \(String(cString: strerror(error.code)))")
+        }
+    }
+
+    private func makeDirectory() throws {
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw PublishError.write(directory, "cannot create the directory (\(error.localizedDescription))")
+        }
+    }
+
+    /// Removes temp files a killed writer left behind (`.<name>.tmp-<pid>-<n>`). Call only while no
+    /// other writer uses the directory.
+    func removeStaleTempFiles() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for name in names where name.hasPrefix(".") && name.contains(".tmp-") {
+            unlink(path(name))
+        }
+    }
+}
