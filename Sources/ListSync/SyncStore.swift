@@ -1,0 +1,123 @@
+import Foundation
+
+/// The device's on-disk store, content-addressed by SHA-256:
+///
+///     DIR/state.json               the last fully synced manifest (SyncState)
+///     DIR/lists/<sha256>.json      one file per list body, named by its hash
+///
+/// A file is written only after its hash checked out, and always through a temporary file and a
+/// rename, so a crash leaves either the old or the new bytes. Because names are hashes, writing a
+/// new file never disturbs the set the current state names.
+public struct SyncStore: Sendable {
+    public let directory: URL
+
+    public init(directory: URL) {
+        self.directory = directory
+    }
+
+    var stateURL: URL { directory.appendingPathComponent("state.json") }
+    var listsDirectory: URL { directory.appendingPathComponent("lists", isDirectory: true) }
+
+    /// Where the body with this hash lives; the app hands this file to WebKit.
+    public func fileURL(sha256: String) -> URL {
+        listsDirectory.appendingPathComponent(sha256 + ".json")
+    }
+
+    public func contains(sha256: String) -> Bool {
+        FileManager.default.fileExists(atPath: fileURL(sha256: sha256).path)
+    }
+
+    /// The last fully synced state, or nil on a fresh device.
+    public func loadState() throws -> SyncState? {
+        guard FileManager.default.fileExists(atPath: stateURL.path) else { return nil }
+        do {
+            let data = try Data(contentsOf: stateURL)
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .iso8601
+            return try decoder.decode(SyncState.self, from: data)
+        } catch {
+            throw SyncError.store(path: stateURL.path, reason: "cannot read state (\(error)); delete it to sync from scratch")
+        }
+    }
+
+    func prepare() throws {
+        do {
+            try FileManager.default.createDirectory(at: listsDirectory, withIntermediateDirectories: true)
+        } catch {
+            throw SyncError.store(path: listsDirectory.path, reason: "cannot create directory (\(error))")
+        }
+    }
+
+    /// Stores a verified body under its hash.
+    func storeFile(_ data: Data, sha256: String) throws {
+        try writeAtomically(data, to: fileURL(sha256: sha256))
+    }
+
+    /// Records a complete sync. Called only after every file the manifest names is stored.
+    func saveState(_ state: SyncState) throws {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let data: Data
+        do {
+            data = try encoder.encode(state)
+        } catch {
+            throw SyncError.store(path: stateURL.path, reason: "cannot encode state (\(error))")
+        }
+        try writeAtomically(data, to: stateURL)
+    }
+
+    /// Removes stored bodies (and leftover temporary files) that `keep` does not name.
+    /// Returns how many list bodies were removed.
+    func removeFiles(notIn keep: Set<String>) throws -> Int {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: listsDirectory.path)
+        } catch {
+            throw SyncError.store(path: listsDirectory.path, reason: "cannot list directory (\(error))")
+        }
+        var removed = 0
+        for name in names {
+            let isBody = name.hasSuffix(".json") && !name.hasPrefix(".")
+            if isBody, keep.contains(String(name.dropLast(5))) { continue }
+            let url = listsDirectory.appendingPathComponent(name)
+            do {
+                try FileManager.default.removeItem(at: url)
+            } catch {
+                throw SyncError.store(path: url.path, reason: "cannot remove (\(error))")
+            }
+            if isBody { removed += 1 }
+        }
+        return removed
+    }
+
+    /// Temporary file in the same directory, flushed to disk, then renamed over the target:
+    /// readers see the old bytes or the new bytes, never a mix.
+    private func writeAtomically(_ data: Data, to url: URL) throws {
+        let directory = url.deletingLastPathComponent()
+        let temp = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            guard FileManager.default.createFile(atPath: temp.path, contents: nil) else {
+                throw SyncError.store(path: temp.path, reason: "cannot create temporary file")
+            }
+            let handle = try FileHandle(forWritingTo: temp)
+            do {
+                try handle.write(contentsOf: data)
+                try handle.synchronize()
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            if rename(temp.path, url.path) != 0 {
+                throw SyncError.store(path: url.path, reason: "rename failed (errno \(errno))")
+            }
+        } catch let error as SyncError {
+            try? FileManager.default.removeItem(at: temp)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: temp)
+            throw SyncError.store(path: url.path, reason: "cannot write (\(error))")
+        }
+    }
+}
