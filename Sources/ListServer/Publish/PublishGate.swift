@@ -1,0 +1,8 @@
+import Converter
+
+/// Compiles a list the way a device will before it is published. WebKit rejects a whole list for
+/// one bad url-filter, so a list that fails here must never reach a manifest.
+protocol PublishGate: Sendable {
+    /// nil when the list compiles; otherwise the compiler's reason.
+    func rejection(of list: RuleList) -> String?
+}
