@@ -5,6 +5,8 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
     case nothingToConvert
     /// The previous layout state could not be read; the message says what was wrong.
     case invalidPreviousLayout(String)
+    /// The rules cannot be laid out within the list limits (chunk size, list count); the message says which.
+    case layoutImpossible(String)
 
     public var description: String {
         switch self {
@@ -12,6 +14,8 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
             return "no input list contained a convertible rule; check that the inputs are ABP filter lists"
         case .invalidPreviousLayout(let reason):
             return "the previous layout state is unreadable (\(reason)); remove it to start a fresh layout"
+        case .layoutImpossible(let reason):
+            return "the rules do not fit the list limits: \(reason)"
         }
     }
 }

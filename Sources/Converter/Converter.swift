@@ -22,11 +22,15 @@ public struct ConverterConfiguration: Sendable, Equatable {
     public var maxLists: Int
     /// Generic `##` selectors joined into one `css-display-none` rule.
     public var genericSelectorsPerRule: Int
+    /// Rules a family's "recent" list collects before they move, in one batch, to a stable list.
+    /// New rules wait there because young rules are the ones most often edited or removed again.
+    public var recentListLimit: Int
 
-    public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50) {
+    public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000) {
         self.chunkSize = chunkSize
         self.maxLists = maxLists
         self.genericSelectorsPerRule = genericSelectorsPerRule
+        self.recentListLimit = recentListLimit
     }
 }
 

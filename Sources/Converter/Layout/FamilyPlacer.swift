@@ -1,0 +1,108 @@
+/// Decides which list of one family each member goes to.
+///
+/// Incremental placement is what keeps daily updates cheap: a member that was in list L stays in
+/// L, in the same position relative to the other survivors; new members go to the family's
+/// "recent" list (or, for families without one, all into a single list with room), and when the
+/// recent list outgrows `recentLimit` it is moved into one stable list in a single batch. A removed
+/// member changes only the list it was in; nothing is rebalanced because of it.
+struct FamilyPlacer: Sendable {
+    var family: ListFamily
+    /// Members of this family, in input order.
+    var members: [LayoutMember]
+    /// Most members one list may hold (the chunk size less what every list of the family carries).
+    var capacity: Int
+    /// Recent-list size that triggers moving its members into a stable list.
+    var recentLimit: Int
+
+    /// A layout that ignores history: members sorted by `freshOrder`, split evenly over `stableLists` lists.
+    func fresh(stableLists: Int) -> [PlacedList] {
+        guard !members.isEmpty else { return [] }
+        let order = members.indices.sorted { lhs, rhs in
+            let left = members[lhs].freshOrder, right = members[rhs].freshOrder
+            if left != right { return left.lexicographicallyPrecedes(right) }
+            return lhs < rhs
+        }
+        let count = max(1, stableLists)
+        let base = order.count / count, extra = order.count % count
+        var lists: [PlacedList] = []
+        var start = 0
+        for index in 0..<count {
+            let size = base + (index < extra ? 1 : 0)
+            guard size > 0 else { continue }
+            lists.append(PlacedList(id: family.stableID(index), family: family, isRecent: false,
+                                    members: Array(order[start..<start + size])))
+            start += size
+        }
+        return lists
+    }
+
+    /// Keeps every surviving member where `previous` had it; see the type's documentation.
+    func incremental(previous: [LayoutState.List]) -> [PlacedList] {
+        var slots = previous.map { PlacedList(id: $0.id, family: family, isRecent: $0.isRecent, members: []) }
+        var location: [StableKey: (slot: Int, rank: Int)] = [:]
+        location.reserveCapacity(previous.reduce(0) { $0 + $1.members.count })
+        for (slot, list) in previous.enumerated() {
+            for (rank, key) in list.members.enumerated() where location[key] == nil {
+                location[key] = (slot, rank)
+            }
+        }
+        var ranked = [[(rank: Int, member: Int)]](repeating: [], count: slots.count)
+        var newcomers: [Int] = []
+        for (index, member) in members.enumerated() {
+            if let found = location[member.key] {
+                ranked[found.slot].append((found.rank, index))
+            } else {
+                newcomers.append(index)
+            }
+        }
+        for slot in slots.indices {
+            // Members arrive in input order, so sorting by (rank, input index) is deterministic.
+            slots[slot].members = ranked[slot].sorted { ($0.rank, $0.member) < ($1.rank, $1.member) }.map(\.member)
+        }
+        slots.removeAll { $0.members.isEmpty }
+        if !newcomers.isEmpty {
+            if family.hasRecentList {
+                let slot = recentSlot(&slots)
+                slots[slot].members += newcomers
+            } else {
+                let slot = stableSlot(withRoomFor: newcomers.count, in: &slots)
+                slots[slot].members += newcomers
+            }
+        }
+        if let recent = slots.firstIndex(where: \.isRecent), slots[recent].members.count > recentLimit {
+            let batch = slots[recent].members
+            slots.remove(at: recent)
+            let slot = stableSlot(withRoomFor: batch.count, in: &slots)
+            slots[slot].members += batch
+        }
+        return ordered(slots)
+    }
+
+    private func recentSlot(_ slots: inout [PlacedList]) -> Int {
+        if let existing = slots.firstIndex(where: \.isRecent) { return existing }
+        slots.append(PlacedList(id: family.recentID, family: family, isRecent: true, members: []))
+        return slots.count - 1
+    }
+
+    /// The smallest stable list that can take `count` more members, or a new list when none can.
+    private func stableSlot(withRoomFor count: Int, in slots: inout [PlacedList]) -> Int {
+        var best: Int?
+        for slot in slots.indices where !slots[slot].isRecent && slots[slot].members.count + count <= capacity {
+            if best == nil || slots[slot].members.count < slots[best!].members.count { best = slot }
+        }
+        if let best { return best }
+        let used = Set(slots.map(\.id))
+        var index = 0
+        while used.contains(family.stableID(index)) { index += 1 }
+        slots.append(PlacedList(id: family.stableID(index), family: family, isRecent: false, members: []))
+        return slots.count - 1
+    }
+
+    /// Stable lists by id, the recent list last: publish order never depends on history.
+    private func ordered(_ slots: [PlacedList]) -> [PlacedList] {
+        slots.sorted { lhs, rhs in
+            if lhs.isRecent != rhs.isRecent { return !lhs.isRecent }
+            return lhs.id < rhs.id
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// The kinds of lists a set is made of. A rule belongs to exactly one family; each family has its
+/// own lists so that the site exceptions that end a list cancel exactly what they should, and so
+/// that exceptions only need to be repeated where they can matter.
+enum ListFamily: String, CaseIterable, Sendable, Comparable {
+    /// Blocks anchored to a host (`||host^`) without page-domain conditions. Exceptions anchored to
+    /// unrelated hosts provably cannot affect them, so these lists carry few exceptions and stay
+    /// unchanged when an exception for some other site is added.
+    case networkHosts = "network-hosts"
+    /// Blocks that may match a URL on any host: every exception can affect them.
+    case networkPaths = "network-paths"
+    /// Blocks limited to some pages (`if-domain`): kept apart so `$genericblock` can end the other
+    /// network lists without cancelling these.
+    case networkSites = "network-sites"
+    /// `##sel` everywhere, and generic selectors with `#@#` exceptions (`unless-domain`).
+    case cosmeticGeneric = "cosmetic-generic"
+    /// `site##sel`: hiding limited to some sites (`if-domain`).
+    case cosmeticSites = "cosmetic-sites"
+
+    /// Families whose new rules wait in a small "recent" list before moving to stable lists in a
+    /// batch. `networkPaths` has none: an added exception changes those lists most days anyway.
+    var hasRecentList: Bool {
+        switch self {
+        case .networkHosts, .cosmeticGeneric, .cosmeticSites: return true
+        case .networkPaths, .networkSites: return false
+        }
+    }
+
+    var isNetwork: Bool {
+        switch self {
+        case .networkHosts, .networkPaths, .networkSites: return true
+        case .cosmeticGeneric, .cosmeticSites: return false
+        }
+    }
+
+    /// Whether a site exception of `scope` must end this family's lists (see `SiteException.Scope`).
+    func endsWith(_ scope: SiteException.Scope) -> Bool {
+        switch scope {
+        case .document: return true
+        case .elementHiding: return !isNetwork
+        case .genericHiding: return self == .cosmeticGeneric
+        case .genericBlocking: return self == .networkHosts || self == .networkPaths
+        }
+    }
+
+    /// Id of the stable list at `index`, e.g. `network-hosts-03`.
+    func stableID(_ index: Int) -> String {
+        rawValue + "-" + (index < 10 ? "0" : "") + String(index)
+    }
+
+    /// Id of the family's list of recently added rules.
+    var recentID: String { rawValue + "-recent" }
+
+    private var order: Int { ListFamily.allCases.firstIndex(of: self)! }
+
+    static func < (lhs: ListFamily, rhs: ListFamily) -> Bool { lhs.order < rhs.order }
+}

@@ -1,0 +1,270 @@
+/// One list as layout built it: rule objects in the order WebKit must see them.
+struct LaidOutList: Sendable, Equatable {
+    var id: String
+    var family: ListFamily
+    var rules: [[UInt8]]
+}
+
+/// Places converted rules into at most `maxLists` lists of at most `chunkSize` rules each, correct
+/// (every exception after the blocks it can cancel, `$important` after the exceptions, site
+/// exceptions last) and stable from day to day (see `FamilyPlacer`).
+///
+/// With a usable previous state, every family is placed incrementally; if the result breaks a
+/// limit (a list too long, too many lists) or there is no state, a fresh layout is made instead.
+/// The same rules and the same previous state always give the same lists and state.
+struct ListLayout: Sendable {
+    /// What a layout produced.
+    struct Result: Sendable {
+        var lists: [LaidOutList]
+        var state: LayoutState
+        /// Whether history was ignored (first run, changed knobs, or a limit forced a rebuild).
+        var isFresh: Bool
+    }
+
+    /// WebKit refuses lists longer than this (measured: 150,000 compiles, 150,001 fails).
+    static let webKitRuleLimit = 150_000
+    /// A fresh layout does not split a family into stable lists smaller than this: every list
+    /// costs each page load a lookup, and tiny lists save little when they change.
+    static let minimumStableListSize = 2_000
+
+    var configuration: ConverterConfiguration
+
+    func layOut(_ rules: ConvertedRules, previous: LayoutState?) throws -> Result {
+        let input = LayoutInput(rules)
+        let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
+        if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
+           previous.selectorsPerRule == configuration.genericSelectorsPerRule {
+            let placed = ListFamily.allCases.flatMap { family in
+                placer(family, input).incremental(previous: previous.lists.filter { $0.family == family })
+            }
+            let built = build(placed, input)
+            if violation(built, chunkSize: chunkSize) == nil {
+                return Result(lists: built, state: state(placed, input), isFresh: false)
+            }
+        }
+        let placed = try freshPlacement(input)
+        let built = build(placed, input)
+        if let problem = violation(built, chunkSize: chunkSize) { throw ConversionError.layoutImpossible(problem) }
+        return Result(lists: built, state: state(placed, input), isFresh: true)
+    }
+
+    // MARK: placement
+
+    /// Most members a list of `family` may hold so that, with every exception and site exception
+    /// it may have to carry, it stays within the chunk size.
+    private func capacity(_ family: ListFamily, _ input: LayoutInput) -> Int {
+        let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
+        let carried = input.siteExceptions.filter { family.endsWith($0.scope) }.count
+            + (family.isNetwork ? input.exceptions.count : 0)
+        return chunkSize - carried
+    }
+
+    private func placer(_ family: ListFamily, _ input: LayoutInput) -> FamilyPlacer {
+        let capacity = capacity(family, input)
+        return FamilyPlacer(family: family, members: input.members[family] ?? [], capacity: capacity,
+                            recentLimit: min(configuration.recentListLimit, max(1, capacity)))
+    }
+
+    /// Decides how many stable lists each family gets, then splits each family evenly.
+    private func freshPlacement(_ input: LayoutInput) throws -> [PlacedList] {
+        var counts: [ListFamily: Int] = [:]
+        var required = 0
+        var recentReserve = 0
+        for family in ListFamily.allCases {
+            let members = input.weight(family)
+            guard members > 0 else { continue }
+            let capacity = capacity(family, input)
+            guard capacity > 0 else {
+                throw ConversionError.layoutImpossible(
+                    "\(family.rawValue) lists must carry \(configuration.chunkSize - capacity) exceptions but the chunk size is \(configuration.chunkSize); raise --chunk-size")
+            }
+            counts[family] = (members + capacity - 1) / capacity
+            required += counts[family]!
+            if family.hasRecentList { recentReserve += 1 }
+        }
+        guard required <= configuration.maxLists else {
+            throw ConversionError.layoutImpossible(
+                "the rules need at least \(required) lists of \(configuration.chunkSize) rules but at most \(configuration.maxLists) are allowed; raise the chunk size or the list limit")
+        }
+        if required + recentReserve > configuration.maxLists { recentReserve = 0 }
+        var spare = configuration.maxLists - required - recentReserve
+        // Spare lists go where they split the most members: more, smaller stable lists mean a
+        // removed rule changes a smaller share of the set.
+        while spare > 0 {
+            var best: ListFamily?
+            var bestSize = 0
+            for family in ListFamily.allCases where family.hasRecentList {
+                guard let lists = counts[family] else { continue }
+                let size = input.weight(family) / (lists + 1)
+                if size >= ListLayout.minimumStableListSize, size > bestSize {
+                    best = family
+                    bestSize = size
+                }
+            }
+            guard let best else { break }
+            counts[best]! += 1
+            spare -= 1
+        }
+        return ListFamily.allCases.flatMap { family in
+            placer(family, input).fresh(stableLists: counts[family] ?? 0)
+        }
+    }
+
+    private func state(_ placed: [PlacedList], _ input: LayoutInput) -> LayoutState {
+        LayoutState(
+            chunkSize: configuration.chunkSize, maxLists: configuration.maxLists,
+            selectorsPerRule: configuration.genericSelectorsPerRule,
+            lists: placed.map { list in
+                let members = input.members[list.family] ?? []
+                return LayoutState.List(id: list.id, family: list.family, isRecent: list.isRecent,
+                                        members: list.members.map { members[$0].key })
+            })
+    }
+
+    // MARK: building
+
+    private func build(_ placed: [PlacedList], _ input: LayoutInput) -> [LaidOutList] {
+        placed.map { list in
+            let members = (input.members[list.family] ?? [])
+            let indices = list.members.map { members[$0].index }
+            var rules = list.family.isNetwork ? networkRules(indices, input) : cosmeticRules(indices, input)
+            for exception in input.siteExceptions where list.family.endsWith(exception.scope) {
+                rules.append(exception.json)
+            }
+            return LaidOutList(id: list.id, family: list.family, rules: rules)
+        }
+    }
+
+    /// Carve-out units first (each block with its own `ignore-previous-rules` right after it), then
+    /// plain blocks, the exceptions that can cancel them, and `$important` blocks last.
+    private func networkRules(_ indices: [Int], _ input: LayoutInput) -> [[UInt8]] {
+        var carveOuts: [[UInt8]] = []
+        var blocks: [[UInt8]] = []
+        var important: [[UInt8]] = []
+        var blockHosts: [String?] = []
+        for index in indices {
+            let rule = input.rules.network[index]
+            switch rule.kind {
+            case .importantBlock:
+                important.append(rule.json)
+            case .block, .exception:
+                blockHosts.append(rule.anchorHost)
+                if let carveOut = rule.carveOut {
+                    carveOuts.append(rule.json)
+                    carveOuts.append(carveOut)
+                } else {
+                    blocks.append(rule.json)
+                }
+            }
+        }
+        var out = carveOuts + blocks
+        if !blockHosts.isEmpty {
+            let scope = ExceptionScope(blockHosts: blockHosts)
+            for exception in input.exceptions where scope.mayCancel(exceptionHost: exception.anchorHost) {
+                out.append(exception.json)
+            }
+        }
+        return out + important
+    }
+
+    private func cosmeticRules(_ indices: [Int], _ input: LayoutInput) -> [[UInt8]] {
+        CosmeticRuleBuilder(perRule: configuration.genericSelectorsPerRule).rules(indices.map { input.rules.cosmetic[$0] })
+    }
+
+    /// The first limit `lists` break, or nil.
+    private func violation(_ lists: [LaidOutList], chunkSize: Int) -> String? {
+        if lists.count > configuration.maxLists {
+            return "\(lists.count) lists, more than the limit of \(configuration.maxLists)"
+        }
+        for list in lists where list.rules.count > chunkSize {
+            return "list \(list.id) has \(list.rules.count) rules, more than the chunk size \(chunkSize)"
+        }
+        return nil
+    }
+}
+
+/// The converted rules sorted into what layout places (members, by family) and what it derives
+/// per list (exceptions, site exceptions).
+struct LayoutInput: Sendable {
+    var rules: ConvertedRules
+    var members: [ListFamily: [LayoutMember]] = [:]
+    /// `@@` rules in input order.
+    var exceptions: [NetworkRule] = []
+    var siteExceptions: [SiteException]
+
+    init(_ rules: ConvertedRules) {
+        self.rules = rules
+        siteExceptions = rules.siteExceptions
+        let ifDomain = Array(#""if-domain""#.utf8)
+        for (index, rule) in rules.network.enumerated() {
+            if rule.kind == .exception {
+                exceptions.append(rule)
+                continue
+            }
+            let family: ListFamily
+            var order: [UInt8] = []
+            if ByteSearch.contains(rule.json, ifDomain) {
+                family = .networkSites
+            } else if let host = rule.anchorHost {
+                family = .networkHosts
+                order = ByteSearch.reversedLabels(host)
+            } else {
+                family = .networkPaths
+            }
+            members[family, default: []].append(
+                LayoutMember(key: StableKey(sourceID: rule.sourceID, key: rule.key), family: family, index: index, freshOrder: order))
+        }
+        for (index, selector) in rules.cosmetic.enumerated() {
+            let family: ListFamily
+            var order: [UInt8] = []
+            switch selector.domains {
+            case .everywhere, .except: family = .cosmeticGeneric
+            case .only(let domains):
+                family = .cosmeticSites
+                order = Array(domains.joined(separator: ",").utf8)
+            }
+            members[family, default: []].append(
+                LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order))
+        }
+    }
+
+    /// Rules the family's members become at most (a carve-out unit is two).
+    func weight(_ family: ListFamily) -> Int {
+        guard let members = members[family] else { return 0 }
+        guard family.isNetwork else { return members.count }
+        return members.reduce(0) { $0 + (rules.network[$1.index].carveOut == nil ? 1 : 2) }
+    }
+}
+
+/// Byte helpers for the hot path (no per-character `String` work).
+enum ByteSearch {
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        let last = haystack.count - needle.count
+        var index = 0
+        while index <= last {
+            if haystack[index] == first {
+                var match = true
+                for offset in 1..<needle.count where haystack[index + offset] != needle[offset] {
+                    match = false
+                    break
+                }
+                if match { return true }
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// `ads.example.com` → `com.example.ads`, so sorting groups a site's hosts together.
+    static func reversedLabels(_ host: String) -> [UInt8] {
+        let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        var out: [UInt8] = []
+        out.reserveCapacity(host.utf8.count)
+        for (position, label) in labels.reversed().enumerated() {
+            if position > 0 { out.append(UInt8(ascii: ".")) }
+            out += label
+        }
+        return out
+    }
+}
