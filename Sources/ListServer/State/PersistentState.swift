@@ -37,4 +37,7 @@ struct PersistentState: Codable, Sendable, Equatable {
     var history: [PublishRecord] = []
     /// When the last refresh attempt ran (drives "refresh if due" on start).
     var lastRefreshAt: Date?
+    /// SHA-256 of each upstream copy the published set was converted from; a conversion is due
+    /// when the copies in use differ (so a failed publish is retried even after a 304).
+    var publishedSources: [String: String]?
 }
