@@ -1,13 +1,32 @@
+import CNIOShim
+import Dispatch
 import Foundation
 
+/// `listserver serve`: serve the published set and keep it fresh until SIGTERM/SIGINT.
 enum ServeCommand: Command {
     static let name = "serve"
-    static let summary = "TODO"
-    static let synopsis = ""
-    static let flags: [FlagSpec] = []
+    static let summary = "serve the lists over HTTP and refresh them from upstream on a schedule"
+    static let synopsis = "[--config PATH] [--port N]"
+    static let flags: [FlagSpec] = [
+        FlagSpec(name: "--config", takesValue: true, help: "config file (default ./config.json); relative paths in it resolve against its directory"),
+        FlagSpec(name: "--port", takesValue: true, help: "listen port, overriding listen.port (0 picks a free port)"),
+    ]
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        ListServerMain.printError("listserver serve: not implemented yet")
-        return 1
+        // Before any thread exists, so every thread inherits the mask and the Dispatch signal
+        // sources receive SIGTERM/SIGINT.
+        shim_block_termination_signals()
+        shim_ignore_sigpipe()
+        var resolved = try ResolvedConfiguration.load(path: arguments.value("--config") ?? "config.json")
+        if let port = arguments.value("--port") {
+            resolved.configuration.listen.port = try ArgumentParser.integer(port, flag: "--port", range: 0...65_535)
+        }
+        let app = ServerApp(resolved: resolved, log: Log(label: "listserver"))
+        app.exitOnTerminationSignals()
+        let port = try app.start()
+        // One machine-readable line on stdout so scripts and tests learn the port.
+        print("listening on http://\(resolved.configuration.listen.address):\(port)/")
+        fflush(stdout)
+        dispatchMain()
     }
 }

@@ -1,0 +1,101 @@
+import CNIOShim
+import Dispatch
+import Foundation
+
+/// The composition root of `listserver serve`: configuration → state → publisher → HTTP server →
+/// refresher, and the signal handling that drains and exits. Serves the last published set at
+/// once; with nothing published, converts the bundled snapshot first.
+final class ServerApp: @unchecked Sendable {
+    struct StartupError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let resolved: ResolvedConfiguration
+    let log: Log
+    let status = StatusBoard()
+    private var server: HTTPServer?
+    private var scheduler: RefreshScheduler?
+    private var signalSources: [DispatchSourceSignal] = []
+
+    init(resolved: ResolvedConfiguration, log: Log) {
+        self.resolved = resolved
+        self.log = log
+    }
+
+    /// Starts everything and returns the bound port. The first set may still be converting
+    /// (from the snapshot) when this returns; /healthz says 503 until it is installed.
+    func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
+        let configuration = resolved.configuration
+        let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
+        let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate)
+        let state: PersistentState
+        do {
+            state = try pipeline.store.load()
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+        pipeline.seedStatus(status, state: state)
+        pipeline.publisher.writer.removeStaleTempFiles()
+
+        // The scheduler's install target is the server, created next; the admin endpoint's target
+        // is the scheduler. A small box breaks the cycle.
+        let schedulerBox = SchedulerBox()
+        let admin = AdminEndpoint.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment) {
+            schedulerBox.scheduler?.trigger()
+        }
+        let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
+                                log: log.child("http"), admin: admin)
+        let scheduler = RefreshScheduler(cycle: pipeline.cycle, state: state) { [log] content in
+            server.install(content)
+            log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
+        }
+        schedulerBox.scheduler = scheduler
+        self.server = server
+        self.scheduler = scheduler
+
+        var loaded = false
+        do {
+            let (content, manifest) = try SiteContentLoader(publisher: pipeline.publisher).load(history: state.history)
+            server.install(content)
+            pipeline.recordLoadedSet(status, content: content, manifestLists: manifest.lists.map { ($0.id, $0.file, $0.rules) })
+            log.info("serving the published set \(content.manifest?.sha256.prefix(12) ?? "") from \(resolved.publicDirectory)")
+            loaded = true
+        } catch {
+            log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
+        }
+        let port = try server.start()
+        log.info("listening on \(configuration.listen.address):\(port)")
+        if loaded {
+            scheduler.start()
+        } else {
+            scheduler.startFromSnapshot()
+        }
+        return port
+    }
+
+    /// SIGTERM/SIGINT: stop refreshing, drain in-flight responses, exit 0.
+    func exitOnTerminationSignals() {
+        for signalNumber in [SIGTERM, SIGINT] {
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { [self] in
+                log.info("signal \(signalNumber): draining for up to \(resolved.configuration.http.shutdownGraceSeconds) s")
+                stop()
+                exit(0)
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    func stop() {
+        scheduler?.stop()
+        server?.shutdown(grace: resolved.configuration.http.shutdownGraceSeconds)
+    }
+
+    /// The refresh scheduler, for tests and the admin endpoint.
+    var refresher: RefreshScheduler? { scheduler }
+}
+
+private final class SchedulerBox: @unchecked Sendable {
+    var scheduler: RefreshScheduler?
+}

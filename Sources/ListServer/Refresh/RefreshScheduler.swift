@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+
+/// Runs refresh cycles one at a time on a private queue: every `refresh.intervalSeconds` plus a
+/// random jitter, and on demand (`POST /admin/refresh`). Triggers that arrive while a refresh runs
+/// collapse into one follow-up run.
+final class RefreshScheduler: @unchecked Sendable {
+    private let queue = DispatchQueue(label: "listserver.refresh")
+    private let cycle: RefreshCycle
+    private let install: @Sendable (SiteContent) -> Void
+    private let interval: Double
+    private let jitter: Double
+    // Touched only on `queue`.
+    private var state: PersistentState
+    private var timer: DispatchSourceTimer?
+    private var stopped = false
+    private var followUpQueued = false
+
+    init(cycle: RefreshCycle, state: PersistentState, install: @escaping @Sendable (SiteContent) -> Void) {
+        self.cycle = cycle
+        self.state = state
+        self.install = install
+        interval = cycle.configuration.refresh.intervalSeconds
+        jitter = cycle.configuration.refresh.jitterSeconds
+    }
+
+    /// Publishes from what is on disk (last good copies or bundled snapshots) without fetching,
+    /// then fetches at once. For a start with nothing published yet.
+    func startFromSnapshot() {
+        queue.async {
+            let summary = self.cycle.run(.offline, state: &self.state)
+            if let content = summary.content { self.install(content) }
+            self.runOnline()
+        }
+    }
+
+    /// Schedules the first fetch when it is due: at once if never fetched or the interval has passed.
+    func start(now: Date = Date()) {
+        queue.async {
+            let due = self.state.lastRefreshAt.map { $0.addingTimeInterval(self.interval).timeIntervalSince(now) } ?? 0
+            if due <= 0 {
+                self.runOnline()
+            } else {
+                self.schedule(after: due)
+            }
+        }
+    }
+
+    /// Asks for a refresh now (admin endpoint). Returns at once.
+    func trigger() {
+        queue.async {
+            if self.followUpQueued { return }
+            self.followUpQueued = true
+            self.queue.async {
+                self.followUpQueued = false
+                self.runOnline()
+            }
+        }
+    }
+
+    /// Stops scheduling; a refresh already running finishes (its writes are atomic either way).
+    func stop() {
+        queue.async {
+            self.stopped = true
+            self.timer?.cancel()
+            self.timer = nil
+        }
+    }
+
+    /// Waits until queued work (e.g. a refresh in progress) is done. For tests and the CLI.
+    func waitUntilIdle() {
+        queue.sync {}
+    }
+
+    private func runOnline() {
+        guard !stopped else { return }
+        let summary = cycle.run(.online, state: &state)
+        if let content = summary.content { install(content) }
+        schedule(after: interval + Double.random(in: 0...max(0, jitter)))
+    }
+
+    private func schedule(after seconds: Double) {
+        guard !stopped else { return }
+        timer?.cancel()
+        let next = DispatchSource.makeTimerSource(queue: queue)
+        next.schedule(deadline: .now() + seconds)
+        next.setEventHandler { [weak self] in self?.runOnline() }
+        next.resume()
+        timer = next
+        let at = Date().addingTimeInterval(seconds)
+        cycle.status.update { $0.lastRefresh?.nextAt = at }
+        cycle.log.info("next refresh in \(Int(seconds)) s")
+    }
+}
