@@ -47,9 +47,13 @@ public struct ConversionReport: Codable, Sendable, Equatable {
 
     public var sources: [SourceReport]
     public var lists: [ListReport]
+    /// True when layout ignored the previous state (first run, changed limits, or a limit forced a
+    /// rebuild): every list changed, so every device downloads and recompiles the whole set.
+    public var freshLayout: Bool
 
-    public init(sources: [SourceReport], lists: [ListReport]) {
+    public init(sources: [SourceReport], lists: [ListReport], freshLayout: Bool = true) {
         self.sources = sources
         self.lists = lists
+        self.freshLayout = freshLayout
     }
 }

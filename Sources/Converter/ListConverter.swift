@@ -6,14 +6,32 @@ public struct ListConverter: Sendable {
         self.configuration = configuration
     }
 
-    /// Converts the sources. `previousLayout` is the `layoutState` of the last published set, if any.
+    /// Converts the sources. `previousLayout` is the `layoutState` of the last published set, if
+    /// any: with it, rules that did not change keep their lists and unchanged lists keep their bytes.
+    /// - Throws: `ConversionError.invalidPreviousLayout` when `previousLayout` is not a layout state,
+    ///   `.nothingToConvert` when no source yields a rule, `.layoutImpossible` when the limits cannot hold.
     public func convert(_ sources: [FilterListSource], previousLayout: [UInt8]? = nil) throws -> ConversionOutput {
-        // Placeholder until the real pipeline lands: one tiny valid list so the server can run.
-        let json = Array(#"[{"trigger":{"url-filter":"^https?://+([^:/]+\\.)?example-ads\\.invalid[/:]"},"action":{"type":"block"}}]"#.utf8)
-        let list = RuleList(id: "network-00", json: json, ruleCount: 1)
-        let report = ConversionReport(sources: sources.map {
-            ConversionReport.SourceReport(id: $0.id, lines: 0, rules: 0, converted: 0, skipped: [:])
-        }, lists: [ConversionReport.ListReport(id: list.id, rules: 1, bytes: json.count)])
-        return ConversionOutput(lists: [list], report: report, layoutState: Array("{}".utf8))
+        // Placeholder until the rules converter lands: one tiny valid list so the server can run.
+        var rules = ConvertedRules()
+        rules.network.append(NetworkRule(
+            key: "||example-ads.invalid^", kind: .block,
+            json: Array(#"{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?example-ads\\.invalid[/:]"},"action":{"type":"block"}}"#.utf8),
+            anchorHost: "example-ads.invalid", sourceID: sources.first?.id ?? "none"))
+        let reports = sources.map { ConversionReport.SourceReport(id: $0.id, lines: 0, rules: 0, converted: 0, skipped: [:]) }
+        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout)
+    }
+
+    /// Lays out already converted rules, serializes each list and fills the report.
+    func assemble(_ rules: ConvertedRules, sourceReports: [ConversionReport.SourceReport],
+                  previousLayout: [UInt8]?) throws -> ConversionOutput {
+        let previous = try previousLayout.map(LayoutState.decode)
+        guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
+        let layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous)
+        let lists = layout.lists.map { RuleList(id: $0.id, json: JSONText.array(of: $0.rules), ruleCount: $0.rules.count) }
+        let report = ConversionReport(
+            sources: sourceReports,
+            lists: lists.map { ConversionReport.ListReport(id: $0.id, rules: $0.ruleCount, bytes: $0.json.count) },
+            freshLayout: layout.isFresh)
+        return ConversionOutput(lists: lists, report: report, layoutState: layout.state.encoded())
     }
 }

@@ -84,7 +84,7 @@ struct ListLayout: Sendable {
         }
         guard required <= configuration.maxLists else {
             throw ConversionError.layoutImpossible(
-                "the rules need at least \(required) lists of \(configuration.chunkSize) rules but at most \(configuration.maxLists) are allowed; raise the chunk size or the list limit")
+                "the rules need at least \(required) lists of \(min(configuration.chunkSize, ListLayout.webKitRuleLimit)) rules but at most \(configuration.maxLists) are allowed; raise the chunk size or the list limit")
         }
         if required + recentReserve > configuration.maxLists { recentReserve = 0 }
         var spare = configuration.maxLists - required - recentReserve

@@ -1,0 +1,202 @@
+@testable import Converter
+import Foundation
+import Testing
+
+/// Hand-built layout inputs shared by the layout, stability and determinism tests.
+enum LayoutFixture {
+    static func block(_ host: String, source: String = "easylist") -> NetworkRule {
+        NetworkRule(key: "||\(host)^", kind: .block, json: json(filter: host, action: "block"), anchorHost: host, sourceID: source)
+    }
+
+    static func path(_ text: String, source: String = "easylist") -> NetworkRule {
+        NetworkRule(key: text, kind: .block, json: json(filter: text, action: "block"), anchorHost: nil, sourceID: source)
+    }
+
+    static func siteBlock(_ host: String, on site: String) -> NetworkRule {
+        let json = Array(#"{"trigger":{"url-filter":"\#(host)","if-domain":["*\#(site)"]},"action":{"type":"block"}}"#.utf8)
+        return NetworkRule(key: "||\(host)^$domain=\(site)", kind: .block, json: json, anchorHost: host, sourceID: "easylist")
+    }
+
+    static func exception(_ host: String?, key: String? = nil) -> NetworkRule {
+        let text = key ?? "@@||\(host ?? "any")^"
+        return NetworkRule(key: text, kind: .exception, json: json(filter: host ?? text, action: "ignore-previous-rules"),
+                           anchorHost: host, sourceID: "easylist")
+    }
+
+    static func important(_ host: String) -> NetworkRule {
+        NetworkRule(key: "||\(host)^$important", kind: .importantBlock, json: json(filter: host + "-important", action: "block"),
+                    anchorHost: host, sourceID: "easylist")
+    }
+
+    static func site(_ scope: SiteException.Scope, _ host: String) -> SiteException {
+        let json = Array(#"{"trigger":{"url-filter":".*","if-domain":["*\#(host)"]},"action":{"type":"ignore-previous-rules"},"scope":"\#(scope)"}"#.utf8)
+        return SiteException(key: "@@||\(host)^$\(scope)", scope: scope, json: json, sourceID: "easylist")
+    }
+
+    static func generic(_ selector: String) -> CosmeticSelector {
+        CosmeticSelector(key: "##" + selector, selector: selector, domains: .everywhere, sourceID: "easylist")
+    }
+
+    static func onSites(_ selector: String, _ domains: [String]) -> CosmeticSelector {
+        CosmeticSelector(key: domains.joined(separator: ",") + "##" + selector, selector: selector, domains: .only(domains), sourceID: "easylist")
+    }
+
+    static func except(_ selector: String, _ domains: [String]) -> CosmeticSelector {
+        CosmeticSelector(key: "##" + selector + "~" + domains.joined(separator: ","), selector: selector, domains: .except(domains), sourceID: "easylist")
+    }
+
+    static func json(filter: String, action: String) -> [UInt8] {
+        Array(#"{"trigger":{"url-filter":"\#(filter)"},"action":{"type":"\#(action)"}}"#.utf8)
+    }
+
+    static func text(_ rule: [UInt8]) -> String { String(decoding: rule, as: UTF8.self) }
+
+    static func layout(_ rules: ConvertedRules, chunkSize: Int = 30_000, maxLists: Int = 16, recentLimit: Int = 2_000,
+                       previous: LayoutState? = nil) throws -> ListLayout.Result {
+        let configuration = ConverterConfiguration(chunkSize: chunkSize, maxLists: maxLists, recentListLimit: recentLimit)
+        return try ListLayout(configuration: configuration).layOut(rules, previous: previous)
+    }
+
+    /// A medium input: hosts, paths, an exception of each kind, cosmetic rules of each kind.
+    static func mixed(hosts: Int = 5_000, paths: Int = 600, generics: Int = 300, sites: Int = 2_500) -> ConvertedRules {
+        var rules = ConvertedRules()
+        for index in 0..<hosts { rules.network.append(block("h\(index).example\(index % 97).com")) }
+        for index in 0..<paths { rules.network.append(path("/ad-path-\(index)/")) }
+        rules.network.append(exception("h1.example1.com"))
+        rules.network.append(exception(nil, key: "@@/unanchored-ok/"))
+        for index in 0..<generics { rules.cosmetic.append(generic(".ad-\(index)")) }
+        for index in 0..<sites { rules.cosmetic.append(onSites(".box-\(index)", ["site\(index % 700).com"])) }
+        return rules
+    }
+}
+
+@Suite struct LayoutTests {
+    typealias F = LayoutFixture
+
+    @Test func chunkSizeCountsExceptionsAndSiteExceptions() throws {
+        var rules = ConvertedRules()
+        for index in 0..<95 { rules.network.append(F.path("/p\(index)/")) }
+        rules.network.append(F.exception(nil, key: "@@/a/"))
+        rules.network.append(F.exception(nil, key: "@@/b/"))
+        rules.siteExceptions.append(F.site(.document, "news.example"))
+        let result = try F.layout(rules, chunkSize: 20)
+        #expect(result.lists.count == 6)  // 95 members, 17 per list
+        for list in result.lists {
+            #expect(list.rules.count <= 20, "\(list.id) has \(list.rules.count) rules")
+            let tail = list.rules.suffix(3).map(F.text)
+            #expect(tail[0].contains("@@/a/") && tail[1].contains("@@/b/") && tail[2].contains("news.example"))
+        }
+        let blocks = result.lists.flatMap { $0.rules }.filter { F.text($0).contains(#""block""#) }
+        #expect(blocks.count == 95)
+    }
+
+    @Test func exceptionsFollowBlocksAndImportantFollowsExceptions() throws {
+        var rules = ConvertedRules()
+        rules.network = [F.important("a.example"), F.block("a.example"), F.exception("a.example"), F.block("b.example")]
+        let list = try #require(try F.layout(rules).lists.first { $0.family == .networkHosts })
+        let texts = list.rules.map(F.text)
+        #expect(texts.count == 4)
+        #expect(texts[0].contains(#""url-filter":"a.example""#) && texts[1].contains(#""url-filter":"b.example""#))
+        #expect(texts[2].contains("ignore-previous-rules"))
+        #expect(texts[3].contains("a.example-important"))
+    }
+
+    @Test func anchoredExceptionsArePrunedOnlyWhereProvablyIrrelevant() throws {
+        let scope = ExceptionScope(blockHosts: ["ads.example.com", "tracker.org"])
+        #expect(scope.mayCancel(exceptionHost: "ads.example.com"))
+        #expect(scope.mayCancel(exceptionHost: "example.com"))            // parent of a block host
+        #expect(scope.mayCancel(exceptionHost: "cdn.ads.example.com"))    // subdomain of a block host
+        #expect(scope.mayCancel(exceptionHost: nil))                      // unanchored: anything
+        #expect(!scope.mayCancel(exceptionHost: "other.example.com"))     // sibling
+        #expect(!scope.mayCancel(exceptionHost: "xexample.com"))          // not a dot boundary
+        #expect(!scope.mayCancel(exceptionHost: "tracker.org.evil.net"))
+        let open = ExceptionScope(blockHosts: ["a.com", nil])
+        #expect(open.mayCancel(exceptionHost: "unrelated.net"))           // a path block can match any host
+
+        var rules = ConvertedRules()
+        rules.network = [F.block("ads.example.com"), F.path("/banner/"), F.exception("example.com"), F.exception("unrelated.net"),
+                         F.exception(nil, key: "@@/ok/")]
+        let lists = try F.layout(rules).lists
+        let hosts = try #require(lists.first { $0.family == .networkHosts }).rules.map(F.text)
+        let paths = try #require(lists.first { $0.family == .networkPaths }).rules.map(F.text)
+        #expect(hosts.count == 3 && hosts[1].contains(#""example.com""#) && hosts[2].contains("@@/ok/"))
+        #expect(paths.count == 4)
+    }
+
+    @Test func siteExceptionsEndTheListsTheyMustCancel() throws {
+        var rules = ConvertedRules()
+        rules.network = [F.block("a.example"), F.path("/ad/"), F.siteBlock("c.example", on: "news.example")]
+        rules.cosmetic = [F.generic(".ad"), F.onSites(".box", ["news.example"])]
+        rules.siteExceptions = [F.site(.document, "d.example"), F.site(.elementHiding, "e.example"),
+                                F.site(.genericHiding, "g.example"), F.site(.genericBlocking, "b.example")]
+        let lists = try F.layout(rules).lists
+        func tail(_ family: ListFamily) throws -> [String] {
+            try #require(lists.first { $0.family == family }).rules.dropFirst().map(F.text).map {
+                String($0.split(separator: "\"").last { $0.hasPrefix("d") || $0.hasPrefix("e") || $0.hasPrefix("g") || $0.hasPrefix("b") } ?? "")
+            }
+        }
+        func scopes(_ family: ListFamily) throws -> [String] {
+            try #require(lists.first { $0.family == family }).rules.map(F.text).compactMap { text in
+                text.range(of: #""scope":""#).map { String(text[$0.upperBound...].prefix { $0 != "\"" }) }
+            }
+        }
+        #expect(try scopes(.networkHosts) == ["document", "genericBlocking"])
+        #expect(try scopes(.networkPaths) == ["document", "genericBlocking"])
+        #expect(try scopes(.networkSites) == ["document"])
+        #expect(try scopes(.cosmeticGeneric) == ["document", "elementHiding", "genericHiding"])
+        #expect(try scopes(.cosmeticSites) == ["document", "elementHiding"])
+        for list in lists { #expect(F.text(list.rules.last!).contains("ignore-previous-rules")) }
+    }
+
+    @Test func cosmeticGroupingGivesExactJSON() throws {
+        var rules = ConvertedRules()
+        rules.cosmetic = (0..<120).map { F.generic(".g\($0)") }
+        rules.cosmetic += [F.onSites(".a", ["a.com", "b.com"]), F.onSites(".b", ["c.com"]), F.onSites(#"a[href="x"]"#, ["a.com", "b.com"]),
+                           F.except(".e", ["x.org"]), F.except(".f", ["x.org"])]
+        let lists = try F.layout(rules).lists
+        #expect(lists.map(\.id) == ["cosmetic-generic-00", "cosmetic-sites-00"])
+        let generic = lists[0].rules.map(F.text)
+        #expect(generic.count == 4)
+        #expect(generic[0] == #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":""# + (0..<50).map { ".g\($0)" }.joined(separator: ", ") + #""}}"#)
+        #expect(generic[2] == #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":""# + (100..<120).map { ".g\($0)" }.joined(separator: ", ") + #""}}"#)
+        #expect(generic[3] == #"{"trigger":{"url-filter":".*","unless-domain":["*x.org"]},"action":{"type":"css-display-none","selector":".e, .f"}}"#)
+        let sites = lists[1].rules.map(F.text)
+        #expect(sites == [
+            #"{"trigger":{"url-filter":".*","if-domain":["*a.com","*b.com"]},"action":{"type":"css-display-none","selector":".a, a[href=\"x\"]"}}"#,
+            #"{"trigger":{"url-filter":".*","if-domain":["*c.com"]},"action":{"type":"css-display-none","selector":".b"}}"#,
+        ])
+        let array = JSONText.array(of: lists[1].rules)
+        let parsed = try JSONSerialization.jsonObject(with: Data(array)) as? [[String: Any]]
+        #expect(parsed?.count == 2)
+    }
+
+    @Test func listCountAndRuleLimitsHold() throws {
+        let rules = F.mixed(hosts: 40_000, paths: 3_000, generics: 2_000, sites: 9_000)
+        let result = try F.layout(rules)
+        #expect(result.lists.count <= 16)
+        for list in result.lists { #expect(list.rules.count <= 30_000 && !list.rules.isEmpty) }
+        let big = try F.layout(F.mixed(hosts: 200_000, paths: 10, generics: 10, sites: 10), chunkSize: 1_000_000, maxLists: 8)
+        #expect(big.lists.filter { $0.family == .networkHosts }.count == 2)
+        for list in big.lists { #expect(list.rules.count <= 150_000) }
+        #expect(throws: ConversionError.self) { try F.layout(F.mixed(hosts: 5_000), chunkSize: 1_000, maxLists: 4) }
+    }
+
+    @Test func unreadablePreviousStateIsAnActionableError() throws {
+        let converter = ListConverter()
+        for bad in ["not json", #"{"version":99,"lists":[]}"#, #"{"version":1,"chunkSize":1,"maxLists":1,"selectorsPerRule":1,"lists":[{"id":"x","family":"nope","recent":false,"members":[]}]}"#] {
+            do {
+                _ = try converter.assemble(F.mixed(hosts: 10, paths: 1, generics: 1, sites: 1), sourceReports: [], previousLayout: Array(bad.utf8))
+                Issue.record("accepted \(bad)")
+            } catch let error as ConversionError {
+                guard case .invalidPreviousLayout = error else { Issue.record("wrong error \(error)"); continue }
+                #expect(error.description.contains("remove it"))
+            }
+        }
+    }
+
+    @Test func stateRoundTrips() throws {
+        let result = try F.layout(F.mixed())
+        let decoded = try LayoutState.decode(result.state.encoded())
+        #expect(decoded == result.state)
+    }
+}
