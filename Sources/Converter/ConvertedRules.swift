@@ -33,6 +33,14 @@ struct NetworkRule: Sendable, Equatable {
     var anchorHost: String?
     /// Which input list the line came from.
     var sourceID: String
+    /// A second serialized rule (`ignore-previous-rules`) that carves the excluded subdomains out
+    /// of this block, for ABP `$domain=a.com|~b.a.com`, which one WebKit trigger cannot express.
+    /// Layout must keep the pair as one unit: emit `json`, then `carveOut` immediately after it,
+    /// in the same list, and place the unit before every other rule of that list (carve-out units
+    /// first, in any order among themselves), so the exception can cancel nothing but its own block.
+    /// The converter guarantees carve-out units never cancel each other (it skips conflicting ones
+    /// as `mixed-domain-conflict`). A unit counts as two WebKit rules. Only `.block` rules carry one.
+    var carveOut: [UInt8]? = nil
 }
 
 /// One element-hiding selector with the sites it applies to.

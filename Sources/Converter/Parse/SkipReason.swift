@@ -1,0 +1,51 @@
+/// Why a filter line produced no WebKit rule. The raw value is the kebab-case name the operator sees
+/// in the conversion report; every skipped line is counted under exactly one of these.
+enum SkipReason: String, CaseIterable, Sendable {
+    // Line-level problems: the bytes are not a usable filter.
+    case invalidUTF8 = "invalid-utf8"
+    case controlCharacters = "control-characters"
+    case lineTooLong = "line-too-long"
+    case duplicate
+    case invalidFilter = "invalid-filter"
+    // `$badfilter`: the directive itself, and the filters it cancels.
+    case badfilter
+    case cancelledByBadfilter = "cancelled-by-badfilter"
+    // Regex rules outside WebKit's subset.
+    case regexAlternation = "regex-alternation"
+    case regexRepetition = "regex-repetition"
+    case regexLookaround = "regex-lookaround"
+    case regexBackreference = "regex-backreference"
+    case regexCharacterClass = "regex-character-class"
+    case regexWordBoundary = "regex-word-boundary"
+    case regexAnchor = "regex-anchor"
+    case regexUnsupported = "regex-unsupported"
+    // Options WebKit cannot express.
+    case optionCSP = "option-csp"
+    case optionRedirect = "option-redirect"
+    case optionRewrite = "option-rewrite"
+    case optionRemoveparam = "option-removeparam"
+    case optionSitekey = "option-sitekey"
+    case unsupportedOption = "unsupported-option"
+    case objectOnly = "object-only"
+    case emptyTypeSet = "empty-type-set"
+    case entityDomain = "entity-domain"
+    case invalidDomain = "invalid-domain"
+    case nonASCII = "non-ascii"
+    case mixedDomainException = "mixed-domain-exception"
+    case mixedDomainNested = "mixed-domain-nested"
+    case mixedDomainConflict = "mixed-domain-conflict"
+    case mixedDomainImportant = "mixed-domain-important"
+    /// `$document`/`$elemhide`/`$generichide`/`$genericblock` whose pattern is not a plain `||host^`
+    /// or that carries other options: `if-domain` cannot say which pages it covers.
+    case siteExceptionPattern = "site-exception-pattern"
+    /// A block rule that would match every URL with no condition at all.
+    case matchesEverything = "matches-everything"
+    // Cosmetic filters.
+    case snippet
+    case extendedCSS = "extended-css"
+    case htmlFilter = "html-filter"
+    case invalidSelector = "invalid-selector"
+    case mixedDomainCosmetic = "mixed-domain-cosmetic"
+    case cosmeticExceptionInexact = "cosmetic-exception-inexact"
+    case cancelledByException = "cancelled-by-exception"
+}

@@ -1,0 +1,50 @@
+/// Folds `#@#` exceptions into hiding rules, since `ignore-previous-rules` cannot target one selector:
+/// a generic `#@#sel` removes `sel` everywhere; `dom#@#sel` adds `dom` to a generic rule's exceptions
+/// and removes `dom` (and its subdomains) from a site-specific rule's sites.
+struct CosmeticFolder {
+    /// One `##` line after domain resolution.
+    struct HidingRule {
+        var key: String
+        var selector: String
+        var domains: CosmeticSelector.Domains
+        var sourceID: String
+        var sourceIndex: Int
+    }
+
+    /// Exceptions for one selector.
+    struct Exceptions {
+        var everywhere = false
+        var domains: [String] = []
+    }
+
+    enum Outcome {
+        case kept(CosmeticSelector)
+        case skipped(SkipReason)
+    }
+
+    static func fold(_ rule: HidingRule, exceptions: Exceptions?) -> Outcome {
+        guard let exceptions else {
+            return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: rule.domains, sourceID: rule.sourceID))
+        }
+        if exceptions.everywhere { return .skipped(.cancelledByException) }
+        let domains: CosmeticSelector.Domains
+        switch rule.domains {
+        case .everywhere:
+            domains = .except(Array(Set(exceptions.domains)).sorted())
+        case .except(let existing):
+            domains = .except(Array(Set(existing + exceptions.domains)).sorted())
+        case .only(let sites):
+            var kept: [String] = []
+            for site in sites {
+                if exceptions.domains.contains(where: { DomainNormalizer.isSameOrSubdomain(site, of: $0) }) { continue }
+                if exceptions.domains.contains(where: { DomainNormalizer.isSameOrSubdomain($0, of: site) }) {
+                    return .skipped(.cosmeticExceptionInexact)
+                }
+                kept.append(site)
+            }
+            if kept.isEmpty { return .skipped(.cancelledByException) }
+            domains = .only(kept)
+        }
+        return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: domains, sourceID: rule.sourceID))
+    }
+}

@@ -1,0 +1,46 @@
+/// Appends JSON text straight into a byte buffer (RFC 8259 §7 string escaping), so rules are
+/// serialized once, without Foundation or intermediate strings.
+struct JSONWriter {
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Appends `bytes` as a quoted JSON string: `"` and `\` are escaped, control characters use `\u00XX`.
+    static func appendString<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0..<0x20, 0x7F:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                        hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+
+    static func appendString(_ string: String, to out: inout [UInt8]) {
+        appendString(string.utf8, to: &out)
+    }
+
+    /// Appends `"key":` (the key must not need escaping).
+    static func appendKey(_ key: StaticString, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { out.append(contentsOf: $0) }
+        out.append(UInt8(ascii: "\""))
+        out.append(UInt8(ascii: ":"))
+    }
+
+    /// Appends `["a","b"]`.
+    static func appendStringArray(_ strings: [String], to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "["))
+        for (index, string) in strings.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            appendString(string, to: &out)
+        }
+        out.append(UInt8(ascii: "]"))
+    }
+}

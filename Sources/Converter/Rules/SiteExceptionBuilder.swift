@@ -1,0 +1,51 @@
+/// `@@||site^$document` / `$elemhide` / `$generichide` / `$genericblock` → an `ignore-previous-rules`
+/// over every URL (`.*`) on pages of that site (`if-domain: ["*site"]`). Layout's placement decides
+/// what it cancels. Only the plain `||host^` form with no other option maps exactly onto `if-domain`.
+struct SiteExceptionBuilder {
+    /// nil when the filter is not a site exception at all; a skip reason when it is one WebKit cannot express.
+    static func build(_ filter: NetworkFilter) -> Result<(scope: SiteException.Scope, json: [UInt8]), SkipReasonError>? {
+        guard filter.isException else { return nil }
+        let options = filter.options
+        let scope: SiteException.Scope
+        if let site = options.siteException {
+            guard options.includedTypes.isEmpty, options.excludedTypes.isEmpty else { return .failure(SkipReasonError(reason: .siteExceptionPattern)) }
+            switch site {
+            case .elementHiding: scope = .elementHiding
+            case .genericHiding: scope = .genericHiding
+            case .genericBlocking: scope = .genericBlocking
+            }
+        } else if options.includedTypes == .document, options.excludedTypes.isEmpty {
+            scope = .document
+        } else {
+            return nil
+        }
+        guard options.thirdParty == nil, !options.matchCase, !options.important,
+              options.includedDomains.isEmpty, options.excludedDomains.isEmpty,
+              let host = plainHost(filter.pattern) else {
+            return .failure(SkipReasonError(reason: .siteExceptionPattern))
+        }
+        let domain: String
+        switch DomainNormalizer.normalize(host) {
+        case .domain(let normalized): domain = normalized
+        case .failure(let reason): return .failure(SkipReasonError(reason: reason))
+        }
+        var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
+        JSONWriter.appendStringArray(["*" + domain], to: &json)
+        json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
+        return .success((scope, json))
+    }
+
+    /// The host of a `||host^` pattern (also `||host^|`), nil for anything else.
+    static func plainHost(_ pattern: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
+        var body = pattern
+        guard body.starts(with: [UInt8(ascii: "|"), UInt8(ascii: "|")]) else { return nil }
+        body = body.dropFirst(2)
+        if body.last == UInt8(ascii: "|") { body = body.dropLast() }
+        guard body.last == UInt8(ascii: "^") else { return nil }
+        body = body.dropLast()
+        guard !body.isEmpty, body.allSatisfy({
+            NetworkFilterParser.isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 >= 0x80
+        }) else { return nil }
+        return body
+    }
+}
