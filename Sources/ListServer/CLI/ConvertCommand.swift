@@ -1,13 +1,130 @@
+import Converter
+import Dispatch
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
+/// `listserver convert`: ABP files in, a published set (lists, gzip siblings, manifest, report,
+/// layout state) out. The conversion itself is `ListConverter`; writing is `PublishPlan` + `SetWriter`.
 enum ConvertCommand: Command {
     static let name = "convert"
-    static let summary = "TODO"
-    static let synopsis = ""
-    static let flags: [FlagSpec] = []
+    static let summary = "convert ABP filter files into a WebKit content-blocker set"
+    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--chunk-size N] [--dry-run]"
+    static let flags: [FlagSpec] = [
+        FlagSpec(name: "--input", takesValue: true, repeatable: true,
+                 help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
+        FlagSpec(name: "--out", takesValue: true, help: "directory to publish the set into (created if missing)"),
+        FlagSpec(name: "--previous", takesValue: true, help: "directory of the previous set: its layout.json keeps unchanged rules in place"),
+        FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default 30000)"),
+        FlagSpec(name: "--dry-run", takesValue: false, help: "convert to JSON bytes only: write, hash and compress nothing"),
+    ]
+
+    /// A problem the operator fixes by changing the command line or the files it names.
+    struct InputError: Error, CustomStringConvertible {
+        var description: String
+    }
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        ListServerMain.printError("listserver convert: not implemented yet")
-        return 1
+        let started = DispatchTime.now()
+        let inputs = arguments.all("--input")
+        guard !inputs.isEmpty else { throw UsageError(description: "--input needs at least one file") }
+        let dryRun = arguments.has("--dry-run")
+        let out = arguments.value("--out")
+        if !dryRun, out == nil { throw UsageError(description: "--out is required unless --dry-run is given") }
+        var configuration = ConverterConfiguration()
+        if let text = arguments.value("--chunk-size") {
+            configuration.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: 1...150_000)
+        }
+
+        let sources = try readSources(inputs)
+        let previousDirectory = arguments.value("--previous")
+        let previousLayout = try previousDirectory.map(readPreviousLayout)
+        let output = try ListConverter(configuration: configuration).convert(sources, previousLayout: previousLayout)
+
+        var created = 0
+        if !dryRun, let out {
+            let writer = SetWriter(directory: out)
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            let plan = try PublishPlan.make(from: output) { gzipName in
+                writer.exists(gzipName) || reuse(gzipName, from: previousDirectory, into: out)
+            }
+            created = try writer.write(plan).createdFiles.count
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        print(summary(output, seconds: seconds, dryRun: dryRun, createdFiles: created))
+        return 0
+    }
+
+    /// The input id is the file name up to its first dot, less a trailing `-YYYY-MM-DD` or
+    /// `-YYYYMMDD` date: `easylist-2020-10-19.txt` → `easylist`, so daily copies share an id and
+    /// their rules keep their places from one day to the next.
+    static func sourceID(forPath path: String) -> String {
+        let file = (path as NSString).lastPathComponent
+        var base = Substring(file.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(file))
+        for pattern in ["-dddd-dd-dd", "-dddddddd"] where base.count > pattern.count {
+            let tail = base.suffix(pattern.count)
+            let matches = zip(tail, pattern).allSatisfy { char, want in want == "d" ? char.isASCII && char.isNumber : char == want }
+            if matches {
+                base = base.dropLast(pattern.count)
+                break
+            }
+        }
+        return base.lowercased()
+    }
+
+    private static func readSources(_ paths: [String]) throws -> [FilterListSource] {
+        var seen: [String: String] = [:]
+        return try paths.map { path in
+            let id = sourceID(forPath: path)
+            if let other = seen[id] {
+                throw InputError(description: "\(path) and \(other) both give the input id \"\(id)\"; rename one")
+            }
+            seen[id] = path
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw InputError(description: "cannot read \(path): check that it exists and is readable")
+            }
+            return FilterListSource(id: id, bytes: Array(data))
+        }
+    }
+
+    private static func readPreviousLayout(_ directory: String) throws -> [UInt8] {
+        let path = directory + "/" + PublishPlan.layoutName
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError(description: "--previous \(directory) has no readable \(PublishPlan.layoutName); point it at a set written by convert or publish")
+        }
+        return Array(data)
+    }
+
+    /// Reuses the previous set's gzip (and identity) file of the same content-hashed name, so only
+    /// lists whose bytes changed are compressed. A hard link costs nothing; a copy is the fallback.
+    private static func reuse(_ gzipName: String, from previous: String?, into out: String) -> Bool {
+        guard let previous, previous != out else { return false }
+        let identityName = String(gzipName.dropLast(3))
+        for name in [identityName, gzipName] {
+            let source = previous + "/" + name, target = out + "/" + name
+            guard FileManager.default.fileExists(atPath: source), !FileManager.default.fileExists(atPath: target) else { continue }
+            if link(source, target) != 0 {
+                try? FileManager.default.copyItem(atPath: source, toPath: target)
+            }
+        }
+        return FileManager.default.fileExists(atPath: out + "/" + gzipName)
+    }
+
+    private static func summary(_ output: ConversionOutput, seconds: Double, dryRun: Bool, createdFiles: Int) -> String {
+        let rules = output.lists.reduce(0) { $0 + $1.ruleCount }
+        let bytes = output.lists.reduce(0) { $0 + $1.json.count }
+        var lines = [String(format: "converted %d inputs into %d lists, %d rules, %d JSON bytes in %.3f s%@",
+                            output.report.sources.count, output.lists.count, rules, bytes, seconds,
+                            dryRun ? " (dry run, nothing written)" : ", \(createdFiles) new files")]
+        for source in output.report.sources {
+            let skipped = source.skipped.values.reduce(0) { $0 + $1.count }
+            lines.append("  \(source.id): \(source.rules) filters, \(source.converted) converted, \(skipped) skipped")
+        }
+        for list in output.lists {
+            lines.append("  \(list.id): \(list.ruleCount) rules, \(list.json.count) bytes")
+        }
+        if output.report.freshLayout { lines.append("  fresh layout: every list is new") }
+        return lines.joined(separator: "\n")
     }
 }

@@ -1,0 +1,74 @@
+@testable import Converter
+import Testing
+
+/// A rule that did not change stays in a list whose bytes did not change.
+@Suite struct StabilityTests {
+    typealias F = LayoutFixture
+
+    /// Ids of lists in `new` that `old` did not have with the same bytes.
+    func changed(_ old: ListLayout.Result, _ new: ListLayout.Result) -> [String] {
+        let before = Dictionary(uniqueKeysWithValues: old.lists.map { ($0.id, $0.rules) })
+        return new.lists.filter { before[$0.id] != $0.rules }.map(\.id)
+    }
+
+    @Test func unchangedInputGivesIdenticalListsAndState() throws {
+        let rules = F.mixed()
+        let first = try F.layout(rules)
+        let second = try F.layout(rules, previous: first.state)
+        #expect(!second.isFresh)
+        #expect(second.lists == first.lists)
+        #expect(second.state.encoded() == first.state.encoded())
+    }
+
+    @Test func addedRulesNearTheTopChangeOnlyRecentLists() throws {
+        var rules = F.mixed()
+        let first = try F.layout(rules)
+        #expect(first.lists.count >= 5)
+        rules.network.insert(F.block("new-tracker.example"), at: 1)
+        rules.cosmetic.insert(F.onSites(".new-box", ["fresh.example"]), at: 0)
+        rules.cosmetic.insert(F.generic(".new-generic"), at: 0)
+        let second = try F.layout(rules, previous: first.state)
+        #expect(changed(first, second) == ["network-hosts-recent", "cosmetic-generic-recent", "cosmetic-sites-recent"])
+        #expect(Set(first.lists.map(\.id)).isSubset(of: Set(second.lists.map(\.id))))
+    }
+
+    @Test func removedRuleChangesOnlyItsList() throws {
+        var rules = F.mixed()
+        let first = try F.layout(rules)
+        let removed = rules.network.remove(at: 1234)
+        let holder = try #require(first.lists.first { $0.rules.contains(removed.json) })
+        let second = try F.layout(rules, previous: first.state)
+        #expect(changed(first, second) == [holder.id])
+        #expect(second.lists.count == first.lists.count)
+        let removedSelector = rules.cosmetic.remove(at: 500)
+        let third = try F.layout(rules, previous: second.state)
+        #expect(changed(second, third).count == 1)
+        #expect(changed(second, third).first?.hasPrefix("cosmetic-sites") == true)
+        _ = removedSelector
+    }
+
+    @Test func anchoredExceptionChangesOnlyRelatedHostListsAndPathLists() throws {
+        var rules = F.mixed()
+        let first = try F.layout(rules)
+        let target = "h42.example42.com"
+        rules.network.append(F.exception(target))
+        let second = try F.layout(rules, previous: first.state)
+        let holder = try #require(first.lists.first { list in list.rules.contains { F.text($0).contains("\"\(target)\"") } })
+        #expect(Set(changed(first, second)) == Set([holder.id] + first.lists.filter { $0.family == .networkPaths }.map(\.id)))
+    }
+
+    @Test func recentListMovesToOneStableListInOneBatch() throws {
+        var rules = F.mixed()
+        let first = try F.layout(rules, recentLimit: 50)
+        for index in 0..<40 { rules.network.append(F.block("batch\(index).example")) }
+        let second = try F.layout(rules, recentLimit: 50, previous: first.state)
+        #expect(changed(first, second) == ["network-hosts-recent"])
+        for index in 40..<60 { rules.network.append(F.block("batch\(index).example")) }
+        let third = try F.layout(rules, recentLimit: 50, previous: second.state)
+        let moved = changed(second, third)
+        #expect(moved.count == 1 && moved[0].hasPrefix("network-hosts-") && moved[0] != "network-hosts-recent")
+        #expect(!third.lists.contains { $0.id == "network-hosts-recent" })
+        let holder = try #require(third.lists.first { $0.id == moved[0] })
+        #expect((0..<60).allSatisfy { index in holder.rules.contains(F.block("batch\(index).example").json) })
+    }
+}
