@@ -1,41 +1,103 @@
+import CNIOShim
 import Foundation
+import Glibc
 
 /// The origin's HTTP/1.1 server. Construct it, `start()` it, `install` each published generation,
-/// and `shutdown(grace:)` it on SIGTERM/SIGINT.
+/// and `shutdown(grace:)` it on SIGTERM/SIGINT (see `TerminationSignals`).
+///
+/// Work is spread over a fixed set of `EventLoop` threads (one per core, at most 4) sharing one
+/// listening socket.
 final class HTTPServer: @unchecked Sendable {
     struct StartError: Error, CustomStringConvertible {
         let description: String
     }
 
-    private let configuration: Configuration.HTTP
+    static let version = "1.0.0"
+
     private let listen: Configuration.Listen
-    private let status: StatusBoard
-    private let log: Log
-    private let admin: AdminEndpoint?
-    private let lock = NSLock()
-    private var content = SiteContent.empty
+    private let context: ServerContext
+    private let limiter: ConnectionLimiter
+    private let startedAt = Date()
+    private let stateLock = NSLock()
+    private var loops: [EventLoop] = []
+    private var listenFD: Int32 = -1
+    private var stopped = false
 
     init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminEndpoint?) {
-        self.configuration = configuration
         self.listen = listen
-        self.status = status
-        self.log = log
-        self.admin = admin
+        context = ServerContext(configuration: configuration, status: status, log: log, admin: admin)
+        limiter = ConnectionLimiter(maximum: configuration.maxConnections)
+        context.activity = { [unowned self] in activity() }
     }
 
     /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
     func start() throws -> Int {
-        throw StartError(description: "HTTP server not implemented yet")
+        shim_ignore_sigpipe()
+        let socket: (fd: Int32, port: Int)
+        do {
+            socket = try ListeningSocket.open(address: listen.address, port: listen.port)
+        } catch {
+            throw StartError(description: "cannot listen: \(error)")
+        }
+        let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
+        var created: [EventLoop] = []
+        do {
+            for _ in 0..<count {
+                created.append(try EventLoop(context: context, limiter: limiter, listenFD: socket.fd))
+            }
+        } catch {
+            close(socket.fd)
+            throw StartError(description: "cannot start event loops: \(error)")
+        }
+        stateLock.lock()
+        listenFD = socket.fd
+        loops = created
+        stateLock.unlock()
+        for (index, loop) in created.enumerated() { loop.start(name: "http-loop-\(index)") }
+        context.log.info("serving HTTP on \(listen.address):\(socket.port) with \(count) event loops")
+        return socket.port
     }
 
-    /// Replaces the served generation atomically.
+    /// Replaces the served generation atomically: requests parsed after this call see the new
+    /// table, responses already queued keep their (reference-counted) old bytes.
     func install(_ content: SiteContent) {
-        lock.lock()
-        self.content = content
-        lock.unlock()
+        context.install(PreparedSite(content, configuration: context.configuration))
     }
 
-    /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, then closes
-    /// everything. Blocks until done.
-    func shutdown(grace: Double) {}
+    /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle
+    /// connections, then closes whatever is left. Blocks until the loops have exited.
+    func shutdown(grace: Double) {
+        stateLock.lock()
+        let running = stopped ? [] : loops
+        stopped = true
+        stateLock.unlock()
+        guard !running.isEmpty else { return }
+        for loop in running { loop.beginDraining() }
+        let deadline = DispatchTime.now() + grace
+        var unfinished: [EventLoop] = []
+        for loop in running where !loop.waitUntilFinished(deadline: deadline) {
+            unfinished.append(loop)
+        }
+        for loop in unfinished {
+            loop.stop()
+            _ = loop.waitUntilFinished(deadline: .now() + 5)
+        }
+        close(listenFD)
+        context.log.info("HTTP server stopped (\(unfinished.isEmpty ? "drained" : "grace period ran out"))")
+    }
+
+    /// Connections open right now, across all loops.
+    var openConnections: Int { limiter.current }
+
+    private func activity() -> ServerActivity {
+        stateLock.lock()
+        let current = loops
+        stateLock.unlock()
+        var totals = ServerMetrics.Snapshot.zero
+        for loop in current { totals.add(loop.metrics.snapshot) }
+        let site = context.currentSite
+        return ServerActivity(
+            version: Self.version, startedAt: startedAt, now: Date(), openConnections: limiter.current, metrics: totals,
+            fileDates: site.content.files.mapValues(\.lastModified), manifestInstalled: site.manifest != nil)
+    }
 }

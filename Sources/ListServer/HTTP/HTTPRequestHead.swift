@@ -1,0 +1,93 @@
+/// What the server needs from one parsed request head. Header values are byte ranges into the
+/// buffer the head was parsed from, so parsing allocates nothing for the common request.
+///
+/// Dependency-free (no Foundation) so `scripts/fuzz/` can compile the parser on its own.
+struct HTTPRequestHead: Equatable {
+    enum Method: Equatable {
+        case get, head, post
+        /// Any other syntactically valid method; answered 405.
+        case other
+    }
+
+    enum Version: Equatable {
+        case http10, http11
+    }
+
+    /// A header that may appear on several lines: RFC 9110 §5.3 lets a recipient combine them
+    /// into one comma-separated list, in order.
+    struct ListValue: Equatable {
+        var lines: [Range<Int>] = []
+        var isPresent: Bool { !lines.isEmpty }
+    }
+
+    var method: Method = .other
+    /// The request-target exactly as sent.
+    var target: Range<Int> = 0..<0
+    var version: Version = .http11
+    /// Bytes of the head including the terminating empty line; the body (if any) starts here.
+    var length = 0
+
+    var hostCount = 0
+    var contentLength: Int?
+    /// `Transfer-Encoding: chunked` was sent (any other coding is rejected with 501).
+    var chunked = false
+    var connectionClose = false
+    var connectionKeepAlive = false
+    var acceptEncoding = ListValue()
+    var ifNoneMatch = ListValue()
+    var ifMatch = ListValue()
+    var ifModifiedSince: Range<Int>?
+    var ifUnmodifiedSince: Range<Int>?
+    var range: Range<Int>?
+    var ifRange: Range<Int>?
+    var authorization: Range<Int>?
+
+    /// RFC 9112 §9.3: HTTP/1.1 persists unless `close`; HTTP/1.0 only with `keep-alive`.
+    var wantsKeepAlive: Bool {
+        switch version {
+        case .http11: return !connectionClose
+        case .http10: return connectionKeepAlive && !connectionClose
+        }
+    }
+}
+
+/// Why a request head was refused; each maps to one status code and the connection closes.
+enum HTTPParseError: Error, Equatable {
+    /// 400: malformed request line or header, obs-fold, bad or missing Host, bad framing.
+    case badRequest(String)
+    /// 414: the request line exceeds `maxURIBytes`.
+    case uriTooLong
+    /// 431: the head exceeds `maxHeaderBytes`.
+    case headerFieldsTooLarge
+    /// 501: a transfer coding other than `chunked`.
+    case notImplemented(String)
+    /// 505: a major version other than 1.
+    case versionNotSupported
+
+    var statusCode: Int {
+        switch self {
+        case .badRequest: return 400
+        case .uriTooLong: return 414
+        case .headerFieldsTooLarge: return 431
+        case .notImplemented: return 501
+        case .versionNotSupported: return 505
+        }
+    }
+
+    var reason: String {
+        switch self {
+        case .badRequest(let why): return why
+        case .uriTooLong: return "request target too long"
+        case .headerFieldsTooLarge: return "request header block too large"
+        case .notImplemented(let why): return why
+        case .versionNotSupported: return "only HTTP/1.0 and HTTP/1.1 are supported"
+        }
+    }
+}
+
+enum HTTPParseResult: Equatable {
+    /// The head is not complete yet; read more (within the limits).
+    case incomplete
+    case complete(HTTPRequestHead)
+    case failure(HTTPParseError)
+}

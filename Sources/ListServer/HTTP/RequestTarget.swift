@@ -1,0 +1,72 @@
+/// Turns a request-target into the exact name looked up in the served table.
+///
+/// Accepts origin-form and absolute-form (RFC 9112 §3.2.1–§3.2.2), drops the query, and
+/// percent-decodes once. The decoded path must be `/` followed by a name with no `/`, no NUL and
+/// no leading dot; anything else cannot name a served file, so traversal in any encoding simply
+/// finds nothing (lookups are by exact name, never a path join).
+enum RequestTarget {
+    enum Path: Equatable {
+        /// The decoded path without its leading slash, e.g. `manifest.json` or `admin/refresh`.
+        case name([UInt8])
+        /// Not something this server could serve (404).
+        case unservable
+        /// Broken percent-encoding or a target form that is not allowed (400).
+        case malformed
+    }
+
+    static func path(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Path {
+        var start = target.lowerBound
+        let end = target.upperBound
+        guard start < end else { return .malformed }
+        if bytes[start] != 0x2F {
+            // absolute-form: scheme "://" authority path
+            guard let pathStart = absoluteFormPathStart(bytes, target) else { return .malformed }
+            if pathStart == end { return .name([]) }
+            start = pathStart
+        }
+        var stop = start
+        while stop < end, bytes[stop] != 0x3F, bytes[stop] != 0x23 { stop += 1 }
+        var name = [UInt8]()
+        name.reserveCapacity(stop - start)
+        var index = start + 1
+        while index < stop {
+            var byte = bytes[index]
+            if byte == 0x25 {
+                guard index + 2 < stop, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                    return .malformed
+                }
+                byte = high << 4 | low
+                index += 3
+            } else {
+                index += 1
+            }
+            if byte == 0 { return .unservable }
+            name.append(byte)
+        }
+        if name.first == 0x2E { return .unservable }
+        return .name(name)
+    }
+
+    private static func absoluteFormPathStart(_ bytes: UnsafeBufferPointer<UInt8>, _ target: Range<Int>) -> Int? {
+        var index = target.lowerBound
+        while index < target.upperBound, bytes[index] != 0x3A {
+            let byte = HTTPBytes.lower(bytes[index])
+            guard (byte >= 0x61 && byte <= 0x7A) || HTTPBytes.isDigit(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E else { return nil }
+            index += 1
+        }
+        guard index > target.lowerBound, index + 2 < target.upperBound, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F else { return nil }
+        index += 3
+        while index < target.upperBound, bytes[index] != 0x2F, bytes[index] != 0x3F { index += 1 }
+        if index < target.upperBound, bytes[index] == 0x3F { return target.upperBound }
+        return index
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 0x30...0x39: return byte - 0x30
+        case 0x41...0x46: return byte - 0x37
+        case 0x61...0x66: return byte - 0x57
+        default: return nil
+        }
+    }
+}

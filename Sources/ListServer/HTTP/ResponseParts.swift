@@ -1,0 +1,37 @@
+/// The fixed pieces every response is assembled from: status lines, the connection trailer lines
+/// and the 404 answer. Built once per server, shared read-only by all event loops.
+struct ResponseParts: @unchecked Sendable {
+    private let statusLines: [Int: ResponseBytes]
+    /// Ends the head of a persistent HTTP/1.1 response.
+    let endKeepAlive = ResponseBytes("\r\n")
+    /// Ends the head of a persistent HTTP/1.0 response (RFC 9112 §9.3: 1.0 needs it spelled out).
+    let endKeepAlive10 = ResponseBytes("Connection: keep-alive\r\n\r\n")
+    let endClose = ResponseBytes("Connection: close\r\n\r\n")
+    /// 404 head lines and body; short cache so a file published a moment later is found soon.
+    let notFoundHead: ResponseBytes
+    let notFoundBody: ResponseBytes
+
+    static let reasons: [Int: String] = [
+        200: "OK", 202: "Accepted", 206: "Partial Content", 304: "Not Modified", 400: "Bad Request",
+        401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout",
+        411: "Length Required", 412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long",
+        416: "Range Not Satisfiable", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
+        501: "Not Implemented", 503: "Service Unavailable", 505: "HTTP Version Not Supported",
+    ]
+
+    init() {
+        var lines: [Int: ResponseBytes] = [:]
+        for (code, reason) in Self.reasons {
+            lines[code] = ResponseBytes("HTTP/1.1 \(code) \(reason)\r\nServer: listserver\r\n")
+        }
+        statusLines = lines
+        let body = Array("{\"error\":\"not found\"}\n".utf8)
+        notFoundBody = ResponseBytes(body)
+        notFoundHead = ResponseBytes(
+            "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nCache-Control: public, max-age=60\r\n")
+    }
+
+    func statusLine(_ code: Int) -> ResponseBytes {
+        statusLines[code] ?? statusLines[500]!
+    }
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// What the HTTP server itself knows for /status and /metrics (the publishing side's part is
+/// `OperatorStatus`): version, uptime, connections and request counters.
+struct ServerActivity: Sendable {
+    var version: String
+    var startedAt: Date
+    var now: Date
+    var openConnections: Int
+    var metrics: ServerMetrics.Snapshot
+    /// Last-Modified of each served list file by name, for list ages.
+    var fileDates: [String: Date]
+    var manifestInstalled: Bool
+}

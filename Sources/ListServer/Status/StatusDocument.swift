@@ -1,0 +1,61 @@
+import Foundation
+
+/// The JSON body of `GET /status`: everything in `OperatorStatus` plus the server's own counters.
+struct StatusDocument: Encodable {
+    struct HTTPCounters: Encodable {
+        var openConnections: Int
+        var requestsTotal: Int
+        var errorResponsesTotal: Int
+        var bytesSent: Int
+        var refusedConnections: Int
+        /// route → status code → count (zero counts omitted).
+        var requests: [String: [String: Int]]
+    }
+
+    var version: String
+    var startedAt: Date
+    var uptimeSeconds: Int
+    var healthy: Bool
+    var manifestSHA256: String?
+    var generatedAt: Date?
+    var lists: [OperatorStatus.ListStatus]
+    var upstreams: [OperatorStatus.UpstreamStatus]
+    var lastRefresh: OperatorStatus.RefreshStatus?
+    var conversion: OperatorStatus.ConversionSummary?
+    var http: HTTPCounters
+
+    init(status: OperatorStatus, activity: ServerActivity) {
+        version = activity.version
+        startedAt = activity.startedAt
+        uptimeSeconds = max(0, Int(activity.now.timeIntervalSince(activity.startedAt)))
+        healthy = activity.manifestInstalled
+        manifestSHA256 = status.manifestSHA256
+        generatedAt = status.generatedAt
+        lists = status.lists
+        upstreams = status.upstreams
+        lastRefresh = status.lastRefresh
+        conversion = status.conversion
+        var byRoute: [String: [String: Int]] = [:]
+        for route in ServerMetrics.Route.allCases {
+            for slot in 0..<ServerMetrics.slotsPerRoute {
+                let count = activity.metrics.requests[route.rawValue * ServerMetrics.slotsPerRoute + slot]
+                guard count > 0 else { continue }
+                let label = slot < ServerMetrics.trackedStatuses.count ? String(ServerMetrics.trackedStatuses[slot]) : "other"
+                byRoute[route.label, default: [:]][label] = count
+            }
+        }
+        http = HTTPCounters(
+            openConnections: activity.openConnections, requestsTotal: activity.metrics.totalRequests,
+            errorResponsesTotal: activity.metrics.errorResponses, bytesSent: activity.metrics.bytesSent,
+            refusedConnections: activity.metrics.refusedConnections, requests: byRoute)
+    }
+
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        // Encoding plain value types cannot fail; an empty object is the safe fallback.
+        let data = (try? encoder.encode(self)) ?? Data("{}".utf8)
+        return Array(data) + [0x0A]
+    }
+}
