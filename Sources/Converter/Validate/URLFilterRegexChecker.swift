@@ -1,0 +1,105 @@
+/// Mirrors what WebKit's content-extension URL filter parser (YARR with a restricted delegate) accepts,
+/// erring on the side of refusal: ASCII only; no `|`, no `{…}` repetition, no `\d \w \s \b`, no
+/// lookarounds or backreferences (accepted by WebKit but silently dead); `^` only first and `$` only
+/// last; balanced groups; quantifiers only after an atom; valid escapes and ordered class ranges.
+struct URLFilterRegexChecker {
+    /// nil when WebKit compiles the pattern, otherwise why it would not (or would be dead).
+    static func problem<C: Collection>(in pattern: C) -> String? where C.Element == UInt8 {
+        let bytes = Array(pattern)
+        if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
+        var index = 0
+        var depth = 0
+        var canQuantify = false
+        var lastWasQuantifier = false
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= 0x80 { return "non-ASCII byte at \(index) (WebKit: Only ASCII characters are supported in pattern)" }
+            if byte < 0x20 || byte == 0x7F { return "control character at \(index)" }
+            var quantifier = false
+            switch byte {
+            case UInt8(ascii: "^"):
+                if index != 0 { return "'^' at \(index) is not the first term" }
+                canQuantify = false
+            case UInt8(ascii: "$"):
+                if index != bytes.count - 1 { return "'$' at \(index) is not the last term" }
+                canQuantify = false
+            case UInt8(ascii: "|"):
+                return "alternation '|' at \(index) (WebKit: Disjunctions are not supported yet)"
+            case UInt8(ascii: "{"):
+                return "'{' at \(index) (WebKit: Arbitrary atom repetitions are not supported)"
+            case UInt8(ascii: "("):
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "?") {
+                    guard index + 2 < bytes.count, bytes[index + 2] == UInt8(ascii: ":") else {
+                        return "group assertion at \(index) (WebKit: Groups are not supported yet)"
+                    }
+                    index += 2
+                }
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: ")") { return "empty group at \(index)" }
+                depth += 1
+                canQuantify = false
+            case UInt8(ascii: ")"):
+                depth -= 1
+                if depth < 0 { return "unbalanced ')' at \(index)" }
+                canQuantify = true
+            case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"):
+                if lastWasQuantifier { return "quantifier after quantifier at \(index)" }
+                if !canQuantify { return "quantifier with nothing to repeat at \(index)" }
+                quantifier = true
+            case UInt8(ascii: "\\"):
+                guard index + 1 < bytes.count else { return "trailing backslash" }
+                index += 1
+                let escaped = bytes[index]
+                if escaped >= 0x80 || escaped <= 0x20 || NetworkFilterParser.isAlphanumeric(escaped) || escaped == 0x7F {
+                    return "unsupported escape '\\\(Character(Unicode.Scalar(escaped)))' at \(index - 1)"
+                }
+                canQuantify = true
+            case UInt8(ascii: "["):
+                guard let end = classEnd(bytes, from: index) else { return "invalid or unterminated character class at \(index)" }
+                index = end
+                canQuantify = true
+            default:
+                canQuantify = true
+            }
+            lastWasQuantifier = quantifier
+            if quantifier { canQuantify = false }
+            index += 1
+        }
+        if depth != 0 { return "unbalanced '(' (WebKit: Internal error in YARR)" }
+        return nil
+    }
+
+    /// Index of the `]` closing the class at `start`, or nil if it is empty, unterminated, uses letter
+    /// escapes or has a reversed range.
+    private static func classEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+        var index = start + 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: "^") { index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") { return nil }
+        var previous: UInt8?
+        var pendingRange = false
+        while index < bytes.count {
+            var byte = bytes[index]
+            if byte >= 0x80 || byte < 0x20 || byte == 0x7F { return nil }
+            if byte == UInt8(ascii: "]") { return pendingRange ? nil : index }
+            if byte == UInt8(ascii: "[") { return nil }
+            if byte == UInt8(ascii: "\\") {
+                guard index + 1 < bytes.count else { return nil }
+                index += 1
+                byte = bytes[index]
+                if byte >= 0x80 || byte <= 0x20 || NetworkFilterParser.isAlphanumeric(byte) || byte == 0x7F { return nil }
+            } else if byte == UInt8(ascii: "-"), previous != nil, index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "]"), !pendingRange {
+                pendingRange = true
+                index += 1
+                continue
+            }
+            if pendingRange {
+                guard let low = previous, low <= byte else { return nil }
+                pendingRange = false
+                previous = nil
+            } else {
+                previous = byte
+            }
+            index += 1
+        }
+        return nil
+    }
+}
