@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import ListServer
+
+/// The libcurl fetcher against a real loopback upstream.
+@Suite struct FetchTests {
+    static let list = Array("[Adblock Plus 2.0]\n! Title: test\n||ads.example^\n||track.example^$third-party\n##.banner\n".utf8)
+
+    func fetcher(maxBody: Int = 1 << 20, total: Double = 10, redirects: Int = 5) -> CurlFetcher {
+        var configuration = Configuration.Fetch()
+        configuration.maxBodyBytes = maxBody
+        configuration.totalTimeoutSeconds = total
+        configuration.connectTimeoutSeconds = 2
+        configuration.maxRedirects = redirects
+        return CurlFetcher(configuration: configuration)
+    }
+
+    @Test func bodyAndValidatorsThen304WithConditionalHeaders() throws {
+        let server = try UpstreamServer()
+        server.set("/list.txt", .serve(body: Self.list, etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
+        let first = try fetcher().fetch(server.url("/list.txt"), validators: nil)
+        #expect(first == .body(Self.list, Validators(etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT")))
+        let second = try fetcher().fetch(server.url("/list.txt"), validators: Validators(etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
+        #expect(second == .notModified)
+        let sent = try #require(server.requests(for: "/list.txt").last)
+        #expect(sent.headers["if-none-match"] == "\"v1\"")
+        #expect(sent.headers["if-modified-since"] == "Mon, 19 Oct 2020 00:45:29 GMT")
+        #expect(server.requests(for: "/list.txt").first?.headers["accept-encoding"]?.contains("gzip") == true)
+    }
+
+    @Test func gzipContentEncodingIsDecoded() throws {
+        let server = try UpstreamServer()
+        server.set("/list.txt", .serve(body: Self.list, gzip: true))
+        #expect(try fetcher().fetch(server.url("/list.txt"), validators: nil) == .body(Self.list, Validators()))
+    }
+
+    @Test func statusErrorsAndWhichAreRetried() throws {
+        let server = try UpstreamServer()
+        server.set("/500", .status(500))
+        server.set("/404", .status(404))
+        #expect(throws: FetchError.httpStatus(url: server.url("/500"), status: 500)) { try fetcher().fetch(server.url("/500"), validators: nil) }
+        #expect(throws: FetchError.httpStatus(url: server.url("/404"), status: 404)) { try fetcher().fetch(server.url("/404"), validators: nil) }
+        #expect(FetchError.httpStatus(url: "", status: 500).isRetryable)
+        #expect(FetchError.httpStatus(url: "", status: 503).isRetryable)
+        #expect(!FetchError.httpStatus(url: "", status: 404).isRetryable)
+        #expect(!FetchError.httpStatus(url: "", status: 403).isRetryable)
+    }
+
+    @Test func retriesFiveHundredsButNotFourHundreds() throws {
+        let server = try UpstreamServer()
+        server.set("/500", .status(500))
+        server.set("/404", .status(404))
+        let policy = RetryPolicy(attempts: 3, baseDelay: 0.01, maxDelay: 0.05)
+        var waits: [Double] = []
+        let captured = LogLines()
+        let log = captured.log
+        let client = fetcher()
+        #expect(throws: FetchError.self) {
+            try policy.run(log: log, what: "fetch", sleep: { waits.append($0) }) { () throws(FetchError) -> FetchResult in
+                try client.fetch(server.url("/500"), validators: nil)
+            }
+        }
+        #expect(server.requests(for: "/500").count == 3)
+        #expect(waits.count == 2)
+        #expect(waits.allSatisfy { $0 > 0 && $0 <= 0.05 })
+        #expect(throws: FetchError.self) {
+            try policy.run(log: log, what: "fetch", sleep: { waits.append($0) }) { () throws(FetchError) -> FetchResult in
+                try client.fetch(server.url("/404"), validators: nil)
+            }
+        }
+        #expect(server.requests(for: "/404").count == 1)
+        #expect(captured.lines.contains { $0.contains("attempt 1/3 failed, retrying") })
+        #expect(captured.lines.contains { $0.contains("giving up") })
+    }
+
+    @Test func backoffDoublesWithJitterAndIsCapped() {
+        let policy = RetryPolicy(attempts: 6, baseDelay: 2, maxDelay: 10)
+        #expect(policy.delay(beforeRetry: 1, random: 1) == 2)
+        #expect(policy.delay(beforeRetry: 2, random: 1) == 4)
+        #expect(policy.delay(beforeRetry: 3, random: 1) == 8)
+        #expect(policy.delay(beforeRetry: 4, random: 1) == 10)
+        #expect(policy.delay(beforeRetry: 3, random: 0) == 4)
+        #expect(policy.delay(beforeRetry: 9, random: 0.5) == 7.5)
+    }
+
+    @Test func serverThatNeverAnswersTimesOut() throws {
+        let server = try UpstreamServer()
+        server.set("/hang", .hang)
+        let silent = try SilentListener()
+        #expect {
+            try fetcher(total: 1).fetch(server.url("/hang"), validators: nil)
+        } throws: { error in
+            guard case FetchError.timeout = error else { return false }
+            return (error as! FetchError).isRetryable
+        }
+        #expect {
+            try fetcher(total: 1).fetch("http://127.0.0.1:\(silent.port)/list.txt", validators: nil)
+        } throws: { error in
+            if case FetchError.timeout = error { return true }
+            return false
+        }
+    }
+
+    @Test func slowDripHitsTheTotalTimeout() throws {
+        let server = try UpstreamServer()
+        server.set("/drip", .drip(body: Self.list, interval: 0.2))
+        #expect {
+            try fetcher(total: 1).fetch(server.url("/drip"), validators: nil)
+        } throws: { error in
+            if case FetchError.timeout = error { return true }
+            return false
+        }
+        #expect(server.bodyBytesSent("/drip") < Self.list.count)
+    }
+
+    @Test func truncatedBodyIsAnError() throws {
+        let server = try UpstreamServer()
+        server.set("/cut", .truncated(body: Self.list, sentBytes: 20))
+        #expect {
+            try fetcher().fetch(server.url("/cut"), validators: nil)
+        } throws: { error in
+            if case FetchError.truncated = error { return true }
+            return false
+        }
+    }
+
+    @Test func emptyOKIsAnEmptyBody() throws {
+        let server = try UpstreamServer()
+        server.set("/empty", .serve(body: []))
+        #expect(try fetcher().fetch(server.url("/empty"), validators: nil) == .body([], Validators()))
+    }
+
+    @Test func bodyOverTheCapIsRefusedUpFrontOrWhileStreaming() throws {
+        let server = try UpstreamServer()
+        server.set("/big", .serve(body: [UInt8](repeating: 0x61, count: 300_000)))
+        #expect(throws: FetchError.tooLarge(url: server.url("/big"), limit: 100_000)) {
+            try fetcher(maxBody: 100_000).fetch(server.url("/big"), validators: nil)
+        }
+        #expect(server.bodyBytesSent("/big") <= 300_000)
+        // No Content-Length: 64 MB offered in 64 KB chunks; the cap stops the transfer early.
+        server.set("/stream", .stream(chunk: [UInt8](repeating: 0x62, count: 65_536), count: 1024))
+        #expect(throws: FetchError.tooLarge(url: server.url("/stream"), limit: 100_000)) {
+            try fetcher(maxBody: 100_000).fetch(server.url("/stream"), validators: nil)
+        }
+        #expect(server.bodyBytesSent("/stream") < 16 * 1024 * 1024, "the client must abort while streaming, not download everything")
+        // Gzip that inflates past the cap: the cap applies to decoded bytes.
+        server.set("/bomb", .serve(body: [UInt8](repeating: 0x63, count: 2_000_000), gzip: true))
+        #expect(throws: FetchError.tooLarge(url: server.url("/bomb"), limit: 100_000)) {
+            try fetcher(maxBody: 100_000).fetch(server.url("/bomb"), validators: nil)
+        }
+    }
+
+    @Test func redirectsAreFollowedUpToTheLimit() throws {
+        let server = try UpstreamServer()
+        server.set("/a", .redirect(location: "/b"))
+        server.set("/b", .redirect(location: server.url("/list.txt"), status: 301))
+        server.set("/list.txt", .serve(body: Self.list))
+        #expect(try fetcher().fetch(server.url("/a"), validators: nil) == .body(Self.list, Validators()))
+        server.set("/loop1", .redirect(location: "/loop2"))
+        server.set("/loop2", .redirect(location: "/loop1"))
+        #expect(throws: FetchError.tooManyRedirects(url: server.url("/loop1"), limit: 5)) {
+            try fetcher().fetch(server.url("/loop1"), validators: nil)
+        }
+        #expect(server.requests(for: "/loop1").count + server.requests(for: "/loop2").count == 6)
+    }
+
+    @Test func connectionRefusedIsARetryableConnectionError() throws {
+        let silent = try SilentListener()
+        let port = silent.port
+        _ = silent
+        // A port nothing listens on: bind a listener, read its port, close it.
+        let closedPort = try { () throws -> Int in let probe = try UpstreamServer(); probe.stop(); return probe.port }()
+        #expect(port > 0)
+        #expect {
+            try fetcher().fetch("http://127.0.0.1:\(closedPort)/list.txt", validators: nil)
+        } throws: { error in
+            guard case FetchError.connection = error else { return false }
+            return (error as! FetchError).isRetryable
+        }
+    }
+}

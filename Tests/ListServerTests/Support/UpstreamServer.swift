@@ -1,0 +1,329 @@
+import Foundation
+@testable import ListServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real HTTP/1.1 upstream on 127.0.0.1 for tests: serves fixture lists with ETag and
+/// Last-Modified (answering 304 to matching conditional requests) and can be told to fail in
+/// given ways per path. Every connection gets `Connection: close`. Reusable by any test suite.
+final class UpstreamServer: @unchecked Sendable {
+    enum Behavior: Sendable {
+        /// 200 with the body; 304 when If-None-Match or If-Modified-Since matches. `gzip` sends
+        /// `Content-Encoding: gzip` with the body compressed.
+        case serve(body: [UInt8], etag: String? = nil, lastModified: String? = nil, gzip: Bool = false)
+        /// Just this status with a short body.
+        case status(Int)
+        /// Declares `Content-Length` of the whole body, sends `sentBytes` of it, then closes.
+        case truncated(body: [UInt8], sentBytes: Int)
+        /// Sends the headers, then one byte of the body every `interval` seconds.
+        case drip(body: [UInt8], interval: Double)
+        /// Reads the request and never answers (until the client or the test gives up).
+        case hang
+        /// A redirect to `location` (absolute URL or path).
+        case redirect(location: String, status: Int = 302)
+        /// Streams `chunk` repeatedly with chunked encoding, `count` times, with no Content-Length.
+        case stream(chunk: [UInt8], count: Int)
+    }
+
+    /// One request as the server read it.
+    struct Request: Sendable {
+        var method: String
+        var path: String
+        /// Header names lowercased.
+        var headers: [String: String]
+    }
+
+    let port: Int
+    private let listener: Int32
+    private let lock = NSLock()
+    private var behaviors: [String: Behavior] = [:]
+    private var recorded: [Request] = []
+    private var sentBodyBytes: [String: Int] = [:]
+    private var stopped = false
+    private var connections = Set<Int32>()
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(errno)") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            close(fd)
+            throw ServerError("bind/listen: \(errno)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        listener = fd
+        let thread = Thread { [weak self] in self?.acceptLoop() }
+        thread.start()
+    }
+
+    deinit { stop() }
+
+    /// The URL of `path` on this server.
+    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    func set(_ path: String, _ behavior: Behavior) {
+        lock.lock()
+        behaviors[path] = behavior
+        lock.unlock()
+    }
+
+    /// Requests received so far, oldest first.
+    var requests: [Request] {
+        lock.lock()
+        defer { lock.unlock() }
+        return recorded
+    }
+
+    func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
+
+    /// Body bytes written for `path` across all requests (shows whether a client aborted early).
+    func bodyBytesSent(_ path: String) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return sentBodyBytes[path] ?? 0
+    }
+
+    /// Stops accepting and closes every open connection (hanging ones included).
+    func stop() {
+        lock.lock()
+        if stopped {
+            lock.unlock()
+            return
+        }
+        stopped = true
+        let open = connections
+        lock.unlock()
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    private var isStopped: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return stopped
+    }
+
+    private func acceptLoop() {
+        while !isStopped {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            lock.lock()
+            connections.insert(fd)
+            lock.unlock()
+            let thread = Thread { [weak self] in
+                self?.handle(fd)
+                self?.forget(fd)
+                close(fd)
+            }
+            thread.start()
+        }
+    }
+
+    private func forget(_ fd: Int32) {
+        lock.lock()
+        connections.remove(fd)
+        lock.unlock()
+    }
+
+    private func handle(_ fd: Int32) {
+        guard let request = readRequest(fd) else { return }
+        lock.lock()
+        recorded.append(request)
+        let behavior = behaviors[request.path]
+        lock.unlock()
+        guard let behavior else {
+            respond(fd, status: 404, headers: [], body: Array("not found\n".utf8), path: request.path)
+            return
+        }
+        switch behavior {
+        case .serve(let body, let etag, let lastModified, let gzip):
+            if let etag, request.headers["if-none-match"] == etag {
+                respond(fd, status: 304, headers: [("ETag", etag)], body: [], path: request.path)
+                return
+            }
+            if etag == nil, let lastModified, request.headers["if-modified-since"] == lastModified {
+                respond(fd, status: 304, headers: [("Last-Modified", lastModified)], body: [], path: request.path)
+                return
+            }
+            var headers: [(String, String)] = [("Content-Type", "text/plain; charset=utf-8")]
+            if let etag { headers.append(("ETag", etag)) }
+            if let lastModified { headers.append(("Last-Modified", lastModified)) }
+            var payload = body
+            if gzip, let compressed = try? Gzip.compress(body) {
+                payload = compressed
+                headers.append(("Content-Encoding", "gzip"))
+            }
+            respond(fd, status: 200, headers: headers, body: payload, path: request.path)
+        case .status(let code):
+            respond(fd, status: code, headers: [], body: Array("status \(code)\n".utf8), path: request.path)
+        case .truncated(let body, let sentBytes):
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            _ = send(fd, Array(head.utf8))
+            _ = send(fd, Array(body.prefix(sentBytes)))
+            count(sentBytes, for: request.path)
+            shutdown(fd, Int32(SHUT_WR))
+        case .drip(let body, let interval):
+            let head = "HTTP/1.1 200 OK\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+            guard send(fd, Array(head.utf8)) else { return }
+            for byte in body {
+                if isStopped || !send(fd, [byte]) { return }
+                count(1, for: request.path)
+                Thread.sleep(forTimeInterval: interval)
+            }
+        case .hang:
+            // Hold the connection until the client closes it or the server stops.
+            var buffer = [UInt8](repeating: 0, count: 512)
+            while !isStopped {
+                var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&poller, 1, 100) > 0 {
+                    if recv(fd, &buffer, buffer.count, 0) <= 0 { return }
+                }
+            }
+        case .redirect(let location, let status):
+            respond(fd, status: status, headers: [("Location", location)], body: [], path: request.path)
+        case .stream(let chunk, let repeats):
+            let head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+            guard send(fd, Array(head.utf8)) else { return }
+            let frame = Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10]
+            for _ in 0..<repeats {
+                if isStopped || !send(fd, frame) { return }
+                count(chunk.count, for: request.path)
+            }
+            _ = send(fd, Array("0\r\n\r\n".utf8))
+        }
+    }
+
+    private func count(_ bytes: Int, for path: String) {
+        lock.lock()
+        sentBodyBytes[path, default: 0] += bytes
+        lock.unlock()
+    }
+
+    private func respond(_ fd: Int32, status: Int, headers: [(String, String)], body: [UInt8], path: String) {
+        var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
+        for (name, value) in headers { head += "\(name): \(value)\r\n" }
+        head += "\r\n"
+        if send(fd, Array(head.utf8) + (status == 304 ? [] : body)) { count(status == 304 ? 0 : body.count, for: path) }
+        shutdown(fd, Int32(SHUT_WR))
+        // Let the client read everything before the socket closes.
+        var buffer = [UInt8](repeating: 0, count: 256)
+        var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while poll(&poller, 1, 1000) > 0, recv(fd, &buffer, buffer.count, 0) > 0 {}
+    }
+
+    /// Writes everything; false when the peer went away.
+    private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            offset += written
+        }
+        return true
+    }
+
+    private func readRequest(_ fd: Int32) -> Request? {
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let end: [UInt8] = [13, 10, 13, 10]
+        while data.count < 65_536 {
+            var poller = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&poller, 1, 5000)
+            if ready <= 0 { return nil }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { return nil }
+            data += buffer[0..<count]
+            if let range = data.firstRange(of: end) {
+                let text = String(decoding: data[..<range.lowerBound], as: UTF8.self)
+                var lines = text.components(separatedBy: "\r\n")
+                let requestLine = lines.removeFirst().split(separator: " ")
+                guard requestLine.count >= 2 else { return nil }
+                var headers: [String: String] = [:]
+                for line in lines {
+                    guard let colon = line.firstIndex(of: ":") else { continue }
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                }
+                return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
+            }
+        }
+        return nil
+    }
+
+    private static func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 301: return "Moved Permanently"
+        case 302: return "Found"
+        case 304: return "Not Modified"
+        case 404: return "Not Found"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        default: return "Status"
+        }
+    }
+
+    struct ServerError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+}
+
+/// A TCP port that accepts connections into the kernel backlog but never reads or answers:
+/// a client connects and then waits forever (until its own timeout).
+final class SilentListener: @unchecked Sendable {
+    let port: Int
+    private let fd: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0, listen(fd, 8) == 0 else { throw UpstreamServer.ServerError("bind/listen: \(errno)") }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        port = Int(UInt16(bigEndian: address.sin_port))
+        self.fd = fd
+    }
+
+    deinit { close(fd) }
+}
+
+/// Collects log lines so a test can assert what was logged.
+final class LogLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+
+    var lines: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    var log: Log {
+        var log = Log(label: "test")
+        log.sink = { [self] line in
+            lock.lock()
+            stored.append(line)
+            lock.unlock()
+        }
+        return log
+    }
+}
