@@ -1,0 +1,164 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One parsed HTTP response as received on the wire (no decompression, no redirects).
+struct HTTPTestResponse {
+    var status: Int
+    var reason: String
+    /// In order, names as sent.
+    var headerLines: [(name: String, value: String)]
+    var body: [UInt8]
+
+    /// The first value of a header (case-insensitive), nil if absent.
+    func header(_ name: String) -> String? {
+        headerLines.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+
+    func headers(_ name: String) -> [String] {
+        headerLines.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+
+    var bodyText: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// A blocking loopback HTTP/1.1 client that sends exactly the bytes a test gives it and parses
+/// responses strictly, so tests see what the server really wrote. Every read is bounded by
+/// `timeout` (SO_RCVTIMEO), so a misbehaving server fails a test instead of hanging it.
+final class RawHTTPClient {
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    let fd: Int32
+    private var buffer: [UInt8] = []
+    private var isClosed = false
+
+    init(port: Int, timeout: Double = 5) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket failed: errno \(errno)") }
+        var time = timeval(tv_sec: Int(timeout), tv_usec: Int((timeout - Double(Int(timeout))) * 1_000_000))
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            let code = errno
+            Glibc.close(fd)
+            throw Failure(description: "connect to 127.0.0.1:\(port) failed: errno \(code)")
+        }
+    }
+
+    deinit { close() }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
+
+    /// Closes with an RST (SO_LINGER 0) instead of a FIN: a client that vanishes mid-download.
+    func reset() {
+        var option = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+
+    func send(_ text: String) throws {
+        try send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if count <= 0 { throw Failure(description: "send failed: errno \(errno)") }
+            offset += count
+        }
+    }
+
+    /// Reads more bytes; false at end of stream. Throws on timeout or error.
+    @discardableResult
+    private func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = recv(fd, &chunk, chunk.count, 0)
+        if count > 0 {
+            buffer += chunk[0..<count]
+            return true
+        }
+        if count == 0 { return false }
+        if errno == EAGAIN || errno == EWOULDBLOCK { throw Failure(description: "timed out waiting for the server") }
+        if errno == ECONNRESET { return false }
+        throw Failure(description: "recv failed: errno \(errno)")
+    }
+
+    /// Reads one response. `method` decides whether a body follows (HEAD has none).
+    func readResponse(method: String = "GET") throws -> HTTPTestResponse {
+        var headEnd: Int?
+        while headEnd == nil {
+            headEnd = Self.find([13, 10, 13, 10], in: buffer)
+            if headEnd == nil {
+                guard try fill() else { throw Failure(description: "connection closed before a complete response head (\(buffer.count) bytes)") }
+                if buffer.count > 1 << 20 { throw Failure(description: "response head too large") }
+            }
+        }
+        let head = String(decoding: buffer[0..<headEnd!], as: UTF8.self)
+        buffer.removeFirst(headEnd! + 4)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let parts = statusLine.split(separator: " ", maxSplits: 2).map(String.init)
+        guard parts.count >= 2, parts[0].hasPrefix("HTTP/1."), let status = Int(parts[1]) else {
+            throw Failure(description: "bad status line: \(statusLine)")
+        }
+        var headers: [(String, String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { throw Failure(description: "bad header line: \(line)") }
+            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        }
+        var response = HTTPTestResponse(status: status, reason: parts.count > 2 ? parts[2] : "", headerLines: headers, body: [])
+        if method == "HEAD" || status == 304 || status == 204 || (100..<200).contains(status) { return response }
+        if let lengthText = response.header("Content-Length") {
+            guard let length = Int(lengthText) else { throw Failure(description: "bad Content-Length \(lengthText)") }
+            while buffer.count < length {
+                guard try fill() else { throw Failure(description: "connection closed after \(buffer.count) of \(length) body bytes") }
+            }
+            response.body = Array(buffer[0..<length])
+            buffer.removeFirst(length)
+        } else {
+            while try fill() {}
+            response.body = buffer
+            buffer = []
+        }
+        return response
+    }
+
+    /// True when the server closes the connection (FIN or RST) within the receive timeout,
+    /// discarding anything it still sends.
+    func waitForClose() -> Bool {
+        while true {
+            do {
+                if try !fill() { return true }
+                buffer = []
+            } catch {
+                return false
+            }
+        }
+    }
+
+    /// Bytes that arrived but were not consumed by `readResponse`.
+    var unread: [UInt8] { buffer }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard haystack.count >= needle.count else { return nil }
+        var index = 0
+        while index <= haystack.count - needle.count {
+            if haystack[index] == needle[0], Array(haystack[index..<index + needle.count]) == needle { return index }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+@testable import ListServer
+
+/// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but
+/// realistic published generation (a manifest and two hashed lists with gzip siblings).
+final class ServerHarness: @unchecked Sendable {
+    let server: HTTPServer
+    let port: Int
+    let status: StatusBoard
+    let content: SiteContent
+    private let logLines = LockedLines()
+
+    /// Bytes of the sample generation, so tests can compare what they receive.
+    static let sampleListA = PublishedSetForTestsLike.rules(tag: "alpha", count: 400)
+    static let sampleListB = PublishedSetForTestsLike.rules(tag: "beta", count: 50)
+    /// 2020-10-19T10:00:00Z: a fixed publish time so Last-Modified is predictable.
+    static let publishTime = Date(timeIntervalSince1970: 1_603_101_600)
+
+    init(configure: (inout Configuration.HTTP) -> Void = { _ in }, content: SiteContent? = nil, admin: AdminEndpoint? = nil,
+         status: StatusBoard = StatusBoard()) throws {
+        var http = Configuration.HTTP()
+        configure(&http)
+        self.status = status
+        let lines = logLines
+        let log = Log(label: "http-test", minimum: .info, sink: { line in lines.append(line) })
+        server = HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0), status: status, log: log, admin: admin)
+        port = try server.start()
+        self.content = try content ?? Self.sampleContent()
+        server.install(self.content)
+    }
+
+    /// Log lines written so far (access log and lifecycle messages).
+    var log: [String] { logLines.all }
+
+    func client(timeout: Double = 5) throws -> RawHTTPClient {
+        try RawHTTPClient(port: port, timeout: timeout)
+    }
+
+    /// One request on a fresh connection.
+    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
+        let client = try client()
+        defer { client.close() }
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        try client.send(text + "\r\n")
+        return try client.readResponse(method: method)
+    }
+
+    func stop() {
+        server.shutdown(grace: 2)
+    }
+
+    var fileNames: [String] { content.files.keys.sorted() }
+
+    static func sampleContent(generation: String = "g1", at date: Date = publishTime) throws -> SiteContent {
+        var files: [String: SiteContent.Entry] = [:]
+        var manifestLists: [String] = []
+        for (id, body) in [("network-00", sampleListA + Array(generation.utf8)), ("network-01", sampleListB + Array(generation.utf8))] {
+            let hash = SHA256.hex(body)
+            let name = "\(id).\(hash.prefix(12)).json"
+            files[name] = SiteContent.Entry(name: name, identity: body, gzip: try Gzip.compress(body), sha256: hash, lastModified: date)
+            manifestLists.append("{\"id\":\"\(id)\",\"file\":\"\(name)\",\"sha256\":\"\(hash)\",\"rules\":1}")
+        }
+        let manifest = Array("{\"format\":1,\"lists\":[\(manifestLists.joined(separator: ","))]}\n".utf8)
+        let entry = SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: try Gzip.compress(manifest),
+                                      sha256: SHA256.hex(manifest), lastModified: date)
+        return SiteContent(manifest: entry, files: files)
+    }
+}
+
+/// Rule-list JSON generator for the sample generation.
+enum PublishedSetForTestsLike {
+    static func rules(tag: String, count: Int) -> [UInt8] {
+        Array(("[" + (0..<count).map { #"{"trigger":{"url-filter":"^https?://[^/]*\#(tag)-\#($0)\\.example/"},"action":{"type":"block"}}"# }
+            .joined(separator: ",") + "]").utf8)
+    }
+}
+
+/// Thread-safe line collector for the captured log.
+final class LockedLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var lines: [String] = []
+    func append(_ line: String) {
+        lock.lock()
+        lines.append(line)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return lines
+    }
+}
