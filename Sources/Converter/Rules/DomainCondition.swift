@@ -13,6 +13,7 @@ enum DomainCondition: Equatable, Sendable {
     /// Excludes that are not inside any include change nothing and are dropped; an include inside
     /// an exclude (three levels) cannot be expressed.
     static func resolve(included rawIncluded: [ArraySlice<UInt8>], excluded rawExcluded: [ArraySlice<UInt8>]) -> Result<DomainCondition, SkipReasonError> {
+        if rawIncluded.isEmpty && rawExcluded.isEmpty { return .success(.any) }
         var included: [String] = []
         var excluded: [String] = []
         for raw in rawIncluded {

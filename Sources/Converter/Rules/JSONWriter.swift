@@ -6,6 +6,15 @@ struct JSONWriter {
     /// Appends `bytes` as a quoted JSON string: `"` and `\` are escaped, control characters use `\u00XX`.
     static func appendString<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
+        let fastPath: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
+            for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return false }
+            out.append(contentsOf: buffer)
+            return true
+        }
+        if fastPath == true {
+            out.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in bytes {
             switch byte {
             case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)

@@ -26,7 +26,7 @@ struct RuleConverter: Sendable {
     func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport]) {
         var tallies = sources.map { SourceTally(id: $0.id) }
         var entries: [Entry] = []
-        var seen = Set<String>()
+        var seen = Set<String>(minimumCapacity: sources.reduce(0) { $0 + $1.bytes.count / 16 })
         var badfilterTargets = Set<String>()
         var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
 
