@@ -91,9 +91,9 @@ struct Publisher: Sendable {
             if unlink(writer.path(name)) == 0 { removed.append(name) }
         }
         if !removed.isEmpty { try? AtomicFile.syncDirectory(writer.directory) }
-        // Forget superseded manifests none of whose files remain.
+        // Forget superseded manifests whose files are all gone or live on in the current set.
         history.removeAll { record in
-            record.supersededAt != nil && record.files.allSatisfy { !writer.exists($0) }
+            record.supersededAt != nil && record.files.allSatisfy { keeping.contains($0) || !writer.exists($0) }
         }
         return removed.sorted()
     }
