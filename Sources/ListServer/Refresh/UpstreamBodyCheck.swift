@@ -47,7 +47,7 @@ struct UpstreamBodyCheck: Sendable {
                 .replacingOccurrences(of: "\n", with: "\\n")
             throw .missingHeader(expected: requiredHeader, found: prefix)
         }
-        let rules = Self.countRules(text)
+        let rules = Self.countRules(Array(text[start...]))
         if let baselineRules, Double(rules) < Double(baselineRules) * minimumRuleShare {
             throw .tooFewRules(found: rules, baseline: baselineRules, share: minimumRuleShare)
         }

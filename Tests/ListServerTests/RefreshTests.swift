@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+@testable import ListServer
+
+/// Whole refresh cycles against a real loopback upstream, with small slices of the real lists.
+@Suite struct RefreshTests {
+    /// The first `lines` lines of a real EasyList day (header included).
+    static func easylist(lines: Int, day: String = "2020-10-19") throws -> [UInt8] {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Fixtures/lists/easylist-\(day).txt").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return Array((text.split(separator: "\n", omittingEmptySubsequences: false).prefix(lines).joined(separator: "\n") + "\n").utf8)
+    }
+
+    struct Harness {
+        let directory = ScratchDirectory("refresh")
+        let server: UpstreamServer
+        let status = StatusBoard()
+        let logLines = LogLines()
+        let pipeline: Pipeline
+        var state = PersistentState()
+
+        init(snapshot: [UInt8]? = nil, attempts: Int = 2) throws {
+            server = try UpstreamServer()
+            var configuration = Configuration()
+            var upstream = Configuration.Upstream(id: "easylist", url: server.url("/easylist.txt"))
+            if let snapshot {
+                try snapshot.write(to: directory.sub("snapshot.txt"))
+                upstream.snapshot = "snapshot.txt"
+            }
+            configuration.upstreams = [upstream]
+            configuration.refresh.attempts = attempts
+            configuration.refresh.retryBaseDelaySeconds = 0.01
+            configuration.refresh.retryMaxDelaySeconds = 0.02
+            configuration.fetch.totalTimeoutSeconds = 2
+            configuration.fetch.maxBodyBytes = 1 << 20
+            configuration.publish.verifyWithWebKit = "off"
+            pipeline = Pipeline(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
+                                status: status, log: logLines.log, gate: nil)
+        }
+
+        mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshCycle.Summary { pipeline.cycle.run(mode, state: &state) }
+        var manifestPath: String { pipeline.publisher.writer.path(PublishPlan.manifestName) }
+        var upstreamStatus: OperatorStatus.UpstreamStatus? { status.current.upstreams.first { $0.id == "easylist" } }
+    }
+
+    @Test func fetchesConvertsPublishesThenA304ChangesNothing() throws {
+        var harness = try Harness()
+        let list = try Self.easylist(lines: 400)
+        harness.server.set("/easylist.txt", .serve(body: list, etag: "\"d19\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
+        let first = harness.run()
+        #expect(first.result == .published)
+        #expect(first.content?.manifest != nil)
+        #expect(harness.upstreamStatus?.source == "upstream")
+        #expect(harness.upstreamStatus?.lastResult == "updated")
+        #expect(harness.pipeline.store.lastGoodCopy("easylist") == list)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath))
+        let inode = try FileManager.default.attributesOfItem(atPath: harness.manifestPath)[.systemFileNumber] as? Int
+
+        let second = harness.run()
+        #expect(second.result == .unchanged)
+        #expect(second.content == nil, "a 304 means no conversion and no publish")
+        #expect(harness.upstreamStatus?.lastResult == "not-modified")
+        #expect(harness.server.requests(for: "/easylist.txt").last?.headers["if-none-match"] == "\"d19\"")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest)
+        #expect(try FileManager.default.attributesOfItem(atPath: harness.manifestPath)[.systemFileNumber] as? Int == inode)
+        #expect(harness.status.current.lastRefresh?.result == "unchanged")
+
+        // The validators survive a restart (state.json).
+        let reloaded = try harness.pipeline.store.load()
+        #expect(reloaded.upstreams["easylist"]?.etag == "\"d19\"")
+    }
+
+    @Test func aNewUpstreamVersionIsPublished() throws {
+        var harness = try Harness()
+        harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400), etag: "\"d19\""))
+        #expect(harness.run().result == .published)
+        let before = harness.status.current.manifestSHA256
+        harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400) + Array("||new-ad-server.example^\n".utf8), etag: "\"d20\""))
+        #expect(harness.run().result == .published)
+        #expect(harness.status.current.manifestSHA256 != before)
+        #expect(harness.status.current.lists.isEmpty == false)
+    }
+
+    /// Each upstream fault after a good publish: the set stays, the status says why.
+    @Test(arguments: ["500", "404", "garbage", "empty", "half-rules", "truncated", "html-error-page", "too-large", "redirect-loop"])
+    func upstreamFaultKeepsTheLastGoodSet(fault: String) throws {
+        var harness = try Harness()
+        let good = try Self.easylist(lines: 400)
+        harness.server.set("/easylist.txt", .serve(body: good, etag: "\"good\""))
+        #expect(harness.run().result == .published)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath))
+        var expectedResult = "rejected"
+        switch fault {
+        case "500": harness.server.set("/easylist.txt", .status(500)); expectedResult = "failed"
+        case "404": harness.server.set("/easylist.txt", .status(404)); expectedResult = "failed"
+        case "garbage": harness.server.set("/easylist.txt", .serve(body: (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
+        case "empty": harness.server.set("/easylist.txt", .serve(body: []))
+        case "half-rules": harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 150)))
+        case "truncated": harness.server.set("/easylist.txt", .truncated(body: good, sentBytes: good.count / 3)); expectedResult = "failed"
+        case "html-error-page": harness.server.set("/easylist.txt", .serve(body: Array("<html><body>Service Unavailable</body></html>".utf8)))
+        case "too-large": harness.server.set("/easylist.txt", .serve(body: [UInt8](repeating: 0x21, count: 2 << 20))); expectedResult = "failed"
+        case "redirect-loop": harness.server.set("/easylist.txt", .redirect(location: "/easylist.txt")); expectedResult = "failed"
+        default: Issue.record("unknown fault \(fault)")
+        }
+        let summary = harness.run()
+        #expect(summary.content == nil)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set stays the last good one")
+        #expect(harness.pipeline.store.lastGoodCopy("easylist") == good, "the last good copy stays in use")
+        let upstream = try #require(harness.upstreamStatus)
+        #expect(upstream.lastResult == expectedResult)
+        #expect(upstream.lastError?.isEmpty == false)
+        if expectedResult == "rejected" {
+            let kept = (try? FileManager.default.contentsOfDirectory(atPath: harness.pipeline.store.rejectedDirectory)) ?? []
+            #expect(kept.count == 1, "the rejected body is kept for inspection")
+        }
+        #expect(harness.logLines.lines.contains { $0.contains("error") || $0.contains("warning") })
+        if fault == "500" {
+            #expect(harness.server.requests(for: "/easylist.txt").count == 3, "one good fetch, then 2 attempts")
+        }
+        if fault == "404" {
+            #expect(harness.server.requests(for: "/easylist.txt").count == 2, "4xx is not retried")
+        }
+    }
+
+    @Test func firstStartWithoutNetworkPublishesTheBundledSnapshot() throws {
+        var harness = try Harness(snapshot: try Self.easylist(lines: 300), attempts: 1)
+        harness.server.stop()
+        let offline = harness.run(.offline)
+        #expect(offline.result == .published)
+        #expect(harness.upstreamStatus?.source == "bundled-snapshot")
+        #expect(harness.upstreamStatus?.sourceDate == "2025-10")
+        // Then the online refresh fails (no upstream) and changes nothing.
+        let online = harness.run(.online)
+        #expect(online.result == .unchanged)
+        #expect(harness.upstreamStatus?.lastResult == "failed")
+        #expect(harness.upstreamStatus?.source == "bundled-snapshot")
+    }
+
+    @Test func noSnapshotAndNoNetworkFailsWithAClearReason() throws {
+        var harness = try Harness(attempts: 1)
+        harness.server.stop()
+        let summary = harness.run(.online)
+        guard case .failed(let reason) = summary.result else {
+            Issue.record("expected a failure, got \(summary.result)")
+            return
+        }
+        #expect(reason.contains("no usable copy of easylist"))
+        #expect(!FileManager.default.fileExists(atPath: harness.manifestPath))
+    }
+
+    @Test func bodyChecksCountRulesAndSpotNonLists() throws {
+        let check = UpstreamBodyCheck(requiredHeader: "[Adblock Plus", minimumRuleShare: 0.5, maxBodyBytes: 1 << 20)
+        let list = Array("[Adblock Plus 2.0]\n! comment\n\n||a^\r\n||b^\n##.x\n".utf8)
+        #expect(UpstreamBodyCheck.countRules(list) == 3)
+        #expect(try check.check(list, baselineRules: 6).rules == 3)
+        #expect(throws: UpstreamBodyCheck.Rejection.tooFewRules(found: 3, baseline: 7, share: 0.5)) { try check.check(list, baselineRules: 7) }
+        #expect(throws: UpstreamBodyCheck.Rejection.empty) { try check.check([], baselineRules: nil) }
+        #expect(try check.check(try Gzip.compress(list), baselineRules: nil).text == list, "a gzip file served as-is is inflated")
+        #expect(try check.check([0xef, 0xbb, 0xbf] + list, baselineRules: nil).rules == 3, "a BOM is allowed")
+        #expect { try check.check([0x5b, 0xff, 0xfe], baselineRules: nil) } throws: { error in
+            if case UpstreamBodyCheck.Rejection.undecodable = error { return true }
+            return false
+        }
+    }
+}
