@@ -11,13 +11,7 @@ public struct ListConverter: Sendable {
     /// - Throws: `ConversionError.invalidPreviousLayout` when `previousLayout` is not a layout state,
     ///   `.nothingToConvert` when no source yields a rule, `.layoutImpossible` when the limits cannot hold.
     public func convert(_ sources: [FilterListSource], previousLayout: [UInt8]? = nil) throws -> ConversionOutput {
-        // Placeholder until the rules converter lands: one tiny valid list so the server can run.
-        var rules = ConvertedRules()
-        rules.network.append(NetworkRule(
-            key: "||example-ads.invalid^", kind: .block,
-            json: Array(#"{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?example-ads\\.invalid[/:]"},"action":{"type":"block"}}"#.utf8),
-            anchorHost: "example-ads.invalid", sourceID: sources.first?.id ?? "none"))
-        let reports = sources.map { ConversionReport.SourceReport(id: $0.id, lines: 0, rules: 0, converted: 0, skipped: [:]) }
+        let (rules, reports) = RuleConverter().convert(sources)
         return try assemble(rules, sourceReports: reports, previousLayout: previousLayout)
     }
 

@@ -21,35 +21,41 @@ struct ExceptionScope: Sendable {
                 hasUnanchoredBlock = true
                 continue
             }
-            let suffixes = ExceptionScope.suffixHashes(host)
-            if let whole = suffixes.first { hosts.insert(whole) }
-            hostSuffixes.formUnion(suffixes)
+            var whole: UInt64?
+            ExceptionScope.forEachSuffixHash(host) { hash in
+                hostSuffixes.insert(hash)
+                whole = hash
+            }
+            if let whole { hosts.insert(whole) }
         }
     }
 
     /// Whether an exception anchored to `host` (nil: unanchored) can cancel a block of the list.
     func mayCancel(exceptionHost host: String?) -> Bool {
         guard let host, !hasUnanchoredBlock else { return true }
-        let suffixes = ExceptionScope.suffixHashes(host)
-        guard let whole = suffixes.first else { return true }
+        var suffixes: [UInt64] = []
+        ExceptionScope.forEachSuffixHash(host) { suffixes.append($0) }
+        guard let whole = suffixes.last else { return true }
         // A block on E itself or on a subdomain of E.
         if hostSuffixes.contains(whole) { return true }
         // A block on a parent domain of E.
-        return suffixes.dropFirst().contains { hosts.contains($0) }
+        return suffixes.dropLast().contains { hosts.contains($0) }
     }
 
-    /// FNV-1a hashes of `host`, then of each suffix after a dot: `a.b.c` → `a.b.c`, `b.c`, `c`.
-    static func suffixHashes(_ host: String) -> [UInt64] {
-        let bytes = Array(host.utf8)
-        guard !bytes.isEmpty else { return [] }
-        var starts = [0]
-        for (index, byte) in bytes.enumerated() where byte == UInt8(ascii: ".") && index + 1 < bytes.count {
-            starts.append(index + 1)
-        }
-        return starts.map { start in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes[start...] { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            return hash
+    /// Calls `body` with a hash of each dot-suffix of `host`, shortest first, the whole host last:
+    /// `a.b.c` → `c`, `b.c`, `a.b.c`. The hash is FNV-1a over the bytes read backwards, so one
+    /// backward pass yields every suffix's hash without building the substrings.
+    static func forEachSuffixHash(_ host: String, _ body: (UInt64) -> Void) {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var utf8 = host.utf8.makeIterator()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        while let byte = utf8.next() { bytes.append(byte) }
+        var index = bytes.count - 1
+        while index >= 0 {
+            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+            if index == 0 || bytes[index - 1] == UInt8(ascii: ".") { body(hash) }
+            index -= 1
         }
     }
 }

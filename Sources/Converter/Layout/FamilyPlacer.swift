@@ -17,11 +17,7 @@ struct FamilyPlacer: Sendable {
     /// A layout that ignores history: members sorted by `freshOrder`, split evenly over `stableLists` lists.
     func fresh(stableLists: Int) -> [PlacedList] {
         guard !members.isEmpty else { return [] }
-        let order = members.indices.sorted { lhs, rhs in
-            let left = members[lhs].freshOrder, right = members[rhs].freshOrder
-            if left != right { return left.lexicographicallyPrecedes(right) }
-            return lhs < rhs
-        }
+        let order = FamilyPlacer.freshOrder(members)
         let count = max(1, stableLists)
         let base = order.count / count, extra = order.count % count
         var lists: [PlacedList] = []
@@ -76,6 +72,36 @@ struct FamilyPlacer: Sendable {
             slots[slot].members += batch
         }
         return ordered(slots)
+    }
+
+    /// Member indices sorted by `freshOrder`, then input order. Compares a packed 16-byte prefix
+    /// first, so the full keys are only read on a tie.
+    static func freshOrder(_ members: [LayoutMember]) -> [Int] {
+        struct Entry {
+            var high: UInt64
+            var low: UInt64
+            var index: Int
+        }
+        func pack(_ bytes: [UInt8], from start: Int) -> UInt64 {
+            var value: UInt64 = 0
+            for offset in 0..<8 {
+                value = value << 8 | UInt64(start + offset < bytes.count ? bytes[start + offset] : 0)
+            }
+            return value
+        }
+        var entries = members.enumerated().map { index, member in
+            Entry(high: pack(member.freshOrder, from: 0), low: pack(member.freshOrder, from: 8), index: index)
+        }
+        members.withUnsafeBufferPointer { members in
+            entries.sort { lhs, rhs in
+                if lhs.high != rhs.high { return lhs.high < rhs.high }
+                if lhs.low != rhs.low { return lhs.low < rhs.low }
+                let left = members[lhs.index].freshOrder, right = members[rhs.index].freshOrder
+                if left != right { return left.lexicographicallyPrecedes(right) }
+                return lhs.index < rhs.index
+            }
+        }
+        return entries.map(\.index)
     }
 
     private func recentSlot(_ slots: inout [PlacedList]) -> Int {

@@ -142,18 +142,19 @@ struct ListLayout: Sendable {
         var blocks: [[UInt8]] = []
         var important: [[UInt8]] = []
         var blockHosts: [String?] = []
-        for index in indices {
-            let rule = input.rules.network[index]
-            switch rule.kind {
-            case .importantBlock:
-                important.append(rule.json)
-            case .block, .exception:
-                blockHosts.append(rule.anchorHost)
-                if let carveOut = rule.carveOut {
-                    carveOuts.append(rule.json)
-                    carveOuts.append(carveOut)
-                } else {
-                    blocks.append(rule.json)
+        input.rules.network.withUnsafeBufferPointer { network in
+            for index in indices {
+                switch network[index].kind {
+                case .importantBlock:
+                    important.append(network[index].json)
+                case .block, .exception:
+                    blockHosts.append(network[index].anchorHost)
+                    if let carveOut = network[index].carveOut {
+                        carveOuts.append(network[index].json)
+                        carveOuts.append(carveOut)
+                    } else {
+                        blocks.append(network[index].json)
+                    }
                 }
             }
         }
@@ -258,13 +259,14 @@ enum ByteSearch {
 
     /// `ads.example.com` → `com.example.ads`, so sorting groups a site's hosts together.
     static func reversedLabels(_ host: String) -> [UInt8] {
-        let labels = host.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
-        var out: [UInt8] = []
-        out.reserveCapacity(host.utf8.count)
-        for (position, label) in labels.reversed().enumerated() {
-            if position > 0 { out.append(UInt8(ascii: ".")) }
-            out += label
+        var bytes = Array(host.utf8)
+        // Reverse the whole string, then each label back: `ads.example.com` → `moc.elpmaxe.sda` → `com.example.ads`.
+        bytes.reverse()
+        var start = 0
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ".") {
+            bytes[start..<index].reverse()
+            start = index + 1
         }
-        return out
+        return bytes
     }
 }
