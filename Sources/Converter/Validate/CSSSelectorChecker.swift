@@ -28,7 +28,6 @@ struct CSSSelectorChecker {
     static func check<C: Collection>(_ selector: C) -> Verdict where C.Element == UInt8, C.Index == Int {
         let bytes = selector
         if bytes.isEmpty { return .invalid }
-        var sawExtended = false
         var stack: [UInt8] = []
         var quote: UInt8 = 0
         var index = bytes.startIndex
@@ -75,7 +74,7 @@ struct CSSSelectorChecker {
                 if nameEnd == nameStart { return .invalid }
                 let name = String(decoding: bytes[nameStart..<nameEnd].map(NetworkOptionsParser.lowercased), as: UTF8.self)
                 if name.hasPrefix("-abp-") || proceduralOperators.contains(name) {
-                    sawExtended = true
+                    return .extendedCSS
                 } else if !supportedPseudoClasses.contains(name) {
                     return .invalid
                 }
@@ -83,12 +82,18 @@ struct CSSSelectorChecker {
                 lastSignificant = UInt8(ascii: "a")
                 index = nameEnd
                 continue
+            case UInt8(ascii: "."), UInt8(ascii: "#"):
+                if stack.last != UInt8(ascii: "[") && !startsIdentifier(bytes, at: index + 1) { return .invalid }
+            case UInt8(ascii: "="), UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "|"):
+                if stack.last != UInt8(ascii: "[") { return .invalid }
             default:
-                break
+                if byte < 0x80, !isNameByte(byte), byte != 0x20, byte != UInt8(ascii: "*"), byte != UInt8(ascii: ">"),
+                   byte != UInt8(ascii: "+"), byte != UInt8(ascii: "~"), byte != UInt8(ascii: ",") {
+                    return .invalid
+                }
             }
             index += 1
         }
-        if sawExtended { return .extendedCSS }
         if quote != 0 || !stack.isEmpty { return .invalid }
         switch firstSignificant {
         case 0, UInt8(ascii: ">"), UInt8(ascii: "+"), UInt8(ascii: "~"), UInt8(ascii: ","): return .invalid
@@ -98,6 +103,19 @@ struct CSSSelectorChecker {
         case UInt8(ascii: ">"), UInt8(ascii: "+"), UInt8(ascii: "~"), UInt8(ascii: ","): return .invalid
         default: return .valid
         }
+    }
+
+    /// CSS identifiers (class and id names) cannot start with a digit, or with `-` and a digit (CSS Syntax §4.3.9).
+    private static func startsIdentifier<C: Collection>(_ bytes: C, at index: Int) -> Bool where C.Element == UInt8, C.Index == Int {
+        func isStart(_ byte: UInt8) -> Bool {
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || byte == UInt8(ascii: "_") || byte >= 0x80 || byte == UInt8(ascii: "\\")
+        }
+        guard index < bytes.endIndex else { return false }
+        let first = bytes[index]
+        if isStart(first) { return true }
+        guard first == UInt8(ascii: "-"), index + 1 < bytes.endIndex else { return false }
+        let second = bytes[index + 1]
+        return isStart(second) || second == UInt8(ascii: "-")
     }
 
     @inline(__always) private static func isNameByte(_ byte: UInt8) -> Bool {
