@@ -132,7 +132,13 @@ import Testing
         #expect(harness.upstreamStatus?.sourceDate == "2025-10")
         // Then the online refresh fails (no upstream) and changes nothing.
         let online = harness.run(.online)
-        #expect(online.result == .unchanged)
+        guard case .failed(let reason) = online.result else {
+            Issue.record("an unreachable upstream must make the refresh fail, got \(online.result)")
+            return
+        }
+        #expect(reason.contains("easylist: "))
+        #expect(harness.status.current.lastRefresh?.result == "failed")
+        #expect(harness.status.current.lastRefresh?.error?.contains("connection failed") == true)
         #expect(harness.upstreamStatus?.lastResult == "failed")
         #expect(harness.upstreamStatus?.source == "bundled-snapshot")
     }

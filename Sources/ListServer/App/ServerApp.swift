@@ -15,7 +15,6 @@ final class ServerApp: @unchecked Sendable {
     let status = StatusBoard()
     private var server: HTTPServer?
     private var scheduler: RefreshScheduler?
-    private var signalSources: [DispatchSourceSignal] = []
 
     init(resolved: ResolvedConfiguration, log: Log) {
         self.resolved = resolved
@@ -73,20 +72,7 @@ final class ServerApp: @unchecked Sendable {
         return port
     }
 
-    /// SIGTERM/SIGINT: stop refreshing, drain in-flight responses, exit 0.
-    func exitOnTerminationSignals() {
-        for signalNumber in [SIGTERM, SIGINT] {
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { [self] in
-                log.info("signal \(signalNumber): draining for up to \(resolved.configuration.http.shutdownGraceSeconds) s")
-                stop()
-                exit(0)
-            }
-            source.resume()
-            signalSources.append(source)
-        }
-    }
-
+    /// Stops refreshing and drains in-flight responses (SIGTERM/SIGINT); blocks until done.
     func stop() {
         scheduler?.stop()
         server?.shutdown(grace: resolved.configuration.http.shutdownGraceSeconds)

@@ -13,20 +13,25 @@ enum ServeCommand: Command {
     ]
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        // Before any thread exists, so every thread inherits the mask and the Dispatch signal
-        // sources receive SIGTERM/SIGINT.
-        shim_block_termination_signals()
         shim_ignore_sigpipe()
         var resolved = try ResolvedConfiguration.load(path: arguments.value("--config") ?? "config.json")
         if let port = arguments.value("--port") {
             resolved.configuration.listen.port = try ArgumentParser.integer(port, flag: "--port", range: 0...65_535)
         }
-        let app = ServerApp(resolved: resolved, log: Log(label: "listserver"))
-        app.exitOnTerminationSignals()
+        let log = Log(label: "listserver")
+        let grace = resolved.configuration.http.shutdownGraceSeconds
+        let app = ServerApp(resolved: resolved, log: log)
+        // Before any thread exists, so every thread inherits the blocked mask and only the
+        // Dispatch signal sources see SIGTERM/SIGINT.
+        let signals = TerminationSignals {
+            log.info("termination signal: draining for up to \(grace) s")
+            app.stop()
+            exit(0)
+        }
         let port = try app.start()
         // One machine-readable line on stdout so scripts and tests learn the port.
         print("listening on http://\(resolved.configuration.listen.address):\(port)/")
         fflush(stdout)
-        dispatchMain()
+        withExtendedLifetime(signals) { dispatchMain() }
     }
 }

@@ -47,19 +47,24 @@ struct RefreshCycle: Sendable {
 
     func run(_ mode: Mode, state: inout PersistentState, now: @Sendable () -> Date = { Date() }) -> Summary {
         let started = now()
+        var problems: [String] = []
         if mode == .online {
             for upstream in configuration.upstreams {
-                fetchUpstream(upstream, state: &state, now: now())
+                if let problem = fetchUpstream(upstream, state: &state, now: now()) { problems.append("\(upstream.id): \(problem)") }
             }
             state.lastRefreshAt = started
         }
-        let summary = convertIfNeeded(state: &state, now: now())
+        var summary = convertIfNeeded(state: &state, now: now())
         do {
             try store.save(state)
         } catch {
             log.error("refresh: \(error)")
+            problems.append("\(error)")
         }
-        let error: String? = if case .failed(let reason) = summary.result { reason } else { nil }
+        // An upstream that could not be refreshed makes an otherwise unchanged refresh a failure.
+        if summary.result == .unchanged, !problems.isEmpty { summary.result = .failed(problems.joined(separator: "; ")) }
+        var error: String? = if case .failed(let reason) = summary.result { reason } else { nil }
+        if summary.result == .published, !problems.isEmpty { error = problems.joined(separator: "; ") }
         status.update {
             $0.lastRefresh = OperatorStatus.RefreshStatus(at: started, result: summary.result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
         }
@@ -68,7 +73,8 @@ struct RefreshCycle: Sendable {
 
     // MARK: fetching
 
-    private func fetchUpstream(_ upstream: Configuration.Upstream, state: inout PersistentState, now: Date) {
+    /// Fetches one upstream; returns what went wrong, or nil when the copy in use is current.
+    private func fetchUpstream(_ upstream: Configuration.Upstream, state: inout PersistentState, now: Date) -> String? {
         let record = state.upstreams[upstream.id]
         let lastGood = store.lastGoodCopy(upstream.id)
         // Validators only make sense for the exact copy we still hold.
@@ -89,7 +95,7 @@ struct RefreshCycle: Sendable {
                 $0.lastHTTPStatus = code
                 $0.lastError = error.description
             }
-            return
+            return error.description
         }
         switch fetched {
         case .notModified:
@@ -119,7 +125,7 @@ struct RefreshCycle: Sendable {
                     $0.lastHTTPStatus = 200
                     $0.lastError = "rejected: \(error)\(kept)"
                 }
-                return
+                return "rejected: \(error)"
             }
             let hash = SHA256.hex(accepted.text)
             do {
@@ -133,7 +139,7 @@ struct RefreshCycle: Sendable {
                     $0.lastHTTPStatus = 200
                     $0.lastError = "\(error)"
                 }
-                return
+                return "\(error)"
             }
             let fetchDate = ISO8601DateFormatter().string(from: now)
             state.upstreams[upstream.id] = PersistentState.Upstream(
@@ -151,6 +157,7 @@ struct RefreshCycle: Sendable {
                 $0.rules = accepted.rules
             }
         }
+        return nil
     }
 
     // MARK: converting and publishing
