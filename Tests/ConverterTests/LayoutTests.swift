@@ -102,16 +102,28 @@ enum LayoutFixture {
     }
 
     @Test func anchoredExceptionsArePrunedOnlyWhereProvablyIrrelevant() throws {
-        let scope = ExceptionScope(blockHosts: ["ads.example.com", "tracker.org"])
-        #expect(scope.mayCancel(exceptionHost: "ads.example.com"))
-        #expect(scope.mayCancel(exceptionHost: "example.com"))            // parent of a block host
-        #expect(scope.mayCancel(exceptionHost: "cdn.ads.example.com"))    // subdomain of a block host
-        #expect(scope.mayCancel(exceptionHost: nil))                      // unanchored: anything
-        #expect(!scope.mayCancel(exceptionHost: "other.example.com"))     // sibling
-        #expect(!scope.mayCancel(exceptionHost: "xexample.com"))          // not a dot boundary
-        #expect(!scope.mayCancel(exceptionHost: "tracker.org.evil.net"))
-        let open = ExceptionScope(blockHosts: ["a.com", nil])
-        #expect(open.mayCancel(exceptionHost: "unrelated.net"))           // a path block can match any host
+        let scope = ExceptionScope(urlHosts: ["ads.example.com", "tracker.org"], pageDomains: [nil, nil])
+        func url(_ host: String?) -> Bool { scope.mayCancel(exceptionHost: host, pages: nil) }
+        #expect(url("ads.example.com"))
+        #expect(url("example.com"))            // parent of a block host
+        #expect(url("cdn.ads.example.com"))    // subdomain of a block host
+        #expect(url(nil))                      // unanchored: anything
+        #expect(!url("other.example.com"))     // sibling
+        #expect(!url("xexample.com"))          // not a dot boundary
+        #expect(!url("tracker.org.evil.net"))
+        #expect(scope.mayCancel(exceptionHost: "ads.example.com", pages: ["news.example"]))  // blocks act on every page
+        let open = ExceptionScope(urlHosts: ["a.com", nil], pageDomains: [nil, nil])
+        #expect(open.mayCancel(exceptionHost: "unrelated.net", pages: nil))  // a path block can match any host
+        let bareLabel = ExceptionScope(urlHosts: ["com"], pageDomains: [nil])
+        #expect(bareLabel.mayCancel(exceptionHost: "unrelated.net", pages: nil))
+        // Page conditions: rules only on news.example pages.
+        let pagedScope = ExceptionScope(urlHosts: [nil], pageDomains: [["news.example"], ["shop.example"]])
+        #expect(pagedScope.mayCancel(exceptionHost: nil, pages: nil))                 // exception on every page
+        #expect(pagedScope.mayCancel(exceptionHost: nil, pages: ["www.news.example"])) // subdomain page
+        #expect(pagedScope.mayCancel(exceptionHost: nil, pages: ["example"]))          // parent domain
+        #expect(!pagedScope.mayCancel(exceptionHost: nil, pages: ["other.example"]))
+        #expect(!pagedScope.mayActOnPage(of: ["other.example", "third.example"]))
+        #expect(pagedScope.mayActOnPage(of: ["other.example", "shop.example"]))
 
         var rules = ConvertedRules()
         rules.network = [F.block("ads.example.com"), F.path("/banner/"), F.exception("example.com"), F.exception("unrelated.net"),
@@ -121,14 +133,26 @@ enum LayoutFixture {
         let paths = try #require(lists.first { $0.family == .networkPaths }).rules.map(F.text)
         #expect(hosts.count == 3 && hosts[1].contains(#""example.com""#) && hosts[2].contains("@@/ok/"))
         #expect(paths.count == 4)
+
+        var paged = ConvertedRules()
+        let siteException = NetworkRule(key: "@@/x/$domain=other.example", kind: .exception,
+                                        json: Array(#"{"trigger":{"url-filter":"x","if-domain":["*other.example"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
+                                        anchorHost: nil, sourceID: "easylist")
+        paged.network = [F.siteBlock("c.example", on: "news.example"), F.path("/ad/"), siteException]
+        paged.siteExceptions = [F.site(.document, "other.example"), F.site(.document, "www.news.example")]
+        let pagedLists = try F.layout(paged).lists
+        let sites = try #require(pagedLists.first { $0.family == .networkSites }).rules.map(F.text)
+        #expect(sites.count == 2 && sites[1].contains("www.news.example"))
+        #expect(try #require(pagedLists.first { $0.family == .networkPaths }).rules.count == 4)
     }
 
     @Test func siteExceptionsEndTheListsTheyMustCancel() throws {
         var rules = ConvertedRules()
         rules.network = [F.block("a.example"), F.path("/ad/"), F.siteBlock("c.example", on: "news.example")]
         rules.cosmetic = [F.generic(".ad"), F.onSites(".box", ["news.example"])]
-        rules.siteExceptions = [F.site(.document, "d.example"), F.site(.elementHiding, "e.example"),
-                                F.site(.genericHiding, "g.example"), F.site(.genericBlocking, "b.example")]
+        // All on news.example pages, so the site-specific lists (rules only on news.example) need them too.
+        rules.siteExceptions = [F.site(.document, "d.news.example"), F.site(.elementHiding, "e.news.example"),
+                                F.site(.genericHiding, "g.news.example"), F.site(.genericBlocking, "news.example")]
         let lists = try F.layout(rules).lists
         func tail(_ family: ListFamily) throws -> [String] {
             try #require(lists.first { $0.family == family }).rules.dropFirst().map(F.text).map {

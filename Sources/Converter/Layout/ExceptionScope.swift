@@ -1,61 +1,54 @@
-/// Which `@@` exceptions a network list must carry.
+/// Which `@@` exceptions and site exceptions a list must carry.
 ///
 /// `ignore-previous-rules` only cancels earlier rules of its own list, so an exception must be in
-/// every list holding a block it can cancel. It can cancel a block only if some URL matches both.
-/// An exception anchored to host E (`||E^`) matches only URLs on E and its subdomains; a block
-/// anchored to host B only URLs on B and its subdomains. Those sets meet exactly when E == B, E is
-/// a subdomain of B, or B is a subdomain of E. So an anchored exception is provably irrelevant to a
-/// list whose blocks are all anchored to unrelated hosts; an unanchored exception, or a list with
-/// any unanchored block, gets the exception.
+/// every list holding a rule it can cancel, and it can cancel a rule only if some request matches
+/// both. Two conditions are checked, each conservatively:
+/// - URL: an exception anchored to host E (`||E^`) matches only URLs on E and its subdomains; a
+///   block anchored to B only URLs on B and its subdomains. They meet exactly when E and B are
+///   equal or one is a subdomain of the other. An unanchored exception or block may meet anything.
+/// - Page: an exception with `if-domain` D' only acts on pages of D'; a rule with `if-domain` D only
+///   on pages of D. They meet when some domain of D relates to some domain of D'. A rule or an
+///   exception without `if-domain` (including `unless-domain`) may act on any page.
+/// The two checks are made against the whole list separately, so a kept exception may still be
+/// irrelevant, but a dropped one provably cannot cancel anything in the list.
 struct ExceptionScope: Sendable {
-    /// Some block may match a URL on any host.
-    private(set) var hasUnanchoredBlock = false
-    /// Hash of every block host.
-    private var hosts = Set<UInt64>()
-    /// Hash of every dot-suffix of every block host (the host itself included).
-    private var hostSuffixes = Set<UInt64>()
+    /// Some rule may match a URL on any host.
+    private var anyURL = false
+    private var urlHosts = HostRelationIndex()
+    /// Some rule may act on any page.
+    private var anyPage = false
+    private var pageDomains = HostRelationIndex()
 
-    init<Hosts: Sequence>(blockHosts: Hosts) where Hosts.Element == String? {
-        for host in blockHosts {
-            guard let host else {
-                hasUnanchoredBlock = true
+    /// - Parameters:
+    ///   - urlHosts: each cancellable rule's anchor host (nil: unanchored); empty for rules without URLs (cosmetic).
+    ///   - pageDomains: each cancellable rule's `if-domain` domains without `*` (nil: any page).
+    init(urlHosts: [String?], pageDomains: [[String]?]) {
+        for host in urlHosts {
+            if let host, host.utf8.contains(UInt8(ascii: ".")) { self.urlHosts.insert(host) } else { anyURL = true }
+        }
+        for domains in pageDomains {
+            guard let domains, !domains.isEmpty else {
+                anyPage = true
                 continue
             }
-            var whole: UInt64?
-            ExceptionScope.forEachSuffixHash(host) { hash in
-                hostSuffixes.insert(hash)
-                whole = hash
-            }
-            if let whole { hosts.insert(whole) }
+            for domain in domains { self.pageDomains.insert(domain) }
         }
     }
 
-    /// Whether an exception anchored to `host` (nil: unanchored) can cancel a block of the list.
-    func mayCancel(exceptionHost host: String?) -> Bool {
-        guard let host, !hasUnanchoredBlock else { return true }
-        var suffixes: [UInt64] = []
-        ExceptionScope.forEachSuffixHash(host) { suffixes.append($0) }
-        guard let whole = suffixes.last else { return true }
-        // A block on E itself or on a subdomain of E.
-        if hostSuffixes.contains(whole) { return true }
-        // A block on a parent domain of E.
-        return suffixes.dropLast().contains { hosts.contains($0) }
+    /// Whether an exception anchored to `host` (nil: unanchored) with `if-domain` `domains` (nil:
+    /// any page) can cancel a rule of the list.
+    func mayCancel(exceptionHost host: String?, pages domains: [String]?) -> Bool {
+        mayMatchURL(on: host) && mayActOnPage(of: domains)
     }
 
-    /// Calls `body` with a hash of each dot-suffix of `host`, shortest first, the whole host last:
-    /// `a.b.c` → `c`, `b.c`, `a.b.c`. The hash is FNV-1a over the bytes read backwards, so one
-    /// backward pass yields every suffix's hash without building the substrings.
-    static func forEachSuffixHash(_ host: String, _ body: (UInt64) -> Void) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var utf8 = host.utf8.makeIterator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        while let byte = utf8.next() { bytes.append(byte) }
-        var index = bytes.count - 1
-        while index >= 0 {
-            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
-            if index == 0 || bytes[index - 1] == UInt8(ascii: ".") { body(hash) }
-            index -= 1
-        }
+    /// For site exceptions (`url-filter: ".*"`), only the page condition matters.
+    func mayActOnPage(of domains: [String]?) -> Bool {
+        guard !anyPage, let domains, !domains.isEmpty else { return true }
+        return domains.contains { pageDomains.relates(to: $0) }
+    }
+
+    private func mayMatchURL(on host: String?) -> Bool {
+        guard !anyURL, let host else { return true }
+        return urlHosts.relates(to: host)
     }
 }

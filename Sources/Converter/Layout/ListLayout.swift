@@ -23,9 +23,9 @@ struct ListLayout: Sendable {
 
     /// WebKit refuses lists longer than this (measured: 150,000 compiles, 150,001 fails).
     static let webKitRuleLimit = 150_000
-    /// A fresh layout does not split a family into stable lists smaller than this: every list
-    /// costs each page load a lookup, and tiny lists save little when they change.
-    static let minimumStableListSize = 2_000
+    /// A fresh layout does not split a family into stable lists of fewer JSON bytes than this:
+    /// every list costs each page load a lookup, and tiny lists save little when they change.
+    static let minimumStableListBytes = 150_000
 
     var configuration: ConverterConfiguration
 
@@ -88,15 +88,17 @@ struct ListLayout: Sendable {
         }
         if required + recentReserve > configuration.maxLists { recentReserve = 0 }
         var spare = configuration.maxLists - required - recentReserve
-        // Spare lists go where they split the most members: more, smaller stable lists mean a
-        // removed rule changes a smaller share of the set.
+        // Spare lists go where they split the most bytes: more, smaller stable lists mean a
+        // removed rule changes a smaller share of the set. Path lists are left alone: any added
+        // exception changes all of them anyway.
+        let bytes = Dictionary(uniqueKeysWithValues: ListFamily.allCases.map { ($0, input.bytes($0)) })
         while spare > 0 {
             var best: ListFamily?
             var bestSize = 0
-            for family in ListFamily.allCases where family.hasRecentList {
+            for family in ListFamily.allCases where family != .networkPaths {
                 guard let lists = counts[family] else { continue }
-                let size = input.weight(family) / (lists + 1)
-                if size >= ListLayout.minimumStableListSize, size > bestSize {
+                let size = bytes[family]! / (lists + 1)
+                if size >= ListLayout.minimumStableListBytes, size > bestSize {
                     best = family
                     bestSize = size
                 }
@@ -127,8 +129,19 @@ struct ListLayout: Sendable {
         placed.map { list in
             let members = (input.members[list.family] ?? [])
             let indices = list.members.map { members[$0].index }
-            var rules = list.family.isNetwork ? networkRules(indices, input) : cosmeticRules(indices, input)
-            for exception in input.siteExceptions where list.family.endsWith(exception.scope) {
+            var rules: [[UInt8]]
+            let scope: ExceptionScope
+            if list.family.isNetwork {
+                (rules, scope) = networkRules(indices, input)
+            } else {
+                rules = cosmeticRules(indices, input)
+                scope = ExceptionScope(urlHosts: [], pageDomains: indices.map { index -> [String]? in
+                    if case .only(let domains) = input.rules.cosmetic[index].domains { return domains }
+                    return nil
+                })
+            }
+            for (index, exception) in input.siteExceptions.enumerated()
+            where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
                 rules.append(exception.json)
             }
             return LaidOutList(id: list.id, family: list.family, rules: rules)
@@ -136,19 +149,24 @@ struct ListLayout: Sendable {
     }
 
     /// Carve-out units first (each block with its own `ignore-previous-rules` right after it), then
-    /// plain blocks, the exceptions that can cancel them, and `$important` blocks last.
-    private func networkRules(_ indices: [Int], _ input: LayoutInput) -> [[UInt8]] {
+    /// plain blocks, the exceptions that can cancel them, and `$important` blocks last. Also returns
+    /// the scope of everything in the list, for the site exceptions that end it.
+    private func networkRules(_ indices: [Int], _ input: LayoutInput) -> ([[UInt8]], ExceptionScope) {
         var carveOuts: [[UInt8]] = []
         var blocks: [[UInt8]] = []
         var important: [[UInt8]] = []
         var blockHosts: [String?] = []
+        var blockPages: [[String]?] = []
+        var allPages: [[String]?] = []
         input.rules.network.withUnsafeBufferPointer { network in
             for index in indices {
+                allPages.append(input.networkPages[index])
                 switch network[index].kind {
                 case .importantBlock:
                     important.append(network[index].json)
                 case .block, .exception:
                     blockHosts.append(network[index].anchorHost)
+                    blockPages.append(input.networkPages[index])
                     if let carveOut = network[index].carveOut {
                         carveOuts.append(network[index].json)
                         carveOuts.append(carveOut)
@@ -160,12 +178,13 @@ struct ListLayout: Sendable {
         }
         var out = carveOuts + blocks
         if !blockHosts.isEmpty {
-            let scope = ExceptionScope(blockHosts: blockHosts)
-            for exception in input.exceptions where scope.mayCancel(exceptionHost: exception.anchorHost) {
-                out.append(exception.json)
+            let scope = ExceptionScope(urlHosts: blockHosts, pageDomains: blockPages)
+            for index in input.exceptions
+            where scope.mayCancel(exceptionHost: input.rules.network[index].anchorHost, pages: input.networkPages[index]) {
+                out.append(input.rules.network[index].json)
             }
         }
-        return out + important
+        return (out + important, ExceptionScope(urlHosts: [], pageDomains: allPages))
     }
 
     private func cosmeticRules(_ indices: [Int], _ input: LayoutInput) -> [[UInt8]] {
@@ -189,27 +208,36 @@ struct ListLayout: Sendable {
 struct LayoutInput: Sendable {
     var rules: ConvertedRules
     var members: [ListFamily: [LayoutMember]] = [:]
-    /// `@@` rules in input order.
-    var exceptions: [NetworkRule] = []
+    /// Indices of the `@@` rules in `rules.network`, in input order.
+    var exceptions: [Int] = []
     var siteExceptions: [SiteException]
+    /// `if-domain` of each network rule (nil: any page), read from its JSON.
+    var networkPages: [[String]?] = []
+    /// `if-domain` of each site exception.
+    var siteExceptionPages: [[String]?] = []
 
     init(_ rules: ConvertedRules) {
         self.rules = rules
         siteExceptions = rules.siteExceptions
-        let ifDomain = Array(#""if-domain""#.utf8)
+        siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
+        networkPages.reserveCapacity(rules.network.count)
         for (index, rule) in rules.network.enumerated() {
+            let pages = ByteSearch.ifDomain(in: rule.json)
+            networkPages.append(pages)
             if rule.kind == .exception {
-                exceptions.append(rule)
+                exceptions.append(index)
                 continue
             }
             let family: ListFamily
             var order: [UInt8] = []
-            if ByteSearch.contains(rule.json, ifDomain) {
+            if pages != nil {
                 family = .networkSites
-            } else if let host = rule.anchorHost {
+            } else if let host = rule.anchorHost, host.utf8.contains(UInt8(ascii: ".")) {
                 family = .networkHosts
                 order = ByteSearch.reversedLabels(host)
             } else {
+                // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
+                // exception on a .com host could cancel.
                 family = .networkPaths
             }
             members[family, default: []].append(
@@ -235,12 +263,55 @@ struct LayoutInput: Sendable {
         guard family.isNetwork else { return members.count }
         return members.reduce(0) { $0 + (rules.network[$1.index].carveOut == nil ? 1 : 2) }
     }
+
+    /// Roughly how many JSON bytes the family's members become: what a device downloads and
+    /// compiles when one of its lists changes.
+    func bytes(_ family: ListFamily) -> Int {
+        guard let members = members[family] else { return 0 }
+        if family.isNetwork {
+            return members.reduce(0) { $0 + rules.network[$1.index].json.count }
+        }
+        return members.reduce(0) { total, member in
+            let selector = rules.cosmetic[member.index]
+            switch selector.domains {
+            case .everywhere, .except: return total + selector.selector.utf8.count + 2
+            // A site selector usually brings its own rule: trigger, action and domain list.
+            case .only(let domains): return total + selector.selector.utf8.count + 80 + domains.reduce(0) { $0 + $1.utf8.count + 4 }
+            }
+        }
+    }
 }
 
 /// Byte helpers for the hot path (no per-character `String` work).
 enum ByteSearch {
+    private static let ifDomainKey = Array(#""if-domain":["#.utf8)
+
+    /// The domains of a rule's `"if-domain":[...]`, without the `*` prefix; nil when it has none.
+    /// Domains are lowercase punycode, so they hold no escapes.
+    static func ifDomain(in json: [UInt8]) -> [String]? {
+        guard let start = firstIndex(of: ifDomainKey, in: json) else { return nil }
+        var domains: [String] = []
+        var index = start + ifDomainKey.count
+        while index < json.count, json[index] != UInt8(ascii: "]") {
+            if json[index] == UInt8(ascii: "\"") {
+                var end = index + 1
+                while end < json.count, json[end] != UInt8(ascii: "\"") { end += 1 }
+                var first = index + 1
+                if first < end, json[first] == UInt8(ascii: "*") { first += 1 }
+                domains.append(String(decoding: json[first..<end], as: UTF8.self))
+                index = end
+            }
+            index += 1
+        }
+        return domains
+    }
+
     static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        guard let first = needle.first, haystack.count >= needle.count else { return false }
+        firstIndex(of: needle, in: haystack) != nil
+    }
+
+    static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard let first = needle.first, haystack.count >= needle.count else { return nil }
         let last = haystack.count - needle.count
         var index = 0
         while index <= last {
@@ -250,11 +321,11 @@ enum ByteSearch {
                     match = false
                     break
                 }
-                if match { return true }
+                if match { return index }
             }
             index += 1
         }
-        return false
+        return nil
     }
 
     /// `ads.example.com` → `com.example.ads`, so sorting groups a site's hosts together.

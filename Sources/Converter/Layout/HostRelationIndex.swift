@@ -1,0 +1,45 @@
+/// A set of hosts (or page domains) indexed so that one lookup tells whether another host is the
+/// same as, a subdomain of, or a parent domain of any of them: exactly when the URLs (or pages)
+/// the two stand for can overlap, since `||h^` and `*h` both cover h and all its subdomains.
+struct HostRelationIndex: Sendable {
+    /// Hash of every inserted host.
+    private var hosts = Set<UInt64>()
+    /// Hash of every dot-suffix of every inserted host (the host itself included).
+    private var suffixes = Set<UInt64>()
+
+    var isEmpty: Bool { hosts.isEmpty }
+
+    mutating func insert(_ host: String) {
+        var whole: UInt64?
+        HostRelationIndex.forEachSuffixHash(host) { hash in
+            suffixes.insert(hash)
+            whole = hash
+        }
+        if let whole { hosts.insert(whole) }
+    }
+
+    /// Whether `host` equals an inserted host, is a subdomain of one, or is a parent domain of one.
+    func relates(to host: String) -> Bool {
+        var chain: [UInt64] = []
+        HostRelationIndex.forEachSuffixHash(host) { chain.append($0) }
+        guard let whole = chain.last else { return true }
+        if suffixes.contains(whole) { return true }  // an inserted host is `host` or below it
+        return chain.dropLast().contains { hosts.contains($0) }  // an inserted host is above `host`
+    }
+
+    /// Calls `body` with a hash of each dot-suffix of `host`, shortest first, the whole host last:
+    /// `a.b.c` → `c`, `b.c`, `a.b.c`. The hash is FNV-1a over the bytes read backwards, so one
+    /// backward pass yields every suffix's hash without building the substrings.
+    static func forEachSuffixHash(_ host: String, _ body: (UInt64) -> Void) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        bytes.append(contentsOf: host.utf8)
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        var index = bytes.count - 1
+        while index >= 0 {
+            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+            if index == 0 || bytes[index - 1] == UInt8(ascii: ".") { body(hash) }
+            index -= 1
+        }
+    }
+}
