@@ -35,12 +35,16 @@ struct Publisher: Sendable {
         let previous = currentManifest()
         var lists: [RuleList] = []
         var rejections: [GateRejection] = []
-        for list in output.lists {
-            guard let gate, !alreadyPublished(list) else {
-                lists.append(list)
-                continue
+        // Only lists whose exact bytes were never published need compiling; one batch for all.
+        let pending = gate == nil ? [] : output.lists.indices.filter { !alreadyPublished(output.lists[$0]) }
+        var verdicts: [Int: String] = [:]
+        if let gate, !pending.isEmpty {
+            for (index, verdict) in zip(pending, gate.rejections(of: pending.map { output.lists[$0] })) {
+                if let verdict { verdicts[index] = verdict }
             }
-            guard let reason = gate.rejection(of: list) else {
+        }
+        for (index, list) in output.lists.enumerated() {
+            guard let reason = verdicts[index] else {
                 lists.append(list)
                 continue
             }
