@@ -3,6 +3,10 @@ import Foundation
 import Glibc
 #endif
 @testable import ListServer
+import ListSync
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// A tiny HTTP/1.1 origin on 127.0.0.1 for the sync client's tests. It answers one request per
 /// connection (`Connection: close`) from a handler the test sets, logs every request, and can
@@ -190,4 +194,121 @@ struct TemporaryDirectory {
     }
     var url: URL { URL(fileURLWithPath: path) }
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// A published set built the way the publisher names and encodes it (content-hashed names,
+/// deterministic gzip, the publisher's manifest bytes), ready to `install` in the origin.
+struct PublishedSetForTests {
+    var lists: [PlannedList]
+    var manifest: [UInt8]
+
+    init(lists: [(id: String, json: [UInt8])]) throws {
+        self.lists = try lists.map { list in
+            let hash = SHA256.hex(list.json)
+            return PlannedList(id: list.id, rules: 1, sha256: hash, fileName: "\(list.id).\(hash.prefix(PublishPlan.hashPrefixLength)).json",
+                               identity: list.json, gzip: try Gzip.compress(list.json))
+        }
+        manifest = PublishPlan.manifestBytes(self.lists)
+    }
+
+    init(plan: PublishPlan) {
+        lists = plan.lists
+        manifest = plan.manifest
+    }
+
+    /// A deterministic list of `count` block rules whose filters carry `tag`.
+    static func ruleJSON(tag: String, count: Int) -> [UInt8] {
+        Array(("[" + (0..<count).map { #"{"trigger":{"url-filter":"^https?://[^/]*\#(tag)-\#($0)\\.example/"},"action":{"type":"block"}}"# }
+            .joined(separator: ",") + "]").utf8)
+    }
+
+    var hashes: Set<String> { Set(lists.map(\.sha256)) }
+
+    func list(_ id: String) -> PlannedList { lists.first { $0.id == id }! }
+
+    var siteContent: SiteContent {
+        let now = Date()
+        var files: [String: SiteContent.Entry] = [:]
+        for list in lists {
+            files[list.fileName] = SiteContent.Entry(name: list.fileName, identity: list.identity, gzip: list.gzip,
+                                                     sha256: list.sha256, lastModified: now)
+        }
+        let manifestEntry = SiteContent.Entry(name: PublishPlan.manifestName, identity: manifest, gzip: nil,
+                                              sha256: SHA256.hex(manifest), lastModified: now)
+        return SiteContent(manifest: manifestEntry, files: files)
+    }
+}
+
+/// The real origin, `HTTPServer`, on an ephemeral loopback port, with its access log captured so
+/// tests can count what reached the origin, by path and status.
+struct OriginForTests {
+    /// One access-log line: a request the origin answered.
+    struct Request: Equatable, CustomStringConvertible {
+        var method: String
+        var path: String
+        var status: Int
+        var description: String { "\(method) \(path) \(status)" }
+    }
+
+    /// Collects access-log lines from the server's event loops.
+    final class AccessRecorder: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    }
+
+    let server: HTTPServer
+    let port: Int
+    private let recorder = AccessRecorder()
+
+    init(manifestMaxAge: Int = 300, staleWhileRevalidate: Int = 600) throws {
+        var http = Configuration.HTTP()
+        http.manifestMaxAgeSeconds = manifestMaxAge
+        http.manifestStaleWhileRevalidateSeconds = staleWhileRevalidate
+        http.accessLog = true
+        let recorder = self.recorder
+        let log = Log(label: "origin", minimum: .info, sink: { recorder.append($0) })
+        server = HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0),
+                            status: StatusBoard(), log: log, admin: nil)
+        port = try server.start()
+    }
+
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    func install(_ set: PublishedSetForTests) { server.install(set.siteContent) }
+
+    /// Requests answered so far, in order, from lines like `... access PEER GET /path 200 BYTES 12us`.
+    var requests: [Request] {
+        recorder.all.compactMap { line in
+            let words = line.split(separator: " ")
+            guard let at = words.firstIndex(of: "access"), words.count > at + 4, let status = Int(words[at + 4]) else { return nil }
+            return Request(method: String(words[at + 2]), path: String(words[at + 3]), status: status)
+        }
+    }
+
+    func stop() { server.shutdown(grace: 1) }
+}
+
+/// Runs `count` independent devices (each its own store) against `manifestURL`, at most
+/// `parallel` at a time, and returns their reports in device order.
+func syncDevices(_ stores: [TemporaryDirectory], manifestURL: String, session: URLSession, parallel: Int = 25) async throws -> [SyncReport] {
+    var reports = [SyncReport?](repeating: nil, count: stores.count)
+    try await withThrowingTaskGroup(of: (Int, SyncReport).self) { group in
+        var next = 0
+        func addNext() {
+            guard next < stores.count else { return }
+            let index = next
+            next += 1
+            let client = SyncClient(manifestURL: URL(string: manifestURL)!, store: SyncStore(directory: stores[index].url),
+                                    session: session, options: .init(timeout: 20))
+            group.addTask { (index, try await client.sync()) }
+        }
+        for _ in 0..<parallel { addNext() }
+        while let (index, report) = try await group.next() {
+            reports[index] = report
+            addNext()
+        }
+    }
+    return reports.map { $0! }
 }

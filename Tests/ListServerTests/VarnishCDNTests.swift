@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import ListSync
+@testable import ListServer
+import Testing
+
+/// End to end through a real CDN: 200 simulated devices sync from `HTTPServer` through Varnish
+/// (scripts/varnish/cdn.vcl). Checks that immutable hashed files reach the origin once, that
+/// manifest revalidations are 304s, that a new publish reaches devices within the manifest
+/// max-age, and that Range and gzip responses from the edge carry the right bytes.
+@Suite(.serialized) struct VarnishCDNTests {
+    static let devices = 200
+    /// Short so the test sees revalidation quickly; stale-while-revalidate 0 so an expired
+    /// manifest is revalidated before it is served (the freshness bound the test asserts).
+    static let manifestMaxAge = 2
+
+    @Test func devicesSyncThroughVarnishAndTheOriginSeesEachFileOnce() async throws {
+        let origin = try OriginForTests(manifestMaxAge: Self.manifestMaxAge, staleWhileRevalidate: 0)
+        defer { origin.stop() }
+        let setA = try PublishedSetForTests(lists: (0..<6).map { (id: "network-0\($0)", json: PublishedSetForTests.ruleJSON(tag: "a\($0)", count: 300)) })
+        origin.install(setA)
+        let cdn = try VarnishCDN(originPort: origin.port)
+        defer { cdn.stop() }
+
+        let stores = try (0..<Self.devices).map { try TemporaryDirectory("device-\($0)") }
+        defer { stores.forEach { $0.remove() } }
+        let session = SyncClient.makeSession(maxConnectionsPerHost: 32)
+        let manifestURL = cdn.baseURL + "/manifest.json"
+        let fileNamesA = Set(setA.lists.map { "/" + $0.fileName })
+
+        // Cold: every device starts empty.
+        let cold = try await syncDevices(stores, manifestURL: manifestURL, session: session)
+        #expect(cold.allSatisfy { $0.outcome == .updated && Set($0.downloaded.map(\.sha256)) == setA.hashes })
+        let coldBackend = origin.requests
+        let coldFiles = coldBackend.filter { $0.path != "/manifest.json" }
+        #expect(coldFiles.map(\.path).sorted() == fileNamesA.sorted(), "each hashed file reaches the origin exactly once")
+        #expect(coldFiles.allSatisfy { $0.status == 200 })
+        #expect(coldBackend.contains { $0.path == "/manifest.json" })
+
+        // Warm: the edge's manifest has expired; devices revalidate with their ETag.
+        try await Task.sleep(nanoseconds: UInt64(Self.manifestMaxAge) * 1_000_000_000 + 500_000_000)
+        let warm = try await syncDevices(stores, manifestURL: manifestURL, session: session)
+        #expect(warm.allSatisfy { $0.outcome == .notModified })
+        let warmBackend = Array(origin.requests.dropFirst(coldBackend.count))
+        #expect(!warmBackend.isEmpty, "the expired manifest should have been revalidated at the origin")
+        #expect(warmBackend.allSatisfy { $0.path == "/manifest.json" && $0.status == 304 },
+                "warm traffic reaching the origin should be manifest 304s only, got \(warmBackend)")
+
+        // A new publish: one list changes, one is added. Devices see it once max-age has passed.
+        var listsB = setA.lists.map { (id: $0.id, json: $0.identity) }
+        listsB[2].json = PublishedSetForTests.ruleJSON(tag: "b2", count: 300)
+        listsB.append((id: "recent", json: PublishedSetForTests.ruleJSON(tag: "recent", count: 50)))
+        let setB = try PublishedSetForTests(lists: listsB)
+        let newHashes = setB.hashes.subtracting(setA.hashes)
+        origin.install(setB)
+        try await Task.sleep(nanoseconds: UInt64(Self.manifestMaxAge) * 1_000_000_000 + 500_000_000)
+        let beforeUpdate = origin.requests.count
+        let updated = try await syncDevices(stores, manifestURL: manifestURL, session: session)
+        for report in updated {
+            #expect(report.outcome == .updated)
+            #expect(Set(report.downloaded.map(\.sha256)) == newHashes)
+            #expect(report.recompile == ["network-02", "recent"])
+        }
+        let updateBackend = Array(origin.requests.dropFirst(beforeUpdate))
+        let updateFiles = updateBackend.filter { $0.path != "/manifest.json" }
+        #expect(updateFiles.map(\.path).sorted() == setB.lists.filter { newHashes.contains($0.sha256) }.map { "/" + $0.fileName }.sorted())
+        for store in stores.prefix(5) {
+            #expect(try SyncClientTests.storedHashes(store) == setB.hashes)
+        }
+
+        let perThousand = { (requests: Int) in Double(requests) * 1_000 / Double(Self.devices) }
+        print("""
+            varnish: \(Self.devices) devices, \(setA.lists.count) lists; origin requests per 1,000 device syncs: \
+            cold \(perThousand(coldBackend.count)) (\(coldBackend.count) total: \(coldFiles.count) files, \(coldBackend.count - coldFiles.count) manifest), \
+            warm \(perThousand(warmBackend.count)) (all manifest 304s), \
+            after publish \(perThousand(updateBackend.count)) (\(updateFiles.count) files)
+            """)
+    }
+
+    /// Byte equality as a plain Bool, so a failure does not print whole bodies.
+    static func same(_ a: [UInt8], _ b: [UInt8]) -> Bool { a == b }
+
+    @Test func rangeAndGzipThroughVarnishCarryTheRightBytes() async throws {
+        let origin = try OriginForTests(manifestMaxAge: Self.manifestMaxAge, staleWhileRevalidate: 0)
+        defer { origin.stop() }
+        let set = try PublishedSetForTests(lists: [(id: "network-00", json: PublishedSetForTests.ruleJSON(tag: "r", count: 400))])
+        origin.install(set)
+        let cdn = try VarnishCDN(originPort: origin.port)
+        defer { cdn.stop() }
+        let list = set.list("network-00")
+        let gzip = try #require(list.gzip)
+        let path = "/" + list.fileName
+
+        let plain = try RawHTTPResponse.get(port: cdn.port, path: path)
+        #expect(plain.status == 200)
+        #expect(plain.headers["content-encoding"] == nil)
+        #expect(Self.same(plain.body, list.identity), "identity body differs: \(plain.body.count) bytes vs \(list.identity.count)")
+
+        let gzipped = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Accept-Encoding": "gzip"])
+        #expect(gzipped.status == 200)
+        #expect(gzipped.headers["content-encoding"] == "gzip")
+        #expect(Self.same(gzipped.body, gzip), "the edge should pass the origin's deterministic gzip bytes through unchanged")
+        #expect(Self.same(try Gzip.decompress(gzipped.body, limit: 1 << 24), list.identity))
+
+        let range = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Range": "bytes=100-1099"])
+        #expect(range.status == 206)
+        #expect(range.headers["content-range"] == "bytes 100-1099/\(list.identity.count)")
+        #expect(Self.same(range.body, Array(list.identity[100..<1100])))
+
+        let suffix = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Range": "bytes=-50"])
+        #expect(suffix.status == 206)
+        #expect(Self.same(suffix.body, Array(list.identity.suffix(50))))
+
+        let gzipRange = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Range": "bytes=0-99", "Accept-Encoding": "gzip"])
+        #expect(gzipRange.status == 206)
+        #expect(gzipRange.headers["content-encoding"] == "gzip")
+        #expect(Self.same(gzipRange.body, Array(gzip[0..<100])))
+
+        // All of that came from one origin fetch of the file.
+        let backend = origin.requests.filter { $0.path == path }
+        #expect(backend.count == 1, "the hashed file should be fetched from the origin once, got \(backend)")
+    }
+}
