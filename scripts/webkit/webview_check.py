@@ -1,0 +1,323 @@
+#!/usr/bin/env python3
+"""Check evaluate.py against real WebKit: load pages in a WebKitGTK WebView with our lists installed
+and see which requests reach a loopback logging proxy.
+
+Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/webview_check.py SETDIR [--sample 300]
+
+How: every sampled request is rewritten to http:// (the proxy cannot see paths inside an HTTPS
+CONNECT tunnel); the evaluator decides on the very same rewritten URL and page, so the two are
+compared like for like. Requests are grouped by source page; for each page the WebView loads
+`http://<source host>/__lsharness__/<n>` through the proxy (WebKit network proxy settings, custom
+mode), and the page issues the requests by type: img, script, link stylesheet, fetch, iframe,
+sendBeacon (ping), @font-face (font). ABP `document` requests are top-frame navigations of their own.
+A request the proxy saw was allowed; one it never saw (within the page's time limit) was blocked.
+All traffic stays on 127.0.0.1: the proxy answers everything itself and never connects out.
+Prints agreement and writes every difference; exit 1 when they differ.
+"""
+import argparse
+import http.server
+import json
+import os
+import random
+import socketserver
+import sys
+import tempfile
+import shutil
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from evaluate import Evaluator, load_set, normalize_url  # noqa: E402
+
+TESTED_TYPES = ("script", "image", "stylesheet", "xmlhttprequest", "subdocument", "ping", "font", "document")
+GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
+HARNESS_PATH = "/__lsharness__/"
+
+
+class ProxyLog:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.seen = []
+        self.pages = {}
+
+    def add(self, url):
+        with self.lock:
+            self.seen.append(url)
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.seen)
+
+
+def make_proxy(log):
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def _answer(self):
+            target = self.path
+            log.add(target)
+            path_only = target.split("?", 1)[0]
+            body, kind = b"", "text/plain"
+            page = None
+            for key, html in log.pages.items():
+                if target.endswith(key):
+                    page = html
+            if page is not None:
+                body, kind = page.encode(), "text/html"
+            elif path_only.endswith((".gif", ".png", ".jpg", ".jpeg")) or "image" in self.headers.get("Accept", ""):
+                body, kind = GIF, "image/gif"
+            elif "text/css" in self.headers.get("Accept", ""):
+                body, kind = b"", "text/css"
+            elif "text/html" in self.headers.get("Accept", ""):
+                body, kind = b"<!doctype html><title>x</title>", "text/html"
+            else:
+                body, kind = b"", "application/javascript"
+            length = int(self.headers.get("Content-Length") or 0)
+            if length:
+                self.rfile.read(min(length, 1 << 20))
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Access-Control-Allow-Origin", "*")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
+
+        do_GET = do_POST = do_HEAD = do_OPTIONS = _answer
+
+        def do_CONNECT(self):
+            log.add("CONNECT " + self.path)
+            self.send_response(403)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+        allow_reuse_address = True
+
+    return Server(("127.0.0.1", 0), Handler)
+
+
+def to_http(url):
+    if url.startswith("https://"):
+        return "http://" + url[len("https://"):]
+    if url.startswith("wss://"):
+        return "ws://" + url[len("wss://"):]
+    return url
+
+
+def page_html(items, marker):
+    """A page that issues each request once, by its ABP type, then sets the title to `marker`."""
+    calls = json.dumps([[item["http_url"], item["type"]] for item in items])
+    return """<!doctype html><html><head><title>loading</title></head><body><script>
+const items = %s; let pending = items.length;
+function done() { if (--pending === 0) document.title = %s; }
+for (const [url, type] of items) {
+  try {
+    if (type === 'image') { const e = new Image(); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
+    else if (type === 'script') { const e = document.createElement('script'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
+    else if (type === 'stylesheet') { const e = document.createElement('link'); e.rel = 'stylesheet'; e.onload = e.onerror = done; e.href = url; document.head.appendChild(e); }
+    else if (type === 'xmlhttprequest') { fetch(url, {mode: 'no-cors', cache: 'no-store'}).then(done, done); }
+    else if (type === 'subdocument') { const e = document.createElement('iframe'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); setTimeout(done, 3000); pending++; }
+    else if (type === 'ping') { navigator.sendBeacon(url, 'x'); done(); }
+    else if (type === 'font') { const f = new FontFace('f' + pending, 'url(' + JSON.stringify(url) + ')'); document.fonts.add(f); f.load().then(done, done); }
+    else done();
+  } catch (e) { done(); }
+}
+if (items.length === 0) document.title = %s;
+</script></body></html>""" % (calls, json.dumps(marker), json.dumps(marker))
+
+
+def choose_sample(requests, evaluator, size, seed):
+    """Mostly random, plus every request whose decision involved an exception, a domain or party condition."""
+    rng = random.Random(seed)
+    eligible = [r for r in requests if r["type"] in TESTED_TYPES and r["url"].startswith(("http://", "https://"))]
+    interesting, plain = [], []
+    for request in eligible:
+        url, source = to_http(request["url"]), to_http(request.get("source") or "")
+        decision = evaluator.decide(url, source, request["type"])
+        rule = decision.rule.source["trigger"] if decision.rule else {}
+        if decision.cancelled_by or any(k in rule for k in ("if-domain", "unless-domain", "load-type", "load-context")):
+            interesting.append(request)
+        else:
+            plain.append(request)
+    rng.shuffle(interesting)
+    rng.shuffle(plain)
+    documents = [r for r in interesting + plain if r["type"] == "document"][: max(4, size // 30)]
+    rest = [r for r in interesting if r["type"] != "document"][: size // 2]
+    rest += [r for r in plain if r["type"] != "document"][: size - len(rest) - len(documents)]
+    return documents + rest
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Evaluator vs real WebKit, through a loopback proxy.")
+    parser.add_argument("directory", help="converted set (directory with manifest.json)")
+    parser.add_argument("--requests", default=os.path.join(os.path.dirname(__file__), "../../Tests/Fixtures/requests/dev-sample.jsonl"))
+    parser.add_argument("--sample", type=int, default=300)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--page-timeout", type=float, default=8.0)
+    parser.add_argument("--json", action="store_true")
+    parser.add_argument("--differences", default=None, help="file to write differences to")
+    args = parser.parse_args(argv)
+
+    import gi
+    gi.require_version("WebKit2", "4.1")
+    gi.require_version("Gtk", "3.0")
+    from gi.repository import GLib, Gtk, WebKit2
+
+    if not Gtk.init_check(sys.argv)[0]:
+        print("webview_check.py: no display; run under xvfb-run -a", file=sys.stderr)
+        return 2
+
+    lists = load_set(args.directory)
+    evaluator = Evaluator(lists)
+    with open(args.requests, encoding="utf-8") as handle:
+        requests = [json.loads(line) for line in handle if line.strip()]
+    sample = choose_sample(requests, evaluator, args.sample, args.seed)
+
+    log = ProxyLog()
+    proxy = make_proxy(log)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    proxy_url = "http://127.0.0.1:%d" % proxy.server_address[1]
+
+    store_dir = tempfile.mkdtemp(prefix="listserver-webview-")
+    deadline_total = time.monotonic() + 900
+    try:
+        store = WebKit2.UserContentFilterStore.new(store_dir)
+        manager = WebKit2.UserContentManager()
+        for index, (list_id, array) in enumerate(lists):
+            loop = GLib.MainLoop()
+            holder = {}
+
+            def saved(source, result, *_):
+                try:
+                    holder["filter"] = source.save_finish(result)
+                except GLib.Error as error:
+                    holder["error"] = error.message
+                loop.quit()
+
+            store.save("l%d" % index, GLib.Bytes.new(json.dumps(array).encode()), None, saved)
+            loop.run()
+            if "error" in holder:
+                print("list %s does not compile: %s" % (list_id, holder["error"]), file=sys.stderr)
+                return 1
+            manager.add_filter(holder["filter"])
+
+        data_manager = WebKit2.WebsiteDataManager.new_ephemeral()
+        data_manager.set_network_proxy_settings(WebKit2.NetworkProxyMode.CUSTOM,
+                                                WebKit2.NetworkProxySettings.new(proxy_url, None))
+        context = WebKit2.WebContext.new_with_website_data_manager(data_manager)
+        context.set_cache_model(WebKit2.CacheModel.DOCUMENT_VIEWER)
+        view = WebKit2.WebView(web_context=context, user_content_manager=manager)
+        window = Gtk.OffscreenWindow()
+        window.add(view)
+        window.show_all()
+
+        def load_and_wait(url, marker, timeout):
+            loop = GLib.MainLoop()
+            start = time.monotonic()
+
+            def poll():
+                finished = marker is not None and view.get_title() == marker
+                if finished or time.monotonic() - start > timeout:
+                    loop.quit()
+                    return False
+                return True
+
+            view.load_uri(url)
+            GLib.timeout_add(100, poll)
+            loop.run()
+            # Let stragglers (beacons, iframes) reach the proxy.
+            settle = time.monotonic() + 0.7
+            while time.monotonic() < settle:
+                GLib.MainContext.default().iteration(False)
+                time.sleep(0.02)
+
+        results = []
+        # Pages: group non-document requests by their (http) source page; one URL once per page.
+        groups = {}
+        for request in sample:
+            if request["type"] == "document":
+                continue
+            source = to_http(request.get("source") or "")
+            if not source:
+                source = "http://%s/" % (normalize_url(to_http(request["url"]))[1] or "unknown.invalid")
+            host = normalize_url(source)[1]
+            group = groups.setdefault(host, [[]])
+            if any(item["http_url"] == to_http(request["url"]) for item in group[-1]):
+                group.append([])
+            group[-1].append(dict(request, http_url=to_http(request["url"])))
+        page_number = 0
+        for host, pages in groups.items():
+            for items in pages:
+                if time.monotonic() > deadline_total:
+                    break
+                page_number += 1
+                page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
+                key = "%s%d" % (HARNESS_PATH, page_number)
+                log.pages[key] = page_html(items, "done-%d" % page_number)
+                before = len(log.snapshot())
+                load_and_wait(page_url, "done-%d" % page_number, args.page_timeout)
+                seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
+                page_loaded = normalize_url(page_url)[0] in seen
+                for item in items:
+                    webkit_blocked = normalize_url(item["http_url"])[0] not in seen
+                    ours = evaluator.decide(item["http_url"], page_url, item["type"])
+                    results.append({"url": item["http_url"], "page": page_url, "type": item["type"],
+                                    "webkit_blocked": webkit_blocked, "page_loaded": page_loaded,
+                                    "ours_blocked": ours.blocked, "ours": ours.as_json()})
+        for request in sample:
+            if request["type"] != "document" or time.monotonic() > deadline_total:
+                continue
+            url = to_http(request["url"])
+            before = len(log.snapshot())
+            load_and_wait(url, None, 3.0)
+            seen = {normalize_url(u)[0] for u in log.snapshot()[before:]}
+            ours = evaluator.decide(url, "", "document")
+            results.append({"url": url, "page": url, "type": "document", "webkit_blocked": normalize_url(url)[0] not in seen,
+                            "page_loaded": True, "ours_blocked": ours.blocked, "ours": ours.as_json()})
+        window.destroy()
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+        shutil.rmtree(store_dir, ignore_errors=True)
+
+    connects = [u for u in log.snapshot() if u.startswith("CONNECT ")]
+    valid = [r for r in results if r["page_loaded"]]
+    differences = [r for r in valid if r["webkit_blocked"] != r["ours_blocked"]]
+    summary = {
+        "checked": len(valid),
+        "pages_blocked_themselves": len(results) - len(valid),
+        "agree": len(valid) - len(differences),
+        "agreement_percent": round(100.0 * (len(valid) - len(differences)) / max(1, len(valid)), 3),
+        "webkit_blocked": sum(r["webkit_blocked"] for r in valid),
+        "by_type": {t: sum(1 for r in valid if r["type"] == t) for t in TESTED_TYPES},
+        "with_exception_or_condition": sum(1 for r in valid if r["ours"]["cancelled_by"] or (r["ours"]["rule"] and any(
+            k in r["ours"]["rule"] for k in ("if-domain", "unless-domain", "load-type", "load-context")))),
+        "unexpected_connects": len(connects),
+        "differences": differences,
+    }
+    if args.differences:
+        with open(args.differences, "w", encoding="utf-8") as handle:
+            for r in differences:
+                handle.write(json.dumps(r) + "\n")
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        print("checked %d requests (%d pages), WebKit blocked %d; agreement %.3f%% (%d differences)" % (
+            summary["checked"], page_number, summary["webkit_blocked"], summary["agreement_percent"], len(differences)))
+        print("by type: %s; decided by an exception or a domain/party condition: %d" % (
+            summary["by_type"], summary["with_exception_or_condition"]))
+        for r in differences[:20]:
+            print("  DIFF %s %s page=%s webkit=%s ours=%s %s" % (r["type"], r["url"], r["page"],
+                  "block" if r["webkit_blocked"] else "allow", "block" if r["ours_blocked"] else "allow",
+                  r["ours"]["rule"] or r["ours"]["cancelled_by"] or ""))
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
