@@ -228,6 +228,17 @@ import Testing
         #expect(fixture.report.converted == 5)
     }
 
+    @Test func siteExceptionsByPageDomain() {
+        let fixture = RuleConversionFixture("@@$generichide,domain=b.example|A.example\n@@*$document,domain=c.example")
+        #expect(fixture.rules.siteExceptions.map { String(decoding: $0.json, as: UTF8.self) } == [
+            #"{"trigger":{"url-filter":".*","if-domain":["*a.example","*b.example"]},"action":{"type":"ignore-previous-rules"}}"#,
+            #"{"trigger":{"url-filter":".*","if-domain":["*c.example"]},"action":{"type":"ignore-previous-rules"}}"#,
+        ])
+        #expect(fixture.rules.siteExceptions.map(\.scope) == [.genericHiding, .document])
+        #expect(skip("@@$generichide,domain=a.example|~b.a.example") == ["site-exception-pattern": 1])
+        #expect(skip("@@$generichide") == ["site-exception-pattern": 1])
+    }
+
     @Test func siteExceptionsThatAreNotWholeSitesAreSkipped() {
         #expect(skip("@@||a.example/path$document") == ["site-exception-pattern": 1])
         #expect(skip("@@||a.example^$elemhide,domain=b.example") == ["site-exception-pattern": 1])

@@ -4,31 +4,38 @@ struct JSONWriter {
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// Appends `bytes` as a quoted JSON string: `"` and `\` are escaped, control characters use `\u00XX`.
+    /// Runs of bytes that need no escaping are copied in bulk.
     static func appendString<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
         out.append(UInt8(ascii: "\""))
-        let fastPath: Bool? = bytes.withContiguousStorageIfAvailable { buffer in
-            for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { return false }
-            out.append(contentsOf: buffer)
-            return true
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            var runStart = 0
+            for index in 0..<buffer.count {
+                let byte = buffer[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index]))
+                appendEscaped(byte, to: &out)
+                runStart = index + 1
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count]))
         }
-        if fastPath == true {
-            out.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
-            case 0..<0x20, 0x7F:
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                        hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
-            default: out.append(byte)
+        if handled == nil {
+            for byte in bytes {
+                if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { appendEscaped(byte, to: &out) } else { out.append(byte) }
             }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always) private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
+        case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+        case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+        case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+        default:
+            out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                    hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+        }
     }
 
     static func appendString(_ string: String, to out: inout [UInt8]) {

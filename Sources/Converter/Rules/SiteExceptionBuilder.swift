@@ -1,6 +1,7 @@
 /// `@@||site^$document` / `$elemhide` / `$generichide` / `$genericblock` → an `ignore-previous-rules`
 /// over every URL (`.*`) on pages of that site (`if-domain: ["*site"]`). Layout's placement decides
-/// what it cancels. Only the plain `||host^` form with no other option maps exactly onto `if-domain`.
+/// what it cancels. Only `||host^` with no other option, or an empty pattern with `$domain=` sites
+/// (no `~` exclusions), map exactly onto `if-domain`.
 struct SiteExceptionBuilder {
     /// nil when the filter is not a site exception at all; a skip reason when it is one WebKit cannot express.
     static func build(_ filter: NetworkFilter) -> Result<(scope: SiteException.Scope, json: [UInt8]), SkipReasonError>? {
@@ -19,18 +20,29 @@ struct SiteExceptionBuilder {
         } else {
             return nil
         }
-        guard options.thirdParty == nil, !options.matchCase, !options.important,
-              options.includedDomains.isEmpty, options.excludedDomains.isEmpty,
-              let host = plainHost(filter.pattern) else {
+        guard options.thirdParty == nil, !options.matchCase, !options.important, options.excludedDomains.isEmpty else {
             return .failure(SkipReasonError(reason: .siteExceptionPattern))
         }
-        let domain: String
-        switch DomainNormalizer.normalize(host) {
-        case .domain(let normalized): domain = normalized
-        case .failure(let reason): return .failure(SkipReasonError(reason: reason))
+        // `@@||site^$scope` names the site by its pattern; `@@$scope,domain=a|b` (empty or `*` pattern)
+        // by the page domains, which for the page itself is the same condition.
+        var rawDomains: [ArraySlice<UInt8>]
+        if let host = plainHost(filter.pattern), options.includedDomains.isEmpty {
+            rawDomains = [host]
+        } else if filter.pattern.allSatisfy({ $0 == UInt8(ascii: "*") }), !options.includedDomains.isEmpty {
+            rawDomains = options.includedDomains
+        } else {
+            return .failure(SkipReasonError(reason: .siteExceptionPattern))
         }
+        var domains: [String] = []
+        for raw in rawDomains {
+            switch DomainNormalizer.normalize(raw) {
+            case .domain(let normalized): domains.append("*" + normalized)
+            case .failure(let reason): return .failure(SkipReasonError(reason: reason))
+            }
+        }
+        domains = Array(Set(domains)).sorted()
         var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
-        JSONWriter.appendStringArray(["*" + domain], to: &json)
+        JSONWriter.appendStringArray(domains, to: &json)
         json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
         return .success((scope, json))
     }
