@@ -4,8 +4,8 @@ import ListSync
 @testable import ListServer
 import Testing
 
-/// What a device pays for a daily update, on the real EasyList/EasyPrivacy daily versions:
-/// each day is converted with the previous day's layout (as `listserver convert --previous` does),
+/// What a device pays for a daily update, on the real EasyList/EasyPrivacy daily versions
+/// 2020-10-19…29 (every consecutive pair): each day is converted with the previous day's layout (as `listserver convert --previous` does),
 /// published, served by `HTTPServer`, and synced by one device. The device must download exactly
 /// the files whose hash changed, and nothing else.
 @Suite(.serialized) struct DeviceUpdateTests {
@@ -35,7 +35,7 @@ import Testing
     }
 
     @Test func dailyUpdatesDownloadExactlyTheChangedFiles() async throws {
-        let days = try Self.publishChain(["2020-10-27", "2020-10-28", "2020-10-29"])
+        let days = try Self.publishChain((19...29).map { "2020-10-\($0)" })
         let origin = try OriginForTests()
         defer { origin.stop() }
         let device = try TemporaryDirectory("device-daily")
@@ -48,10 +48,16 @@ import Testing
         for day in days {
             let set = PublishedSetForTests(plan: day.plan)
             origin.install(set)
+            let requestsBefore = origin.requests.count
             let report = try await client.sync()
             let expectedNew = set.hashes.subtracting(previous?.hashes ?? [])
             #expect(Set(report.downloaded.map(\.sha256)) == expectedNew, "\(day.label): downloaded something other than the changed files")
             #expect(report.downloaded.count == expectedNew.count, "\(day.label): a file was downloaded twice")
+            // The origin's own access log agrees: the manifest, then only the new files.
+            let fileRequests = origin.requests.dropFirst(requestsBefore).filter { $0.path != "/manifest.json" }
+            let newPaths = Set(set.lists.filter { expectedNew.contains($0.sha256) }.map { "/" + $0.fileName })
+            #expect(fileRequests.count == expectedNew.count && Set(fileRequests.map(\.path)).isSubset(of: newPaths),
+                    "\(day.label): origin saw \(fileRequests)")
             let before = Dictionary(uniqueKeysWithValues: (previous?.lists ?? []).map { ($0.id, $0.sha256) })
             #expect(report.recompile == set.lists.filter { before[$0.id] != $0.sha256 }.map(\.id))
             #expect(try SyncClientTests.storedHashes(device) == set.hashes)
