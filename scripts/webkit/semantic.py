@@ -104,6 +104,14 @@ def main(argv):
             handle.write("# semantic.py %s: %d requests, agreement %.3f%%, %d over-blocks, %d under-blocks\n" % (
                 time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), total, summary["agreement_percent"], len(over), len(under)))
             handle.write("# set: %s; abp: %s\n" % (os.path.abspath(args.directory), " ".join(args.abp)))
+            for label, rows in (("over-blocks", over), ("under-blocks", under)):
+                by_type = {}
+                for row in rows:
+                    by_type[row["type"]] = by_type.get(row["type"], 0) + 1
+                handle.write("# %s by ABP type: %s\n" % (label, json.dumps(by_type, sort_keys=True)))
+            handle.write("# Our side is WebKit's behaviour, confirmed in a real WebView (webview_check.py): a rule without\n"
+                         "# resource-type also blocks top-frame navigations (ABP type document), which ABP filters without\n"
+                         "# $document never do.\n\n")
             for label, rows in (("OVER-BLOCK (we block, ABP allows)", over), ("UNDER-BLOCK (ABP blocks, we allow)", under)):
                 for row in rows:
                     handle.write("%s\n  request: %s\n  source: %s\n  type: %s\n  abp: %s by %s\n  ours: %s by %s in %s%s\n\n" % (

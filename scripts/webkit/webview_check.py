@@ -132,7 +132,7 @@ if (items.length === 0) document.title = %s;
 </script></body></html>""" % (calls, json.dumps(marker), json.dumps(marker))
 
 
-def choose_sample(requests, evaluator, size, seed):
+def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
     """Mostly random, plus every request whose decision involved an exception, a domain or party condition."""
     rng = random.Random(seed)
     eligible = [r for r in requests if r["type"] in TESTED_TYPES and r["url"].startswith(("http://", "https://"))]
@@ -147,7 +147,7 @@ def choose_sample(requests, evaluator, size, seed):
             plain.append(request)
     rng.shuffle(interesting)
     rng.shuffle(plain)
-    documents = [r for r in interesting + plain if r["type"] == "document"][: max(4, size // 30)]
+    documents = [r for r in interesting + plain if r["type"] == "document"][: documents_wanted if documents_wanted is not None else max(4, size // 30)]
     rest = [r for r in interesting if r["type"] != "document"][: size // 2]
     rest += [r for r in plain if r["type"] != "document"][: size - len(rest) - len(documents)]
     return documents + rest
@@ -160,6 +160,7 @@ def main(argv):
     parser.add_argument("--sample", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--page-timeout", type=float, default=8.0)
+    parser.add_argument("--documents", type=int, default=None, help="top-frame navigations to include (default sample/30)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--differences", default=None, help="file to write differences to")
     args = parser.parse_args(argv)
@@ -177,7 +178,7 @@ def main(argv):
     evaluator = Evaluator(lists)
     with open(args.requests, encoding="utf-8") as handle:
         requests = [json.loads(line) for line in handle if line.strip()]
-    sample = choose_sample(requests, evaluator, args.sample, args.seed)
+    sample = choose_sample(requests, evaluator, args.sample, args.seed, args.documents)
 
     log = ProxyLog()
     proxy = make_proxy(log)

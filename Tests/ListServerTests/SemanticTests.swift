@@ -1,0 +1,63 @@
+import Converter
+import Foundation
+import ListSync
+import Testing
+@testable import ListServer
+
+/// Block decisions of the converted 2025-10 snapshot, under WebKit's semantics (scripts/webkit/evaluate.py,
+/// checked against a real WebView by webview_check.py), agree with ABP's (Brave's adblock-rust) on the
+/// 3,869 real requests of Tests/Fixtures/requests/dev-sample.jsonl.
+@Suite struct SemanticTests {
+    /// The level the converter reaches on the 2025-10 snapshot; raise it as the converter improves,
+    /// never below 99.5.
+    static let minimumAgreementPercent = 99.7
+
+    struct Summary: Decodable {
+        var requests: Int
+        var agree: Int
+        var agreement_percent: Double
+        var over_blocks: Int
+        var under_blocks: Int
+        var ours_blocked: Int
+        var abp_blocked: Int
+    }
+
+    @Test func snapshot202510AgreesWithAdblockRustWithoutOverBlocking() throws {
+        let repository = WebKitTestSupport.repository
+        let sources = [try WebKitTestSupport.source("snapshot/easylist.txt", id: "easylist"),
+                       try WebKitTestSupport.source("snapshot/easyprivacy.txt", id: "easyprivacy")]
+        let output = try ListConverter().convert(sources)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("semantic-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var entries: [Manifest.Entry] = []
+        for list in output.lists {
+            let file = "\(list.id).json"
+            try Data(list.json).write(to: directory.appendingPathComponent(file))
+            entries.append(Manifest.Entry(id: list.id, file: file, sha256: SHA256.hex(list.json), rules: list.ruleCount))
+        }
+        try JSONEncoder().encode(Manifest(lists: entries)).write(to: directory.appendingPathComponent("manifest.json"))
+
+        let location = try #require(WebKitToolLocation.find(currentDirectory: repository.path), "no Python interpreter found")
+        let disagreements = directory.appendingPathComponent("disagreements.txt")
+        let finished = try ChildProcess(
+            executable: location.python,
+            arguments: [repository.appendingPathComponent("scripts/webkit/semantic.py").path, directory.path,
+                        "--abp", repository.appendingPathComponent("snapshot/easylist.txt").path,
+                        repository.appendingPathComponent("snapshot/easyprivacy.txt").path,
+                        "--json", "--disagreements", disagreements.path],
+            timeout: 600
+        ).run()
+        let stderr = String(decoding: finished.stderr, as: UTF8.self)
+        try #require(finished.status == 0, "semantic.py failed (needs the venv's PyPI `adblock`: .venv/bin/pip install adblock): \(stderr)")
+        let summary = try JSONDecoder().decode(Summary.self, from: finished.stdout)
+        let report = (try? String(contentsOf: disagreements, encoding: .utf8)) ?? ""
+
+        #expect(summary.requests == 3869)
+        #expect(summary.agree + summary.over_blocks + summary.under_blocks == summary.requests)
+        #expect(summary.ours_blocked > summary.requests / 2, "the biased sample is mostly ads and trackers; blocking \(summary.ours_blocked) means the lists barely work")
+        #expect(summary.agreement_percent >= Self.minimumAgreementPercent, "agreement \(summary.agreement_percent)%; disagreements:\n\(report.prefix(4000))")
+        #expect(summary.over_blocks == 0, "we block \(summary.over_blocks) requests ABP allows:\n\(report.prefix(4000))")
+    }
+}
