@@ -71,12 +71,12 @@ public struct SyncClient: Sendable {
         let manifest = try ManifestValidator.decode(response.body, url: manifestString)
         let fileURLs = try ManifestValidator.resolveFiles(manifest, against: manifestURL)
 
-        // Step 3: fetch what the store lacks, each distinct hash once.
+        // Step 3: fetch what the store lacks (or holds damaged), each distinct hash once.
         var wanted: [(index: Int, url: URL)] = []
         var seen = Set<String>()
         var reused = 0
         for (index, entry) in manifest.lists.enumerated() {
-            if store.contains(sha256: entry.sha256) {
+            if store.holdsIntact(sha256: entry.sha256) {
                 reused += 1
             } else if seen.insert(entry.sha256).inserted {
                 wanted.append((index, fileURLs[index]))

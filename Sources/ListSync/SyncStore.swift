@@ -27,6 +27,16 @@ public struct SyncStore: Sendable {
         FileManager.default.fileExists(atPath: fileURL(sha256: sha256).path)
     }
 
+    /// Whether the stored body for this hash is present and still hashes to its name. A body that
+    /// fails (disk corruption, a stray edit) is removed so the next download replaces it.
+    func holdsIntact(sha256: String) -> Bool {
+        let url = fileURL(sha256: sha256)
+        guard let data = FileManager.default.contents(atPath: url.path) else { return false }
+        if ContentHash.sha256Hex(data) == sha256 { return true }
+        try? FileManager.default.removeItem(at: url)
+        return false
+    }
+
     /// The last fully synced state, or nil on a fresh device.
     public func loadState() throws -> SyncState? {
         guard FileManager.default.fileExists(atPath: stateURL.path) else { return nil }

@@ -206,6 +206,26 @@ import Testing
         #expect(try Self.storedHashes(directory) == site.hashes)
     }
 
+    @Test func damagedHeldFileIsReplacedOnTheNextNewManifest() async throws {
+        let origin = try ScriptedOrigin()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory("sync-damaged")
+        defer { directory.remove() }
+        let (v1, v2) = (Self.v1, Self.v2)
+        origin.setHandler { v1.reply(to: $0) }
+        let client = Self.client(origin, directory)
+        _ = try await client.sync()
+        // network-00 is the same in both sets; damage the device's copy.
+        let kept = v1.hash(ofFileFor: "network-00")
+        try Data("garbage".utf8).write(to: directory.url.appendingPathComponent("lists/\(kept).json"))
+
+        origin.setHandler { v2.reply(to: $0) }
+        let report = try await client.sync()
+        #expect(report.downloaded.map(\.sha256).contains(kept))
+        #expect(report.reusedFiles == 0)
+        #expect(try Self.storedHashes(directory) == v2.hashes)
+    }
+
     @Test func commandPrintsAndExitsOneOnFailure() throws {
         let origin = try ScriptedOrigin()
         defer { origin.stop() }
