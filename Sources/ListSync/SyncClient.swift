@@ -49,6 +49,8 @@ public struct SyncClient: Sendable {
 
     public func sync() async throws -> SyncReport {
         try store.prepare()
+        let lock = try store.lock()
+        defer { lock.release() }
         let manifestString = manifestURL.absoluteString
         let previous = try store.loadState().flatMap { $0.manifestURL == manifestString ? $0 : nil }
 

@@ -58,6 +58,29 @@ public struct SyncStore: Sendable {
         }
     }
 
+    /// Takes the store's advisory lock (`DIR/.lock`) for one sync, so two syncs of the same
+    /// store (an overlapping cron run, two app processes) cannot delete each other's downloads.
+    /// The lock goes away with the returned value's `release()` or with the process.
+    func lock() throws -> StoreLock {
+        let path = directory.appendingPathComponent(".lock").path
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw SyncError.store(path: path, reason: "cannot open lock file (errno \(errno))") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            close(fd)
+            throw SyncError.store(path: directory.path, reason: "another sync of this store is running; try again when it has finished")
+        }
+        return StoreLock(fd: fd)
+    }
+
+    /// An held store lock; `release()` ends it.
+    struct StoreLock {
+        let fd: Int32
+        func release() {
+            _ = flock(fd, LOCK_UN)
+            close(fd)
+        }
+    }
+
     /// Stores a verified body under its hash.
     func storeFile(_ data: Data, sha256: String) throws {
         try writeAtomically(data, to: fileURL(sha256: sha256))

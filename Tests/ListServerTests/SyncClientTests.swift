@@ -1,5 +1,5 @@
 import Foundation
-import ListSync
+@testable import ListSync
 @testable import ListServer
 import Testing
 
@@ -224,6 +224,28 @@ import Testing
         #expect(report.downloaded.map(\.sha256).contains(kept))
         #expect(report.reusedFiles == 0)
         #expect(try Self.storedHashes(directory) == v2.hashes)
+    }
+
+    @Test func secondSyncOfTheSameStoreWaitsItsTurn() async throws {
+        let origin = try ScriptedOrigin()
+        defer { origin.stop() }
+        let directory = try TemporaryDirectory("sync-lock")
+        defer { directory.remove() }
+        let site = Self.v1
+        origin.setHandler { site.reply(to: $0) }
+        let store = SyncStore(directory: directory.url)
+        try store.prepare()
+        let held = try store.lock()
+        do {
+            _ = try await Self.client(origin, directory).sync()
+            Issue.record("a sync ran while another held the store")
+        } catch let error as SyncError {
+            guard case .store = error else { Issue.record("unexpected error \(error)"); return }
+        }
+        #expect(origin.requests.isEmpty)
+        held.release()
+        let report = try await Self.client(origin, directory).sync()
+        #expect(report.outcome == .updated)
     }
 
     @Test func commandPrintsAndExitsOneOnFailure() throws {
