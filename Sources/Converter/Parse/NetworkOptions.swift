@@ -90,7 +90,8 @@ struct NetworkOptionsParser {
         if token[nameStart] == UInt8(ascii: "~") { negated = true; nameStart += 1 }
         var nameEnd = nameStart
         while nameEnd < token.endIndex, token[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
-        let name = String(decoding: token[nameStart..<nameEnd].map { lowercased($0) }, as: UTF8.self)
+        var name = String(decoding: token[nameStart..<nameEnd], as: UTF8.self)
+        if token[nameStart..<nameEnd].contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { name = name.lowercased() }
         let value: ArraySlice<UInt8>? = nameEnd < token.endIndex ? token[(nameEnd + 1)...] : nil
 
         if let type = requestType(named: name) {

@@ -14,10 +14,12 @@ struct NetworkRuleBuilder {
         var condition: DomainCondition
     }
 
-    /// The trigger fields a request-type set turns into.
+    /// The trigger fields a request-type set turns into (no heap storage: it is built per rule).
     struct TypeGroup: Equatable {
-        var resourceTypes: [String]?
-        var loadContext: [String]?
+        enum LoadContext: Equatable { case any, topFrame, childFrame }
+        /// nil: no `resource-type` key (the rule named no types).
+        var resourceTypes: RequestTypes?
+        var loadContext: LoadContext = .any
     }
 
     static func build(_ filter: NetworkFilter) -> Result<Built, SkipReasonError> {
@@ -82,35 +84,47 @@ struct NetworkRuleBuilder {
         let types = all.subtracting(.object)
         if types.isEmpty { return .failure(SkipReasonError(reason: all.contains(.object) ? .objectOnly : .emptyTypeSet)) }
         var groups: [TypeGroup] = []
-        var names: [String] = []
-        if types.contains(.image) { names.append("image") }
-        if types.contains(.stylesheet) { names.append("style-sheet") }
-        if types.contains(.script) { names.append("script") }
-        if types.contains(.font) { names.append("font") }
-        if types.contains(.image) { names.append("svg-document") }
-        if types.contains(.media) { names.append("media") }
-        if types.contains(.popup) { names.append("popup") }
-        if types.contains(.ping) { names.append("ping") }
-        if types.contains(.xmlHTTPRequest) { names.append("fetch") }
-        if types.contains(.websocket) { names.append("websocket") }
-        if types.contains(.other) { names.append("other") }
-        if !names.isEmpty { groups.append(TypeGroup(resourceTypes: names, loadContext: nil)) }
+        let subresources = types.subtracting([.subdocument, .document])
+        if !subresources.isEmpty { groups.append(TypeGroup(resourceTypes: subresources)) }
         let childFrame = types.contains(.subdocument)
         let topFrame = types.contains(.document)
         if childFrame && topFrame {
-            groups.append(TypeGroup(resourceTypes: ["document"], loadContext: nil))
+            groups.append(TypeGroup(resourceTypes: .document))
         } else if childFrame {
-            groups.append(TypeGroup(resourceTypes: ["document"], loadContext: ["child-frame"]))
+            groups.append(TypeGroup(resourceTypes: .document, loadContext: .childFrame))
         } else if topFrame {
-            groups.append(TypeGroup(resourceTypes: ["document"], loadContext: ["top-frame"]))
+            groups.append(TypeGroup(resourceTypes: .document, loadContext: .topFrame))
         }
         return .success(groups)
+    }
+
+    /// WebKit type names in the order they are written; `$image` also covers SVG images (`svg-document`).
+    private static let webKitTypeNames: [(RequestTypes, StaticString)] = [
+        (.image, "image"), (.stylesheet, "style-sheet"), (.script, "script"), (.font, "font"), (.image, "svg-document"),
+        (.media, "media"), (.popup, "popup"), (.ping, "ping"), (.xmlHTTPRequest, "fetch"), (.websocket, "websocket"), (.other, "other"),
+    ]
+
+    static func appendResourceTypes(_ types: RequestTypes, to out: inout [UInt8]) {
+        out.append(contentsOf: #","resource-type":["#.utf8)
+        if types == .document || types == [.document, .subdocument] {
+            out.append(contentsOf: #""document""#.utf8)
+        } else {
+            var first = true
+            for (type, name) in webKitTypeNames where types.contains(type) {
+                if !first { out.append(UInt8(ascii: ",")) }
+                first = false
+                out.append(UInt8(ascii: "\""))
+                name.withUTF8Buffer { out.append(contentsOf: $0) }
+                out.append(UInt8(ascii: "\""))
+            }
+        }
+        out.append(UInt8(ascii: "]"))
     }
 
     static func ruleJSON(_ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
                          domainKey: StaticString?, domains: [String], action: StaticString) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(urlFilter.count + 96)
+        out.reserveCapacity(urlFilter.count + 192)
         out.append(contentsOf: #"{"trigger":{"#.utf8)
         JSONWriter.appendKey("url-filter", to: &out)
         JSONWriter.appendString(urlFilter, to: &out)
@@ -118,17 +132,15 @@ struct NetworkRuleBuilder {
             out.append(contentsOf: #","url-filter-is-case-sensitive":true"#.utf8)
         }
         if let resourceTypes = group.resourceTypes {
-            out.append(UInt8(ascii: ","))
-            JSONWriter.appendKey("resource-type", to: &out)
-            JSONWriter.appendStringArray(resourceTypes, to: &out)
+            appendResourceTypes(resourceTypes, to: &out)
         }
         if let thirdParty = options.thirdParty {
             out.append(contentsOf: (thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#).utf8)
         }
-        if let loadContext = group.loadContext {
-            out.append(UInt8(ascii: ","))
-            JSONWriter.appendKey("load-context", to: &out)
-            JSONWriter.appendStringArray(loadContext, to: &out)
+        switch group.loadContext {
+        case .any: break
+        case .topFrame: out.append(contentsOf: #","load-context":["top-frame"]"#.utf8)
+        case .childFrame: out.append(contentsOf: #","load-context":["child-frame"]"#.utf8)
         }
         if let domainKey {
             out.append(UInt8(ascii: ","))

@@ -45,64 +45,82 @@ struct URLFilterBuilder {
             endAnchor = false
         }
 
-        var bytes = Array(pattern)
-        var hostLength = hostAnchor ? leadingHostLength(bytes) : 0
-        if bytes.contains(where: { $0 >= 0x80 }) {
-            guard let encoded = asciiPattern(bytes, hostLength: hostLength) else { return .failure(SkipReasonError(reason: .nonASCII)) }
-            bytes = encoded
-            hostLength = hostAnchor ? leadingHostLength(bytes) : 0
+        if pattern.contains(where: { $0 >= 0x80 }) {
+            let bytes = Array(pattern)
+            guard let encoded = asciiPattern(bytes, hostLength: hostAnchor ? bytes.withUnsafeBufferPointer(leadingHostLength) : 0) else {
+                return .failure(SkipReasonError(reason: .nonASCII))
+            }
+            return .success(encoded.withUnsafeBufferPointer { emit($0, hostAnchor: hostAnchor, startAnchor: startAnchor, endAnchor: endAnchor) })
         }
+        return .success(pattern.withUnsafeBufferPointer { emit($0, hostAnchor: hostAnchor, startAnchor: startAnchor, endAnchor: endAnchor) })
+    }
 
+    /// Writes the regex for an ASCII pattern whose anchors were already stripped.
+    private static func emit(_ bytes: UnsafeBufferPointer<UInt8>, hostAnchor: Bool, startAnchor: Bool, endAnchor: Bool) -> URLFilter {
+        let hostLength = hostAnchor ? leadingHostLength(bytes) : 0
         var anchorHost: String?
         if hostAnchor, hostLength > 0, hostLength < bytes.count,
            bytes[hostLength] == UInt8(ascii: "^") || bytes[hostLength] == UInt8(ascii: "/") || bytes[hostLength] == UInt8(ascii: ":") {
-            let host = bytes[0..<hostLength].map(NetworkOptionsParser.lowercased)
-            if DomainNormalizer.isValidHost(host) { anchorHost = String(decoding: host, as: UTF8.self) }
+            // leadingHostLength admits only host bytes; what is left to check is the dots.
+            let host = UnsafeBufferPointer(rebasing: bytes[0..<hostLength])
+            var dotsValid = host[0] != UInt8(ascii: ".") && host[hostLength - 1] != UInt8(ascii: ".")
+            for index in 1..<hostLength where host[index] == UInt8(ascii: ".") && host[index - 1] == UInt8(ascii: ".") { dotsValid = false }
+            if dotsValid {
+                let text = String(decoding: host, as: UTF8.self)
+                anchorHost = host.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? text.lowercased() : text
+            }
         }
 
-        var body: [UInt8] = []
-        body.reserveCapacity(bytes.count * 2 + 24)
-        if hostAnchor { body.append(contentsOf: hostAnchorPrefix) } else if startAnchor { body.append(UInt8(ascii: "^")) }
+        var caretCount = 0
+        for byte in bytes where byte == UInt8(ascii: "^") { caretCount += 1 }
+        let capacity = hostAnchorPrefix.count + 2 * bytes.count + separatorClass.count * caretCount + 2
         var trailingSeparator = false
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "*"):
-                if body.count < 2 || body[body.count - 1] != UInt8(ascii: "*") || body[body.count - 2] != UInt8(ascii: ".") {
-                    body.append(contentsOf: matchAll)
+        var body = [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
+            var count = 0
+            @inline(__always) func put(_ byte: UInt8) { out[count] = byte; count += 1 }
+            @inline(__always) func put(_ bytes: [UInt8]) { for byte in bytes { out[count] = byte; count += 1 } }
+            if hostAnchor { put(hostAnchorPrefix) } else if startAnchor { put(UInt8(ascii: "^")) }
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                switch byte {
+                case UInt8(ascii: "*"):
+                    if count < 2 || out[count - 1] != UInt8(ascii: "*") || out[count - 2] != UInt8(ascii: ".") {
+                        put(UInt8(ascii: ".")); put(UInt8(ascii: "*"))
+                    }
+                case UInt8(ascii: "^"):
+                    if hostAnchor, index == hostLength, hostLength > 0 {
+                        put(hostEndClass)
+                    } else if index == bytes.count - 1 {
+                        trailingSeparator = true
+                    } else {
+                        put(separatorClass)
+                    }
+                case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "("), UInt8(ascii: ")"),
+                     UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"),
+                     UInt8(ascii: "$"), UInt8(ascii: "|"):
+                    put(UInt8(ascii: "\\"))
+                    put(byte)
+                default:
+                    put(byte)
                 }
-            case UInt8(ascii: "^"):
-                if hostAnchor, index == hostLength, hostLength > 0 {
-                    body.append(contentsOf: hostEndClass)
-                } else if index == bytes.count - 1 {
-                    trailingSeparator = true
-                } else {
-                    body.append(contentsOf: separatorClass)
-                }
-            case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "("), UInt8(ascii: ")"),
-                 UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"),
-                 UInt8(ascii: "$"), UInt8(ascii: "|"):
-                body.append(UInt8(ascii: "\\"))
-                body.append(byte)
-            default:
-                body.append(byte)
+                index += 1
             }
-            index += 1
+            written = count
         }
-        if body.isEmpty { return .success(URLFilter(variants: [matchAll], anchorHost: anchorHost)) }
-        if body == [UInt8(ascii: "^")] && !endAnchor { return .success(URLFilter(variants: [matchAll], anchorHost: anchorHost)) }
+        if body.isEmpty || (body == [UInt8(ascii: "^")] && !endAnchor) { return URLFilter(variants: [matchAll], anchorHost: anchorHost) }
         if trailingSeparator {
             var withSeparator = body + separatorClass
             if endAnchor { withSeparator.append(UInt8(ascii: "$")) }
-            return .success(URLFilter(variants: [withSeparator, body + [UInt8(ascii: "$")]], anchorHost: anchorHost))
+            body.append(UInt8(ascii: "$"))
+            return URLFilter(variants: [withSeparator, body], anchorHost: anchorHost)
         }
         if endAnchor { body.append(UInt8(ascii: "$")) }
-        return .success(URLFilter(variants: [body], anchorHost: anchorHost))
+        return URLFilter(variants: [body], anchorHost: anchorHost)
     }
 
     /// Length of the leading run of host characters (letters, digits, `.`, `-`, `_`, non-ASCII).
-    static func leadingHostLength(_ bytes: [UInt8]) -> Int {
+    static func leadingHostLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var length = 0
         for byte in bytes {
             let isHostByte = NetworkFilterParser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
