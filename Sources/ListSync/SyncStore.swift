@@ -37,6 +37,21 @@ public struct SyncStore: Sendable {
         return false
     }
 
+    /// One list of the last fully synced set, as an app hands it to WebKit.
+    public struct SyncedList: Sendable, Equatable {
+        public var id: String
+        public var sha256: String
+        public var rules: Int
+        /// The verified body in the store.
+        public var fileURL: URL
+    }
+
+    /// The lists of the last fully synced set, in manifest order; empty on a fresh device.
+    public func syncedLists() throws -> [SyncedList] {
+        guard let state = try loadState() else { return [] }
+        return state.manifest.lists.map { SyncedList(id: $0.id, sha256: $0.sha256, rules: $0.rules, fileURL: fileURL(sha256: $0.sha256)) }
+    }
+
     /// The last fully synced state, or nil on a fresh device.
     public func loadState() throws -> SyncState? {
         guard FileManager.default.fileExists(atPath: stateURL.path) else { return nil }

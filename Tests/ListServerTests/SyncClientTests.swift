@@ -49,6 +49,9 @@ import Testing
         #expect(Set(first.downloaded.map(\.sha256)) == site.hashes)
         #expect(first.recompile == ["network-00", "network-01", "cosmetic"])
         #expect(try Self.storedHashes(directory) == site.hashes)
+        let synced = try SyncStore(directory: directory.url).syncedLists()
+        #expect(synced.map(\.id) == ["network-00", "network-01", "cosmetic"])
+        #expect(synced.allSatisfy { FileManager.default.fileExists(atPath: $0.fileURL.path) })
         #expect(origin.requests.allSatisfy { $0.headers["accept-encoding"]?.contains("gzip") == true })
         #expect(origin.requests.first?.headers["if-none-match"] == nil)
 

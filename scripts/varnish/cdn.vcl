@@ -2,7 +2,8 @@
 # The origin already says everything: hashed list files are `immutable` for a year, the manifest
 # has a short max-age with an ETag. The only addition is `keep`, so an expired manifest stays in
 # cache as a validator and Varnish revalidates it with If-None-Match (a 304 from the origin)
-# instead of fetching it whole.
+# instead of fetching it whole. Grace (serving stale while revalidating) comes from the origin's
+# stale-while-revalidate; run varnishd with `-p default_grace=0` so there is no grace beyond it.
 #
 # __ORIGIN_HOST__ and __ORIGIN_PORT__ are filled in by scripts/varnish/render-vcl.sh.
 vcl 4.1;

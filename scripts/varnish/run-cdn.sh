@@ -9,4 +9,5 @@ command -v varnishd >/dev/null || { echo "$0: varnishd not found; apt-get instal
 workdir="${3:-/tmp/listserver-cdn-$2}"
 mkdir -p "$workdir"
 "$(dirname "$0")/render-vcl.sh" 127.0.0.1 "$1" > "$workdir/cdn.vcl"
-exec varnishd -F -n "$workdir" -a "127.0.0.1:$2" -f "$workdir/cdn.vcl" -s malloc,64m
+# default_grace=0: serve stale only as long as the origin's stale-while-revalidate allows.
+exec varnishd -F -n "$workdir" -a "127.0.0.1:$2" -f "$workdir/cdn.vcl" -s malloc,64m -p default_grace=0
