@@ -7,6 +7,8 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
     case invalidPreviousLayout(String)
     /// The rules cannot be laid out within the list limits (chunk size, list count); the message says which.
     case layoutImpossible(String)
+    /// A list failed `WebKitListValidator`: publishing it could make WebKit reject it or drop rules.
+    case invalidList(String)
 
     public var description: String {
         switch self {
@@ -16,6 +18,8 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
             return "the previous layout state is unreadable (\(reason)); remove it to start a fresh layout"
         case .layoutImpossible(let reason):
             return "the rules do not fit the list limits: \(reason)"
+        case .invalidList(let reason):
+            return "a generated list would not compile cleanly in WebKit (\(reason)); nothing was published, report this with the input files"
         }
     }
 }

@@ -25,8 +25,17 @@ public struct ConverterConfiguration: Sendable, Equatable {
     /// Rules a family's "recent" list collects before they move, in one batch, to a stable list.
     /// New rules wait there because young rules are the ones most often edited or removed again.
     public var recentListLimit: Int
+    /// Runs in a row a stable list may keep its previous bytes when the only change is rules removed
+    /// upstream (0: apply every removal at once). Batches removals so unchanged lists stay cached on
+    /// devices; a removed rule keeps acting for at most this many runs.
+    public var removalGraceRuns: Int
+    /// Check every new list with `WebKitListValidator` before returning it (about as costly as the
+    /// conversion itself; off only to measure the conversion alone).
+    public var validatesLists = true
 
-    public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000) {
+    public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000,
+                removalGraceRuns: Int = 0) {
+        self.removalGraceRuns = removalGraceRuns
         self.chunkSize = chunkSize
         self.maxLists = maxLists
         self.genericSelectorsPerRule = genericSelectorsPerRule

@@ -7,6 +7,7 @@
 #
 # Usage: scripts/bench/daily-updates.sh            (builds release into .build-layout)
 #        LISTSERVER=path/to/listserver scripts/bench/daily-updates.sh
+#        GRACE=3 scripts/bench/daily-updates.sh   (convert --removal-grace 3)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 lists="$root/Tests/Fixtures/lists"
@@ -21,7 +22,7 @@ convert() { # day previous-day-or-empty out
     local previous=()
     [[ -n "$2" ]] && previous=(--previous "$work/$2")
     "$LISTSERVER" convert --input "$lists/easylist-2020-10-$1.txt" "$lists/easyprivacy-2020-10-$1.txt" \
-        --out "$work/$3" "${previous[@]}" >/dev/null
+        --out "$work/$3" "${previous[@]}" ${GRACE:+--removal-grace "$GRACE"} >/dev/null
 }
 
 convert 19 "" 19

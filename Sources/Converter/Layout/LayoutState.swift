@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Serialized as versioned JSON with a fixed key order and no dates, so the same layout always
 /// gives the same bytes:
-/// `{"version":1,"chunkSize":N,"maxLists":N,"selectorsPerRule":N,"lists":[{"id","family","recent","members":[hex...]}]}`.
+/// `{"version":1,"chunkSize":N,"maxLists":N,"selectorsPerRule":N,"lists":[{"id","family","recent","deferred","members":[hex...]}]}`.
 /// Members are `StableKey`s in list order.
 struct LayoutState: Sendable, Equatable {
     static let currentVersion = 1
@@ -16,6 +16,8 @@ struct LayoutState: Sendable, Equatable {
         /// The family's list of recently added rules.
         var isRecent: Bool
         var members: [StableKey]
+        /// Runs in a row this list has republished older bytes (see `DeferredRemoval`).
+        var deferredRuns = 0
     }
 
     /// The knobs the layout was made with: a different value means starting a fresh layout.
@@ -32,7 +34,7 @@ struct LayoutState: Sendable, Equatable {
             JSONText.appendString(list.id, to: &out)
             out += Array(",\"family\":".utf8)
             JSONText.appendString(list.family.rawValue, to: &out)
-            out += Array(",\"recent\":\(list.isRecent),\"members\":[".utf8)
+            out += Array(",\"recent\":\(list.isRecent),\"deferred\":\(list.deferredRuns),\"members\":[".utf8)
             for (position, member) in list.members.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(UInt8(ascii: "\""))
@@ -80,7 +82,8 @@ struct LayoutState: Sendable, Equatable {
                 guard let key = StableKey(hex: text) else { throw invalid("list \(id) has a member \"\(text)\" that is not 16 hex digits") }
                 members.append(key)
             }
-            lists.append(List(id: id, family: family, isRecent: isRecent, members: members))
+            let deferredRuns = raw["deferred"] as? Int ?? 0
+            lists.append(List(id: id, family: family, isRecent: isRecent, members: members, deferredRuns: deferredRuns))
         }
         return LayoutState(chunkSize: chunkSize, maxLists: maxLists, selectorsPerRule: selectorsPerRule, lists: lists)
     }

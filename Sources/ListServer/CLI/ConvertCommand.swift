@@ -10,13 +10,16 @@ import Glibc
 enum ConvertCommand: Command {
     static let name = "convert"
     static let summary = "convert ABP filter files into a WebKit content-blocker set"
-    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--chunk-size N] [--dry-run]"
+    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--chunk-size N] [--removal-grace N] [--dry-run]"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--input", takesValue: true, repeatable: true,
                  help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
         FlagSpec(name: "--out", takesValue: true, help: "directory to publish the set into (created if missing)"),
         FlagSpec(name: "--previous", takesValue: true, help: "directory of the previous set: its layout.json keeps unchanged rules in place"),
         FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default 30000)"),
+        FlagSpec(name: "--removal-grace", takesValue: true,
+                 help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once)"),
+        FlagSpec(name: "--no-validate", takesValue: false, help: "skip the WebKit validity check of new lists (benchmarks only)"),
         FlagSpec(name: "--dry-run", takesValue: false, help: "convert to JSON bytes only: write, hash and compress nothing"),
     ]
 
@@ -37,10 +40,17 @@ enum ConvertCommand: Command {
             configuration.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: 1...150_000)
         }
 
+        configuration.validatesLists = !arguments.has("--no-validate")
+        if let text = arguments.value("--removal-grace") {
+            configuration.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: 0...365)
+        }
+
         let sources = try readSources(inputs)
         let previousDirectory = arguments.value("--previous")
         let previousLayout = try previousDirectory.map(readPreviousLayout)
-        let output = try ListConverter(configuration: configuration).convert(sources, previousLayout: previousLayout)
+        let previousLists = configuration.removalGraceRuns > 0 ? (previousDirectory.map(readPreviousLists) ?? [:]) : [:]
+        let output = try ListConverter(configuration: configuration)
+            .convert(sources, previousLayout: previousLayout, previousLists: previousLists)
 
         var created = 0
         if !dryRun, let out {
@@ -94,6 +104,21 @@ enum ConvertCommand: Command {
             throw InputError(description: "--previous \(directory) has no readable \(PublishPlan.layoutName); point it at a set written by convert or publish")
         }
         return Array(data)
+    }
+
+    /// The previous set's list bytes by id, from its manifest; a missing or unreadable file only
+    /// means that list cannot keep its old bytes.
+    private static func readPreviousLists(_ directory: String) -> [String: [UInt8]] {
+        guard let data = FileManager.default.contents(atPath: directory + "/" + PublishPlan.manifestName),
+              let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let lists = manifest["lists"] as? [[String: Any]] else { return [:] }
+        var out: [String: [UInt8]] = [:]
+        for entry in lists {
+            guard let id = entry["id"] as? String, let file = entry["file"] as? String, !file.contains("/"),
+                  let bytes = FileManager.default.contents(atPath: directory + "/" + file) else { continue }
+            out[id] = Array(bytes)
+        }
+        return out
     }
 
     /// Reuses the previous set's gzip (and identity) file of the same content-hashed name, so only
