@@ -64,11 +64,16 @@ enum WebKitTestSupport {
     }
 
     @Test func publishGateRejectsWhatWebKitRejects() throws {
-        let gate = WebKitPublishGate(verifier: try WebKitTestSupport.verifier())
+        let location = try #require(WebKitToolLocation.find(currentDirectory: WebKitTestSupport.repository.path))
+        let gate = DeferredWebKitGate(location: location, required: true, log: Log(label: "test", sink: { _ in }))
         let good = RuleList(id: "good", json: Array(("[" + WebKitTestSupport.rule(#""url-filter":"ads""#) + "]").utf8), ruleCount: 1)
         let bad = RuleList(id: "bad", json: Array(("[" + WebKitTestSupport.rule(#""url-filter":"(ads|track)""#) + "]").utf8), ruleCount: 1)
+        let verdicts = gate.rejections(of: [bad, good, bad])
+        #expect(verdicts.count == 3)
+        #expect(verdicts[1] == nil)
+        #expect(verdicts[0]?.hasPrefix("Invalid or unsupported regular expression.") == true)
+        #expect(verdicts[2]?.hasPrefix("Invalid or unsupported regular expression.") == true)
         #expect(gate.rejection(of: good) == nil)
-        #expect(gate.rejection(of: bad)?.hasPrefix("Invalid or unsupported regular expression.") == true)
     }
 
     @Test func unavailableInterpreterIsReportedNotCrashed() throws {
