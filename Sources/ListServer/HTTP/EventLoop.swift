@@ -2,8 +2,8 @@ import CNIOShim
 import Foundation
 import Glibc
 
-/// One event thread: an epoll set holding the shared listening socket (EPOLLEXCLUSIVE, so one
-/// loop wakes per new connection) and the connections this loop accepted.
+/// One event thread: an epoll set holding this loop's own SO_REUSEPORT listening socket and the
+/// connections accepted from it.
 ///
 /// Why a small fixed set of threads instead of a Dispatch source per connection: a request here is
 /// a few microseconds of work, so the per-event block dispatch, queue hop and source bookkeeping
@@ -26,7 +26,8 @@ final class EventLoop: @unchecked Sendable {
     private let responder: HTTPResponder
     private let parser: HTTPRequestParser
     private let limiter: ConnectionLimiter
-    private let listenFD: Int32
+    /// This loop's listening socket; -1 once closed (draining).
+    private var listenFD: Int32
     private let epollFD: Int32
     private let wakeFD: Int32
     private let headerTimeout: UInt64
@@ -64,7 +65,7 @@ final class EventLoop: @unchecked Sendable {
             throw SetupError(description: "eventfd failed: \(String(cString: strerror(errno)))")
         }
         guard shim_epoll_ctl(epollFD, 1, wakeFD, SHIM_EPOLLIN, Self.wakeToken) == 0,
-              shim_epoll_ctl(epollFD, 1, listenFD, SHIM_EPOLLIN | SHIM_EPOLLEXCLUSIVE, Self.listenToken) == 0
+              shim_epoll_ctl(epollFD, 1, listenFD, SHIM_EPOLLIN, Self.listenToken) == 0
         else {
             close(epollFD)
             close(wakeFD)
@@ -93,7 +94,7 @@ final class EventLoop: @unchecked Sendable {
         post { [self] in
             guard !draining else { return }
             draining = true
-            _ = shim_epoll_ctl(epollFD, 2, listenFD, 0, 0)
+            closeListeningSocket()
             for connection in Array(connections.values) where isIdle(connection) {
                 closeConnection(connection)
             }
@@ -147,6 +148,7 @@ final class EventLoop: @unchecked Sendable {
             }
             if stopping {
                 for connection in Array(connections.values) { closeConnection(connection) }
+                closeListeningSocket()
                 return
             }
             if now &- lastSweep >= 250_000_000 {
@@ -155,6 +157,13 @@ final class EventLoop: @unchecked Sendable {
             }
             if draining, connections.isEmpty { return }
         }
+    }
+
+    private func closeListeningSocket() {
+        guard listenFD >= 0 else { return }
+        _ = shim_epoll_ctl(epollFD, 2, listenFD, 0, 0)
+        close(listenFD)
+        listenFD = -1
     }
 
     private func runTasks() {
@@ -178,7 +187,7 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Accepting
 
     private func acceptConnections() {
-        for _ in 0..<64 {
+        for _ in 0..<64 where listenFD >= 0 {
             let fd = shim_accept_nonblocking(listenFD)
             if fd < 0 { return }
             if draining {

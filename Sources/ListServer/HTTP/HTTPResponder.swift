@@ -193,13 +193,22 @@ struct HTTPResponder {
         return Answer(status: status, route: route, bytes: written, close: closing)
     }
 
-    private func append(_ pieces: ResponseBytes..., frame: Frame, into output: inout OutputQueue) -> Int {
-        var total = 0
-        for piece in pieces {
-            output.append(piece)
-            total += piece.count
-        }
-        return total
+    private func append(_ first: ResponseBytes, _ second: ResponseBytes, _ third: ResponseBytes, frame: Frame, into output: inout OutputQueue) -> Int {
+        output.append(first)
+        output.append(second)
+        output.append(third)
+        return first.count + second.count + third.count
+    }
+
+    private func append(
+        _ first: ResponseBytes, _ second: ResponseBytes, _ third: ResponseBytes, _ fourth: ResponseBytes, frame: Frame, into output: inout OutputQueue
+    ) -> Int {
+        append(first, second, third, frame: frame, into: &output) + append(fourth, into: &output)
+    }
+
+    private func append(_ piece: ResponseBytes, into output: inout OutputQueue) -> Int {
+        output.append(piece)
+        return piece.count
     }
 
     private func end(head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> Int {

@@ -5,8 +5,8 @@ import Glibc
 /// The origin's HTTP/1.1 server. Construct it, `start()` it, `install` each published generation,
 /// and `shutdown(grace:)` it on SIGTERM/SIGINT (see `TerminationSignals`).
 ///
-/// Work is spread over a fixed set of `EventLoop` threads (one per core, at most 4) sharing one
-/// listening socket.
+/// Work is spread over a fixed set of `EventLoop` threads (one per core, at most 4), each with its
+/// own SO_REUSEPORT listening socket on the same port.
 final class HTTPServer: @unchecked Sendable {
     struct StartError: Error, CustomStringConvertible {
         let description: String
@@ -20,7 +20,6 @@ final class HTTPServer: @unchecked Sendable {
     private let startedAt = Date()
     private let stateLock = NSLock()
     private var loops: [EventLoop] = []
-    private var listenFD: Int32 = -1
     private var stopped = false
 
     init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminEndpoint?) {
@@ -33,29 +32,34 @@ final class HTTPServer: @unchecked Sendable {
     /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
     func start() throws -> Int {
         shim_ignore_sigpipe()
-        let socket: (fd: Int32, port: Int)
-        do {
-            socket = try ListeningSocket.open(address: listen.address, port: listen.port)
-        } catch {
-            throw StartError(description: "cannot listen: \(error)")
-        }
         let count = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4))
-        var created: [EventLoop] = []
+        var sockets: [Int32] = []
+        var port = listen.port
         do {
             for _ in 0..<count {
-                created.append(try EventLoop(context: context, limiter: limiter, listenFD: socket.fd))
+                let socket = try ListeningSocket.open(address: listen.address, port: port, reusePort: true)
+                sockets.append(socket.fd)
+                port = socket.port
             }
         } catch {
-            close(socket.fd)
+            for fd in sockets { close(fd) }
+            throw StartError(description: "cannot listen: \(error)")
+        }
+        var created: [EventLoop] = []
+        do {
+            for fd in sockets {
+                created.append(try EventLoop(context: context, limiter: limiter, listenFD: fd))
+            }
+        } catch {
+            for fd in sockets { close(fd) }
             throw StartError(description: "cannot start event loops: \(error)")
         }
         stateLock.lock()
-        listenFD = socket.fd
         loops = created
         stateLock.unlock()
         for (index, loop) in created.enumerated() { loop.start(name: "http-loop-\(index)") }
-        context.log.info("serving HTTP on \(listen.address):\(socket.port) with \(count) event loops")
-        return socket.port
+        context.log.info("serving HTTP on \(listen.address):\(port) with \(count) event loops")
+        return port
     }
 
     /// Replaces the served generation atomically: requests parsed after this call see the new
@@ -82,7 +86,6 @@ final class HTTPServer: @unchecked Sendable {
             loop.stop()
             _ = loop.waitUntilFinished(deadline: .now() + 5)
         }
-        close(listenFD)
         context.log.info("HTTP server stopped (\(unfinished.isEmpty ? "drained" : "grace period ran out"))")
     }
 

@@ -8,7 +8,10 @@ enum ListeningSocket {
     }
 
     /// Returns the descriptor and the bound port (the kernel's choice when `port` is 0).
-    static func open(address: String, port: Int, backlog: Int32 = 4096) throws -> (fd: Int32, port: Int) {
+    /// With `reusePort`, several sockets (one per event loop) bind the same port and the kernel
+    /// spreads new connections across them by hash, so a burst of connects cannot pile onto one
+    /// loop (SO_REUSEPORT only lets sockets of the same user share the port).
+    static func open(address: String, port: Int, reusePort: Bool, backlog: Int32 = 4096) throws -> (fd: Int32, port: Int) {
         let isIPv6 = address.contains(":")
         let family = isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -19,6 +22,7 @@ enum ListeningSocket {
             return Failure(description: message)
         }
         _ = shim_set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1)
+        if reusePort, shim_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) != 0 { throw fail("SO_REUSEPORT on") }
         var bound: Int32
         if isIPv6 {
             var socketAddress = sockaddr_in6()

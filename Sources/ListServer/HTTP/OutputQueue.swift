@@ -38,29 +38,34 @@ struct OutputQueue {
 
     /// Writes as much as the socket takes. `written` counts the bytes sent.
     mutating func flush(to fd: Int32, written: inout Int) -> FlushResult {
-        var vectors = [iovec](repeating: iovec(), count: 0)
-        vectors.reserveCapacity(16)
-        while head < segments.count {
-            vectors.removeAll(keepingCapacity: true)
-            var index = head
-            while index < segments.count, vectors.count < 64 {
-                let segment = segments[index]
-                vectors.append(iovec(iov_base: UnsafeMutableRawPointer(segment.bytes.base + segment.start), iov_len: segment.end - segment.start))
-                index += 1
+        // The iovec array lives on the stack: no allocation per flush.
+        let result: FlushResult = withUnsafeTemporaryAllocation(of: iovec.self, capacity: 64) { vectors in
+            while head < segments.count {
+                var used = 0
+                var index = head
+                while index < segments.count, used < 64 {
+                    let segment = segments[index]
+                    vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(segment.bytes.base + segment.start), iov_len: segment.end - segment.start)
+                    used += 1
+                    index += 1
+                }
+                let count = writev(fd, vectors.baseAddress, Int32(used))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }
+                    return .failed
+                }
+                written += count
+                pendingBytes -= count
+                consume(count)
             }
-            let result = writev(fd, vectors, Int32(vectors.count))
-            if result < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }
-                return .failed
-            }
-            written += result
-            pendingBytes -= result
-            consume(result)
+            return .done
         }
-        segments.removeAll(keepingCapacity: segments.capacity <= 64)
-        head = 0
-        return .done
+        if result == .done {
+            segments.removeAll(keepingCapacity: segments.capacity <= 64)
+            head = 0
+        }
+        return result
     }
 
     private mutating func consume(_ count: Int) {

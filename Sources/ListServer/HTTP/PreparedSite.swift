@@ -59,7 +59,7 @@ final class PreparedSite: @unchecked Sendable {
             if let encoding { head += "Content-Encoding: \(encoding)\r\n" }
             head += common + "Accept-Ranges: bytes\r\n"
             return Representation(
-                body: ResponseBytes(body), head200: ResponseBytes(head), head304: ResponseBytes(common), etag: Array(etag.utf8))
+                body: ResponseBytes(sharing: body), head200: ResponseBytes(head), head304: ResponseBytes(common), etag: Array(etag.utf8))
         }
         let identity = representation(entry.identity, etag: "\"\(tag)\"", encoding: nil)
         let gzip = entry.gzip.map { representation($0, etag: "\"\(tag)-gz\"", encoding: "gzip") }

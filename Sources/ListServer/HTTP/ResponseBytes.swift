@@ -5,12 +5,30 @@
 final class ResponseBytes: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt8>
     let count: Int
+    /// Set when the bytes live in a retained array instead of our own allocation.
+    private let retainedArray: [UInt8]?
 
+    /// Copies `bytes` (heads and other small pieces).
     init(_ bytes: [UInt8]) {
         count = bytes.count
+        retainedArray = nil
         base = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, bytes.count))
         bytes.withUnsafeBufferPointer { source in
             if let address = source.baseAddress { base.initialize(from: address, count: source.count) }
+        }
+    }
+
+    /// Shares a published body without copying it, so a generation costs its files' size once,
+    /// not twice. The array is held in an immutable stored property and never mutated, so its
+    /// contiguous storage (which the array's buffer owns) cannot move while this object lives.
+    init(sharing bytes: [UInt8]) {
+        count = bytes.count
+        if bytes.isEmpty {
+            retainedArray = nil
+            base = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        } else {
+            retainedArray = bytes
+            base = bytes.withUnsafeBufferPointer { UnsafeMutablePointer(mutating: $0.baseAddress!) }
         }
     }
 
@@ -19,6 +37,6 @@ final class ResponseBytes: @unchecked Sendable {
     }
 
     deinit {
-        base.deallocate()
+        if retainedArray == nil { base.deallocate() }
     }
 }
