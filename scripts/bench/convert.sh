@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Conversion speed and memory on the bundled 2025-10 EasyList + EasyPrivacy (snapshot/):
+#   1. --dry-run (parse, convert, lay out, serialize, validate; nothing written): wall time with
+#      hyperfine and peak RSS with /usr/bin/time -v. Targets: ≤ 0.3 s, ≤ 100 MB.
+#   2. full convert into an empty directory (lists, gzip, manifest, report, layout): target ≤ 0.44 s.
+# Prints each figure with its ratio to the target, and, with BASELINE=<git rev>, builds that
+# revision in a temporary worktree and measures it in the same run for a side-by-side ratio.
+#
+# Usage: scripts/bench/convert.sh
+#        BASELINE=HEAD~3 scripts/bench/convert.sh
+#        RUNS=20 EXTRA="--no-validate" scripts/bench/convert.sh
+#        LISTSERVER=path/to/listserver scripts/bench/convert.sh   (skip the build)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+runs="${RUNS:-10}"
+extra=(${EXTRA:-})
+for tool in hyperfine /usr/bin/time; do
+    command -v "$tool" >/dev/null || { echo "convert.sh needs $tool (apt-get install hyperfine time)" >&2; exit 1; }
+done
+work="$(mktemp -d /tmp/convert-bench.XXXXXX)"
+cleanup() {
+    if [[ -n "${baseline_tree:-}" ]]; then git -C "$root" worktree remove --force "$baseline_tree" >/dev/null 2>&1 || true; fi
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+build() { # source-dir scratch-dir → path of the release binary
+    swift build -c release --package-path "$1" --scratch-path "$2" --product listserver >&2
+    echo "$2/release/listserver"
+}
+
+current="${LISTSERVER:-}"
+[[ -n "$current" ]] || current="$(build "$root" "$root/.build-layout")"
+binaries=("$current")
+labels=("current")
+if [[ -n "${BASELINE:-}" ]]; then
+    baseline_tree="$work/baseline"
+    git -C "$root" worktree add --detach "$baseline_tree" "$BASELINE" >/dev/null
+    binaries+=("$(build "$baseline_tree" "$root/.build-layout-baseline")")
+    labels+=("baseline $BASELINE")
+fi
+
+inputs=(--input "$root/snapshot/easylist.txt" "$root/snapshot/easyprivacy.txt")
+echo "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$current" convert "${inputs[@]}" --dry-run "${extra[@]}" | head -1
+
+ratio() { python3 -c "print(f'{$1/$2:.2f}')"; }
+declare -A dry full rss
+for index in "${!binaries[@]}"; do
+    binary="${binaries[$index]}"
+    label="${labels[$index]}"
+    hyperfine --warmup 2 --runs "$runs" --export-json "$work/dry-$index.json" \
+        "$binary convert ${inputs[*]} --dry-run ${extra[*]}" >/dev/null
+    hyperfine --warmup 1 --runs "$runs" --prepare "rm -rf $work/out" --export-json "$work/full-$index.json" \
+        "$binary convert ${inputs[*]} --out $work/out ${extra[*]}" >/dev/null
+    dry[$index]=$(python3 -c "import json; r=json.load(open('$work/dry-$index.json'))['results'][0]; print(r['median'])")
+    full[$index]=$(python3 -c "import json; r=json.load(open('$work/full-$index.json'))['results'][0]; print(r['median'])")
+    rss[$index]=$( { /usr/bin/time -v "$binary" convert "${inputs[@]}" --dry-run "${extra[@]}" >/dev/null; } 2>&1 \
+        | awk '/Maximum resident set size/ {print $6}')
+    printf "%-22s dry-run median %.3f s (×%s of 0.3 s)  peak RSS %.1f MB (×%s of 100 MB)  full convert median %.3f s (×%s of 0.44 s)\n" \
+        "$label" "${dry[$index]}" "$(ratio "${dry[$index]}" 0.3)" "$(python3 -c "print(${rss[$index]}/1024)")" \
+        "$(ratio "${rss[$index]}" 102400)" "${full[$index]}" "$(ratio "${full[$index]}" 0.44)"
+done
+if [[ -n "${BASELINE:-}" ]]; then
+    printf "current / baseline: dry-run ×%s, full ×%s, RSS ×%s\n" "$(ratio "${dry[0]}" "${dry[1]}")" \
+        "$(ratio "${full[0]}" "${full[1]}")" "$(ratio "${rss[0]}" "${rss[1]}")"
+fi
+echo "user CPU of one dry run (less sensitive to other load on the machine):"
+{ /usr/bin/time -f "  %U s user, %S s sys, %e s wall" "$current" convert "${inputs[@]}" --dry-run "${extra[@]}" >/dev/null; } 2>&1
