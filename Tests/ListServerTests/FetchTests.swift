@@ -179,3 +179,83 @@ import Testing
         }
     }
 }
+
+/// HTTPS upstreams over loopback: a throwaway certificate made with `openssl req`, and a tiny
+/// Python TLS server (the only TLS server here without writing one) that redirects.
+@Suite struct FetchTLSTests {
+    final class TLSRedirector {
+        let process = Process()
+        let port: Int
+        let certificate: String
+        let directory = ScratchDirectory("tls")
+
+        /// `/same` → `/list.txt` on itself (HTTPS), `/down` → `downgradeTarget` (plain HTTP).
+        init(list: [UInt8], downgradeTarget: String) throws {
+            certificate = directory.sub("cert.pem")
+            let key = directory.sub("key.pem")
+            let made = FaultTests.shell("openssl req -x509 -newkey rsa:2048 -nodes -keyout \(key) -out \(certificate) -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1")
+            guard made.status == 0 else { throw UpstreamServer.ServerError("openssl req failed (is openssl installed?): \(made.output)") }
+            try list.write(to: directory.sub("list.txt"))
+            let script = """
+            import http.server, ssl, sys
+            body = open(sys.argv[3], 'rb').read()
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    if self.path == '/list.txt':
+                        self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body); return
+                    target = '/list.txt' if self.path == '/same' else sys.argv[4]
+                    self.send_response(302); self.send_header('Location', target); self.send_header('Content-Length', '0'); self.end_headers()
+                def log_message(self, *args): pass
+            server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(sys.argv[1], sys.argv[2])
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """
+            try Array(script.utf8).write(to: directory.sub("tls.py"))
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [directory.sub("tls.py"), certificate, key, directory.sub("list.txt"), downgradeTarget]
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            try process.run()
+            let line = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let port = Int(line) else {
+                kill(process.processIdentifier, SIGKILL)
+                throw UpstreamServer.ServerError("the Python TLS server did not start (printed \"\(line)\")")
+            }
+            self.port = port
+        }
+
+        deinit {
+            // SIGKILL: a child spawned from a test thread inherits its blocked signal mask, so SIGTERM would stay pending.
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func httpsWorksAndARedirectToPlainHTTPIsRefused() throws {
+        let plain = try UpstreamServer()
+        plain.set("/list.txt", .serve(body: FetchTests.list))
+        let tls = try TLSRedirector(list: FetchTests.list, downgradeTarget: plain.url("/list.txt"))
+        var configuration = Configuration.Fetch()
+        configuration.totalTimeoutSeconds = 10
+        let fetcher = CurlFetcher(configuration: configuration, certificateAuthorityFile: tls.certificate)
+        #expect(try fetcher.fetch("https://127.0.0.1:\(tls.port)/same", validators: nil) == .body(FetchTests.list, Validators()),
+                "HTTPS and an HTTPS→HTTPS redirect work")
+        #expect {
+            try fetcher.fetch("https://127.0.0.1:\(tls.port)/down", validators: nil)
+        } throws: { error in
+            guard case FetchError.insecureRedirect(_, let target) = error else { return false }
+            return target == plain.url("/list.txt") && !(error as! FetchError).isRetryable
+        }
+        #expect(plain.requests.isEmpty, "the plain-HTTP target was never contacted")
+        // Without the throwaway CA the certificate is refused (the system store is used).
+        #expect {
+            try CurlFetcher(configuration: configuration).fetch("https://127.0.0.1:\(tls.port)/same", validators: nil)
+        } throws: { error in
+            if case FetchError.tls = error { return true }
+            return false
+        }
+    }
+}

@@ -6,9 +6,13 @@ import Foundation
 /// transfer decoding, and conditional requests from stored validators.
 struct CurlFetcher: Sendable {
     var configuration: Configuration.Fetch
+    /// An extra PEM trust anchor instead of the system CA store; tests use it for a loopback TLS
+    /// upstream with a throwaway certificate. nil in production.
+    var certificateAuthorityFile: String?
 
-    init(configuration: Configuration.Fetch) {
+    init(configuration: Configuration.Fetch, certificateAuthorityFile: String? = nil) {
         self.configuration = configuration
+        self.certificateAuthorityFile = certificateAuthorityFile
         // Reference-counted and thread-safe in libcurl ≥ 7.84; pairs with nothing on purpose
         // (the process keeps using libcurl until it exits).
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
@@ -41,6 +45,7 @@ struct CurlFetcher: Sendable {
             shim_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maxBodyBytes))
             shim_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
             if let headers { shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers) }
+            if let certificateAuthorityFile { shim_curl_setopt_string(handle, CURLOPT_CAINFO, certificateAuthorityFile) }
             shim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
             shim_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
             shim_curl_setopt_write_callback(handle) { data, size, count, userdata in
@@ -75,10 +80,10 @@ struct CurlFetcher: Sendable {
         case CURLE_TOO_MANY_REDIRECTS:
             throw .tooManyRedirects(url: url, limit: configuration.maxRedirects)
         case CURLE_UNSUPPORTED_PROTOCOL:
-            var target: UnsafePointer<CChar>?
-            shim_curl_getinfo_string(handle, CURLINFO_REDIRECT_URL, &target)
-            let location = target.map { String(cString: $0) } ?? detail
-            if location.lowercased().hasPrefix("http:") { throw .insecureRedirect(url: url, target: location) }
+            // libcurl refused the redirect target's scheme (REDIR_PROTOCOLS_STR is "https" for https URLs).
+            if let location = sink.location, location.lowercased().hasPrefix("http:") {
+                throw .insecureRedirect(url: url, target: location)
+            }
             throw .transport(url: url, code: Int(code.rawValue), detail: detail)
         case CURLE_BAD_CONTENT_ENCODING:
             throw .badEncoding(url: url, detail: detail)
@@ -109,6 +114,8 @@ private final class TransferSink {
     var lastModified: String?
     var contentLength: Int?
     var contentEncoded = false
+    /// `Location` of the last redirect response seen.
+    var location: String?
 
     init(limit: Int) { self.limit = limit }
 
@@ -140,6 +147,7 @@ private final class TransferSink {
         let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         switch name {
         case "etag": etag = value
+        case "location": location = value
         case "last-modified": lastModified = value
         case "content-encoding": contentEncoded = !value.isEmpty && value.lowercased() != "identity"
         case "content-length":

@@ -65,8 +65,11 @@ struct RefreshCycle: Sendable {
         if summary.result == .unchanged, !problems.isEmpty { summary.result = .failed(problems.joined(separator: "; ")) }
         var error: String? = if case .failed(let reason) = summary.result { reason } else { nil }
         if summary.result == .published, !problems.isEmpty { error = problems.joined(separator: "; ") }
-        status.update {
-            $0.lastRefresh = OperatorStatus.RefreshStatus(at: started, result: summary.result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
+        // An offline pass that found nothing to do is not a refresh worth reporting.
+        if mode == .online || summary.result != .unchanged {
+            status.update {
+                $0.lastRefresh = OperatorStatus.RefreshStatus(at: started, result: summary.result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
+            }
         }
         return summary
     }

@@ -35,8 +35,16 @@ final class RefreshScheduler: @unchecked Sendable {
     }
 
     /// Schedules the first fetch when it is due: at once if never fetched or the interval has passed.
+    /// Before that, publishes copies already on disk that the served set was not built from (a
+    /// crash between keeping a new copy and publishing it); when nothing changed that check costs
+    /// a hash, not a conversion.
     func start(now: Date = Date()) {
         queue.async {
+            // Without a record of the served set's sources (state lost), leave the served set alone
+            // until a fetch: converting the snapshot could replace a newer upstream set.
+            if self.state.publishedSources != nil, let content = self.cycle.run(.offline, state: &self.state).content {
+                self.install(content)
+            }
             let due = self.state.lastRefreshAt.map { $0.addingTimeInterval(self.interval).timeIntervalSince(now) } ?? 0
             if due <= 0 {
                 self.runOnline()
