@@ -10,6 +10,15 @@ struct ConvertedRules: Sendable, Equatable {
     /// Rules that switch blocking or hiding off for whole sites, placed by layout at the end of
     /// the lists they must cancel.
     var siteExceptions: [SiteException] = []
+    /// ABP filters without type options never block top-level page loads or popups, but a WebKit
+    /// trigger without `resource-type` matches them too (confirmed in a WebView; see
+    /// bench-out/semantic-disagreements.txt). These `ignore-previous-rules` objects cancel exactly
+    /// those matches. Layout: end every network list with them, after its exceptions and `$important`
+    /// blocks, except lists that hold rules with `targetsNavigations` (give those a family of their own).
+    var navigationGuards: [[UInt8]] = [
+        Array(#"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
+        Array(#"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
+    ]
 }
 
 /// One WebKit network rule.
@@ -41,6 +50,10 @@ struct NetworkRule: Sendable, Equatable {
     /// The converter guarantees carve-out units never cancel each other (it skips conflicting ones
     /// as `mixed-domain-conflict`). A unit counts as two WebKit rules. Only `.block` rules carry one.
     var carveOut: [UInt8]? = nil
+    /// True when the rule names `$document` (top-frame) or `$popup` among its types: a navigation
+    /// block or exception. `navigationGuards` would cancel such blocks, so layout keeps these rules
+    /// (blocks and exceptions alike) in lists that do not end with the guards.
+    var targetsNavigations: Bool = false
 }
 
 /// One element-hiding selector with the sites it applies to.

@@ -145,6 +145,19 @@ import Testing
         ])
     }
 
+    @Test func navigationRulesAreMarkedForLayout() {
+        let fixture = RuleConversionFixture("||pop.example^$popup\n@@||pop.example/ok$popup\n||page.example^$document\n||plain.example^\n/s$script")
+        #expect(fixture.rules.network.map(\.targetsNavigations) == [true, true, true, false, false])
+        let guards = fixture.rules.navigationGuards
+        #expect(guards.map { String(decoding: $0, as: UTF8.self) } == [
+            #"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#,
+            #"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#,
+        ])
+        var list = Array("[".utf8) + fixture.rules.network[3].json
+        for guardRule in guards { list += Array(",".utf8) + guardRule }
+        #expect(WebKitListValidator().problems(in: list + Array("]".utf8)).isEmpty)
+    }
+
     @Test func documentBlocksTopFrameLoads() {
         #expect(json("||bad.example^$document") == [block(Self.host + #"bad\\.example[/:]"#, #","resource-type":["document"],"load-context":["top-frame"]"#)])
     }

@@ -12,6 +12,8 @@ struct NetworkRuleBuilder {
         var kind: NetworkRule.Kind
         var anchorHost: String?
         var condition: DomainCondition
+        /// `$document` or `$popup` among the rule's types (see `NetworkRule.targetsNavigations`).
+        var targetsNavigations: Bool
     }
 
     /// The trigger fields a request-type set turns into (no heap storage: it is built per rule).
@@ -72,7 +74,8 @@ struct NetworkRuleBuilder {
                 }
             }
         }
-        return .success(Built(rules: rules, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition))
+        let navigations = options.hasTypeOptions && !options.effectiveTypes.intersection([.document, .popup]).isEmpty
+        return .success(Built(rules: rules, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition, targetsNavigations: navigations))
     }
 
     /// ABP request types → WebKit `resource-type`/`load-context`. `$subdocument` is a document load in a

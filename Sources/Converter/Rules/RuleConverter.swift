@@ -117,7 +117,8 @@ struct RuleConverter: Sendable {
                     for (index, rule) in built.rules.enumerated() {
                         rules.network.append(NetworkRule(
                             key: index == 0 ? entry.key : entry.key + "#\(index)", kind: built.kind, json: rule.json,
-                            anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut))
+                            anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
+                            targetsNavigations: built.targetsNavigations))
                     }
                     tallies[entry.source].converted += 1
                 }
