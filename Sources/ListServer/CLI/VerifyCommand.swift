@@ -27,15 +27,13 @@ enum VerifyCommand: Command {
             ListServerMain.printError("listserver verify: \(manifestURL.path) is not a format-1 manifest: \(error)")
             return 1
         }
-        var verifier: WebKitVerifier
+        let timeout = try arguments.value("--timeout").map { Double(try ArgumentParser.integer($0, flag: "--timeout", range: 1...3600)) }
         guard let location = WebKitToolLocation.find() else {
             ListServerMain.printError("listserver verify: cannot find \(WebKitToolLocation.scriptRelativePath) (run from the repository or set \(WebKitToolLocation.scriptOverride))")
             return 1
         }
-        verifier = try WebKitVerifier.probe(location)
-        if let timeout = arguments.value("--timeout") {
-            verifier.timeoutPerList = Double(try ArgumentParser.integer(timeout, flag: "--timeout", range: 1...3600))
-        }
+        var verifier = try WebKitVerifier.probe(location)
+        if let timeout { verifier.timeoutPerList = timeout }
         let files = manifest.lists.map { (id: $0.id, path: URL(fileURLWithPath: directory).appendingPathComponent($0.file).path) }
         let verdicts = try verifier.verify(files: files)
         print(VerifyTable(verdicts: verdicts, webKitVersion: verifier.webKitVersion).text)
