@@ -299,6 +299,10 @@ def main(argv):
         "by_type": {t: sum(1 for r in valid if r["type"] == t) for t in TESTED_TYPES},
         "with_exception_or_condition": sum(1 for r in valid if r["ours"]["cancelled_by"] or (r["ours"]["rule"] and any(
             k in r["ours"]["rule"] for k in ("if-domain", "unless-domain", "load-type", "load-context")))),
+        "allowed_by_exception": sum(1 for r in valid if r["ours"]["cancelled_by"]),
+        "blocked_by_domain_rule": sum(1 for r in valid if r["ours"]["rule"] and (
+            "if-domain" in r["ours"]["rule"] or "unless-domain" in r["ours"]["rule"])),
+        "blocked_by_party_rule": sum(1 for r in valid if r["ours"]["rule"] and "load-type" in r["ours"]["rule"]),
         "unexpected_connects": len(connects),
         "differences": differences,
     }
@@ -313,6 +317,8 @@ def main(argv):
             summary["checked"], page_number, summary["webkit_blocked"], summary["agreement_percent"], len(differences)))
         print("by type: %s; decided by an exception or a domain/party condition: %d" % (
             summary["by_type"], summary["with_exception_or_condition"]))
+        print("allowed by an exception: %d; blocked by an if-/unless-domain rule: %d; by a load-type rule: %d" % (
+            summary["allowed_by_exception"], summary["blocked_by_domain_rule"], summary["blocked_by_party_rule"]))
         for r in differences[:20]:
             print("  DIFF %s %s page=%s webkit=%s ours=%s %s" % (r["type"], r["url"], r["page"],
                   "block" if r["webkit_blocked"] else "allow", "block" if r["ours_blocked"] else "allow",
