@@ -99,6 +99,7 @@ import Testing
         #expect(json(#"/\/[a-f\d]{0}x/"#).isEmpty)
         #expect(json(#"/\/[a-f\d-]+\.gif/$image"#) == [block(#"/[a-f0-9-]+\\.gif"#, #","resource-type":["image","svg-document"]"#)])
         #expect(json(#"/(?:ads)+\W/"#) == [block(#"(ads)+[^A-Za-z0-9_]"#)])
+        #expect(json(#"/a]b}c/"#) == [block(#"a\\]b\\}c"#)])
     }
 
     @Test func regexOutsideTheSubsetIsSkippedByReason() {

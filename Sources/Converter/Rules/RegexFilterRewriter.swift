@@ -33,7 +33,8 @@ struct RegexFilterRewriter {
                 return fail(.regexAlternation)
             case UInt8(ascii: "{"):
                 return fail(.regexRepetition)
-            case UInt8(ascii: "}"):
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                // Literal outside a class in JavaScript (Annex B); escaped so no parser can read it otherwise.
                 out.append(contentsOf: [UInt8(ascii: "\\"), byte])
                 canQuantify = true
             case UInt8(ascii: "("):
