@@ -10,15 +10,27 @@ struct ConvertedRules: Sendable, Equatable {
     /// Rules that switch blocking or hiding off for whole sites, placed by layout at the end of
     /// the lists they must cancel.
     var siteExceptions: [SiteException] = []
-    /// ABP filters without type options never block top-level page loads or popups, but a WebKit
-    /// trigger without `resource-type` matches them too (confirmed in a WebView; see
-    /// bench-out/semantic-disagreements.txt). These `ignore-previous-rules` objects cancel exactly
-    /// those matches. Layout: end every network list with them, after its exceptions and `$important`
-    /// blocks, except lists that hold rules with `targetsNavigations` (give those a family of their own).
+    /// WebKit applies a trigger without `resource-type` to top-level page loads and popups too, which
+    /// ABP (and adblock-rust, except for pure `||host^` filters) never blocks for a filter without type
+    /// options (confirmed in a WebView; bench-out/semantic-disagreements.txt). These
+    /// `ignore-previous-rules` objects cancel exactly those matches of earlier rules in their list.
+    /// Layout: end every list that holds `.needsGuard` rules with them (after its exceptions and
+    /// `$important` blocks), and never put `.mustNotBeGuarded` rules in such a list.
     var navigationGuards: [[UInt8]] = [
         Array(#"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
         Array(#"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
     ]
+}
+
+/// How a network rule relates to top-level page loads and popups (see `ConvertedRules.navigationGuards`).
+enum NavigationPolicy: Sendable, Equatable {
+    /// Its `resource-type` excludes page loads and popups, or it is an exception: the guards change nothing.
+    case unaffected
+    /// No `resource-type`, and the ABP filter would not block page loads or popups: the list must end with the guards.
+    case needsGuard
+    /// Must keep matching page loads or popups: `$document`/`$popup` blocks, and pure `||host^` filters
+    /// without types or path (adblock-rust blocks navigations to such hosts). Never in a guarded list.
+    case mustNotBeGuarded
 }
 
 /// One WebKit network rule.
@@ -50,10 +62,8 @@ struct NetworkRule: Sendable, Equatable {
     /// The converter guarantees carve-out units never cancel each other (it skips conflicting ones
     /// as `mixed-domain-conflict`). A unit counts as two WebKit rules. Only `.block` rules carry one.
     var carveOut: [UInt8]? = nil
-    /// True when the rule names `$document` (top-frame) or `$popup` among its types: a navigation
-    /// block or exception. `navigationGuards` would cancel such blocks, so layout keeps these rules
-    /// (blocks and exceptions alike) in lists that do not end with the guards.
-    var targetsNavigations: Bool = false
+    /// Whether the list holding this rule must, may or must not end with `ConvertedRules.navigationGuards`.
+    var navigation: NavigationPolicy = .unaffected
 }
 
 /// One element-hiding selector with the sites it applies to.

@@ -147,14 +147,15 @@ import Testing
     }
 
     @Test func navigationRulesAreMarkedForLayout() {
-        let fixture = RuleConversionFixture("||pop.example^$popup\n@@||pop.example/ok$popup\n||page.example^$document\n||plain.example^\n/s$script")
-        #expect(fixture.rules.network.map(\.targetsNavigations) == [true, true, true, false, false])
+        let fixture = RuleConversionFixture("||pop.example^$popup\n@@||pop.example/ok$popup\n||page.example^$document\n||host.example^$third-party\n/s$script\n||path.example/ad/\n/ads^\n||m.example^$~image")
+        #expect(fixture.rules.network.map(\.navigation) == [.mustNotBeGuarded, .unaffected, .mustNotBeGuarded, .mustNotBeGuarded,
+                                                            .unaffected, .needsGuard, .needsGuard, .needsGuard, .unaffected, .unaffected])
         let guards = fixture.rules.navigationGuards
         #expect(guards.map { String(decoding: $0, as: UTF8.self) } == [
             #"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#,
             #"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#,
         ])
-        var list = Array("[".utf8) + fixture.rules.network[3].json
+        var list = Array("[".utf8) + fixture.rules.network[5].json
         for guardRule in guards { list += Array(",".utf8) + guardRule }
         #expect(WebKitListValidator().problems(in: list + Array("]".utf8)).isEmpty)
     }

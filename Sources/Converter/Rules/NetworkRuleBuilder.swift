@@ -12,8 +12,7 @@ struct NetworkRuleBuilder {
         var kind: NetworkRule.Kind
         var anchorHost: String?
         var condition: DomainCondition
-        /// `$document` or `$popup` among the rule's types (see `NetworkRule.targetsNavigations`).
-        var targetsNavigations: Bool
+        var navigation: NavigationPolicy
     }
 
     /// The trigger fields a request-type set turns into (no heap storage: it is built per rule).
@@ -74,8 +73,18 @@ struct NetworkRuleBuilder {
                 }
             }
         }
-        let navigations = options.hasTypeOptions && !options.effectiveTypes.intersection([.document, .popup]).isEmpty
-        return .success(Built(rules: rules, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition, targetsNavigations: navigations))
+        return .success(Built(rules: rules, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
+                              navigation: navigationPolicy(filter)))
+    }
+
+    /// See `NavigationPolicy`. A pure host filter is `||host^` (or `||host^|`) with no type option.
+    static func navigationPolicy(_ filter: NetworkFilter) -> NavigationPolicy {
+        if filter.isException { return .unaffected }
+        let options = filter.options
+        if options.hasTypeOptions {
+            return options.effectiveTypes.intersection([.document, .popup]).isEmpty ? .unaffected : .mustNotBeGuarded
+        }
+        return SiteExceptionBuilder.plainHost(filter.pattern) == nil ? .needsGuard : .mustNotBeGuarded
     }
 
     /// ABP request types → WebKit `resource-type`/`load-context`. `$subdocument` is a document load in a

@@ -118,7 +118,7 @@ struct RuleConverter: Sendable {
                         rules.network.append(NetworkRule(
                             key: index == 0 ? entry.key : entry.key + "#\(index)", kind: built.kind, json: rule.json,
                             anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
-                            targetsNavigations: built.targetsNavigations))
+                            navigation: built.navigation))
                     }
                     tallies[entry.source].converted += 1
                 }
