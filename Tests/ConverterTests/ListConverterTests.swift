@@ -42,7 +42,7 @@ import Testing
 
     /// 2020-10-28 → 29: a day with a `$document` exception removed, which must change every list
     /// that can fire on that site, plus exception edits and removals. Measured with this layout:
-    /// 81.6 % of gzip bytes new (12 of 16 lists) without removal grace; the bound leaves a little room.
+    /// 78.5 % of gzip bytes new (12 of 16 lists) without removal grace; the bound leaves a little room.
     @Test func realDailyStepChangesBoundedShareOfBytes() throws {
         let converter = ListConverter()
         let day28 = try converter.convert(Self.sources("28"))

@@ -21,6 +21,7 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
     var hasRecentList: Bool {
         switch self {
         case .networkHosts, .cosmeticGeneric, .cosmeticSites: return true
+        // Site blocks: measured no better with one (their list changes with exceptions anyway).
         case .networkPaths, .networkSites: return false
         }
     }

@@ -324,8 +324,9 @@ struct LayoutInput: Sendable {
             }
         }
         // Selectors and domain lists gzip about half as well as host rules (about 4.5× against 9×
-        // on the 2020-10 lists), and gzip bytes are what a device downloads.
-        return json * 2
+        // on the 2020-10 lists), gzip bytes are what a device downloads, and hiding rules are
+        // edited in place more often; ×3 measured slightly better than ×2 on the 2020-10 dailies.
+        return json * 3
     }
 }
 
