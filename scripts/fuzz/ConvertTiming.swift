@@ -32,6 +32,8 @@ struct ConvertTiming {
             invalid += 1; print("INVALID \(rule.key)")
         }
         print("network rules \(result.rules.network.count) (carve-outs \(result.rules.network.filter { $0.carveOut != nil }.count)), cosmetic \(result.rules.cosmetic.count), site exceptions \(result.rules.siteExceptions.count), invalid \(invalid)")
+        let policies = Dictionary(grouping: result.rules.network, by: { "\($0.navigation)" }).mapValues(\.count)
+        print("navigation policy: \(policies.sorted { $0.key < $1.key })")
         for report in result.reports {
             let skipped = report.skipped.values.reduce(0) { $0 + $1.count }
             print("\n\(report.id): lines \(report.lines), rules \(report.rules), converted \(report.converted), skipped \(skipped)")
