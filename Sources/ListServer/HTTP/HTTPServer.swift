@@ -26,7 +26,17 @@ final class HTTPServer: @unchecked Sendable {
         self.listen = listen
         context = ServerContext(configuration: configuration, status: status, log: log, admin: admin)
         limiter = ConnectionLimiter(maximum: configuration.maxConnections)
-        context.activity = { [unowned self] in activity() }
+        context.activity = { [weak self, startedAt] in
+            self?.activity() ?? ServerActivity(version: Self.version, startedAt: startedAt, now: Date(), openConnections: 0,
+                                               metrics: .zero, fileDates: [:], manifestInstalled: false)
+        }
+    }
+
+    /// A server dropped without `shutdown` still releases its threads and sockets.
+    deinit {
+        if !stopped {
+            for loop in loops { loop.stop() }
+        }
     }
 
     /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
