@@ -32,6 +32,12 @@ public struct ConverterConfiguration: Sendable, Equatable {
     /// Check every new list with `WebKitListValidator` before returning it (about as costly as the
     /// conversion itself; off only to measure the conversion alone).
     public var validatesLists = true
+    /// Move a recent list into a stable list of its family that changes today anyway (see
+    /// `ListLayout`); off keeps recent lists until they reach `recentListLimit`. Pays off together
+    /// with `removalGraceRuns` (measured on the 2020-10 dailies: median 43.0 % → 40.9 % of gzip
+    /// bytes new with grace 7, but 54.3 % → 58.5 % without grace, as young rules edited later then
+    /// touch stable lists).
+    public var promotesRecentIntoChangedLists = false
 
     public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000,
                 removalGraceRuns: Int = 0) {

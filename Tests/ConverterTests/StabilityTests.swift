@@ -71,4 +71,20 @@ import Testing
         let holder = try #require(third.lists.first { $0.id == moved[0] })
         #expect((0..<60).allSatisfy { index in holder.rules.contains(F.block("batch\(index).example").json) })
     }
+
+    @Test func recentListJoinsAStableListThatChangesAnyway() throws {
+        var rules = F.mixed()
+        let first = try F.layout(rules)
+        rules.network.append(F.block("young.example"))
+        let second = try F.layout(rules, previous: first.state)
+        #expect(changed(first, second) == ["network-hosts-recent"])
+        let removed = rules.network.remove(at: 10)
+        let holder = try #require(second.lists.first { $0.rules.contains(removed.json) })
+        var configuration = ConverterConfiguration()
+        configuration.promotesRecentIntoChangedLists = true
+        let third = try ListLayout(configuration: configuration).layOut(rules, previous: second.state)
+        #expect(changed(second, third) == [holder.id])
+        #expect(!third.lists.contains { $0.id == "network-hosts-recent" })
+        #expect(try #require(third.lists.first { $0.id == holder.id }).rules.contains(F.block("young.example").json))
+    }
 }

@@ -48,13 +48,18 @@ struct ListLayout: Sendable {
         let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
         if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
            previous.selectorsPerRule == configuration.genericSelectorsPerRule {
-            let placed = ListFamily.allCases.flatMap { family in
+            var placed = ListFamily.allCases.flatMap { family in
                 placer(family, input).incremental(previous: previous.lists.filter { $0.family == family })
             }
             var built = build(placed, input)
             if violation(built, chunkSize: chunkSize) == nil {
                 deferRemovals(&built, previous: previous, previousLists: previousLists)
-                return Result(lists: built, state: state(placed, built, input), isFresh: false)
+                if configuration.promotesRecentIntoChangedLists {
+                    promoteIntoChangedLists(&placed, &built, input, previous: previous, previousLists: previousLists)
+                }
+                if violation(built, chunkSize: chunkSize) == nil {
+                    return Result(lists: built, state: state(placed, built, input), isFresh: false)
+                }
             }
         }
         let placed = try freshPlacement(input)
@@ -136,6 +141,36 @@ struct ListLayout: Sendable {
                 return LayoutState.List(id: list.id, family: list.family, isRecent: list.isRecent,
                                         members: list.members.map { members[$0].key }, deferredRuns: laidOut.deferredRuns)
             })
+    }
+
+    /// Moves a family's recent list into one of its stable lists that changes today anyway: the
+    /// move then costs devices nothing extra, and the recent list, downloaded again every day it
+    /// grows, starts small again. A stable list "changes anyway" when its bytes differ from last
+    /// run's (when those are known) or, without them, when it lost members.
+    private func promoteIntoChangedLists(_ placed: inout [PlacedList], _ built: inout [LaidOutList], _ input: LayoutInput,
+                                         previous: LayoutState, previousLists: [String: [UInt8]]) {
+        let before = Dictionary(previous.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for family in ListFamily.allCases where family.hasRecentList {
+            guard let recent = placed.firstIndex(where: { $0.family == family && $0.isRecent }) else { continue }
+            let capacity = capacity(family, input)
+            var target: Int?
+            for index in placed.indices where placed[index].family == family && !placed[index].isRecent && built[index].kept == nil {
+                guard let old = before[placed[index].id], !old.isRecent,
+                      placed[index].members.count + placed[recent].members.count <= capacity else { continue }
+                let changes: Bool
+                if let bytes = previousLists[placed[index].id] {
+                    changes = bytes != built[index].json
+                } else {
+                    changes = placed[index].members.count < old.members.count
+                }
+                if changes, target == nil || placed[index].members.count < placed[target!].members.count { target = index }
+            }
+            guard let target else { continue }
+            placed[target].members += placed[recent].members
+            built[target] = build([placed[target]], input)[0]
+            placed.remove(at: recent)
+            built.remove(at: recent)
+        }
     }
 
     /// Stable lists that only lost rules keep last run's bytes for up to `removalGraceRuns` runs.

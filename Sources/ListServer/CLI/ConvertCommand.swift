@@ -18,7 +18,7 @@ enum ConvertCommand: Command {
         FlagSpec(name: "--previous", takesValue: true, help: "directory of the previous set: its layout.json keeps unchanged rules in place"),
         FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default 30000)"),
         FlagSpec(name: "--removal-grace", takesValue: true,
-                 help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once)"),
+                 help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"),
         FlagSpec(name: "--no-validate", takesValue: false, help: "skip the WebKit validity check of new lists (benchmarks only)"),
         FlagSpec(name: "--dry-run", takesValue: false, help: "convert to JSON bytes only: write, hash and compress nothing"),
     ]
@@ -43,12 +43,14 @@ enum ConvertCommand: Command {
         configuration.validatesLists = !arguments.has("--no-validate")
         if let text = arguments.value("--removal-grace") {
             configuration.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: 0...365)
+            // Batching removals and promoting recent rules into lists that change anyway go together.
+            configuration.promotesRecentIntoChangedLists = configuration.removalGraceRuns > 0
         }
 
         let sources = try readSources(inputs)
         let previousDirectory = arguments.value("--previous")
         let previousLayout = try previousDirectory.map(readPreviousLayout)
-        let previousLists = configuration.removalGraceRuns > 0 ? (previousDirectory.map(readPreviousLists) ?? [:]) : [:]
+        let previousLists = previousDirectory.map(readPreviousLists) ?? [:]
         let output = try ListConverter(configuration: configuration)
             .convert(sources, previousLayout: previousLayout, previousLists: previousLists)
 
