@@ -27,122 +27,223 @@ public struct WebKitListValidator: Sendable {
     public init() {}
 
     /// Every problem in the list; empty means WebKit compiles it with all its rules.
+    /// One pass over the bytes: strings are decoded only where a rule field needs checking.
     public func problems(in json: [UInt8]) -> [Problem] {
         let isUTF8 = json.withUnsafeBufferPointer { LineClassifier.isValidUTF8($0) }
         if !isUTF8 { return [Problem(ruleIndex: nil, message: "the list is not valid UTF-8 (WebKit: Failed to parse the JSON String)")] }
-        let root: JSONValue
-        switch JSONParser.parse(json) {
-        case .success(let value): root = value
-        case .failure(let error):
-            return [Problem(ruleIndex: nil, message: "invalid JSON at byte \(error.offset): \(error.message) (WebKit: Failed to parse the JSON String)")]
+        return json.withUnsafeBufferPointer { buffer in
+            var cursor = JSONCursor(buffer)
+            var ruleProblems: [Problem] = []
+            var count = 0
+            do {
+                guard cursor.peek() == UInt8(ascii: "[") else {
+                    try cursor.skipValue(depth: 0)
+                    return [Problem(ruleIndex: nil, message: "the top level is not an array")]
+                }
+                var scratch = Scratch()
+                if try cursor.beginArray() {
+                    repeat {
+                        for message in try Self.ruleProblems(&cursor, &scratch) {
+                            ruleProblems.append(Problem(ruleIndex: count, message: message))
+                        }
+                        count += 1
+                    } while try cursor.next(closing: UInt8(ascii: "]"))
+                }
+                cursor.skipWhitespace()
+                if !cursor.atEnd { throw cursor.fail("trailing bytes after the JSON value") }
+            } catch let error as JSONCursor.SyntaxError {
+                return [Problem(ruleIndex: nil, message: "invalid JSON at byte \(error.offset): \(error.message) (WebKit: Failed to parse the JSON String)")]
+            } catch {
+                return [Problem(ruleIndex: nil, message: "invalid JSON: \(error)")]
+            }
+            var problems: [Problem] = []
+            if count == 0 { problems.append(Problem(ruleIndex: nil, message: "empty list (WebKit: Empty extension)")) }
+            if count > Self.maximumRules {
+                problems.append(Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(Self.maximumRules)"))
+            }
+            return problems + ruleProblems
         }
-        guard case .array(let rules) = root else {
-            return [Problem(ruleIndex: nil, message: "the top level is not an array")]
-        }
-        var problems: [Problem] = []
-        if rules.isEmpty { problems.append(Problem(ruleIndex: nil, message: "empty list (WebKit: Empty extension)")) }
-        if rules.count > Self.maximumRules {
-            problems.append(Problem(ruleIndex: nil, message: "\(rules.count) rules, more than WebKit's \(Self.maximumRules)"))
-        }
-        for (index, rule) in rules.enumerated() {
-            for message in Self.ruleProblems(rule) { problems.append(Problem(ruleIndex: index, message: message)) }
-        }
-        return problems
     }
 
     /// Problems of one rule object given as JSON bytes (for checking rules before they are joined into a list).
     public func problems(inRule json: [UInt8]) -> [String] {
-        switch JSONParser.parse(json) {
-        case .success(let value): return Self.ruleProblems(value)
-        case .failure(let error): return ["invalid JSON at byte \(error.offset): \(error.message)"]
-        }
+        problems(in: [UInt8(ascii: "[")] + json + [UInt8(ascii: "]")]).map(\.message)
     }
 
-    static func ruleProblems(_ rule: JSONValue) -> [String] {
-        guard case .object = rule else { return ["not an object (WebKit: Invalid rule)"] }
-        var problems: [String] = []
-        if let trigger = rule.member("trigger"), case .object = trigger {
-            problems.append(contentsOf: triggerProblems(trigger))
-        } else {
-            problems.append("missing or invalid trigger object (WebKit: Invalid trigger object)")
+    /// Decode buffers reused across rules.
+    struct Scratch {
+        var key: [UInt8] = []
+        var value: [UInt8] = []
+        var type: [UInt8] = []
+    }
+
+    @inline(__always) static func equals(_ bytes: [UInt8], _ text: StaticString) -> Bool {
+        text.withUTF8Buffer { $0.elementsEqual(bytes) }
+    }
+
+    static func ruleProblems(_ cursor: inout JSONCursor, _ scratch: inout Scratch) throws -> [String] {
+        guard cursor.peek() == UInt8(ascii: "{") else {
+            try cursor.skipValue(depth: 1)
+            return ["not an object (WebKit: Invalid rule)"]
         }
-        if let action = rule.member("action"), case .object = action {
-            problems.append(contentsOf: actionProblems(action))
-        } else {
-            problems.append("missing or invalid action object (WebKit: Invalid action object)")
+        var trigger: [String]?
+        var action: [String]?
+        if try cursor.beginObject() {
+            repeat {
+                try cursor.key(into: &scratch.key)
+                if equals(scratch.key, "trigger") {
+                    trigger = cursor.peek() == UInt8(ascii: "{") ? try triggerProblems(&cursor, &scratch) : nil
+                    if trigger == nil { try cursor.skipValue(depth: 2) }
+                } else if equals(scratch.key, "action") {
+                    action = cursor.peek() == UInt8(ascii: "{") ? try actionProblems(&cursor, &scratch) : nil
+                    if action == nil { try cursor.skipValue(depth: 2) }
+                } else {
+                    try cursor.skipValue(depth: 2)
+                }
+            } while try cursor.next(closing: UInt8(ascii: "}"))
         }
+        var problems = trigger ?? ["missing or invalid trigger object (WebKit: Invalid trigger object)"]
+        problems.append(contentsOf: action ?? ["missing or invalid action object (WebKit: Invalid action object)"])
         return problems
     }
 
-    static func triggerProblems(_ trigger: JSONValue) -> [String] {
+    private enum TriggerField {
+        case urlFilter
+        case condition(String, isDomain: Bool)
+        case flags(String, Set<[UInt8]>)
+        case other
+    }
+
+    private static func field(_ key: [UInt8]) -> TriggerField {
+        if equals(key, "url-filter") { return .urlFilter }
+        if equals(key, "resource-type") { return .flags("resource-type", resourceTypeBytes) }
+        if equals(key, "load-type") { return .flags("load-type", loadTypeBytes) }
+        if equals(key, "load-context") { return .flags("load-context", loadContextBytes) }
+        for name in conditionKeys where name.utf8.elementsEqual(key) { return .condition(name, isDomain: name.hasSuffix("domain")) }
+        return .other
+    }
+
+    static let resourceTypeBytes = Set(resourceTypes.map { Array($0.utf8) })
+    static let loadTypeBytes = Set(loadTypes.map { Array($0.utf8) })
+    static let loadContextBytes = Set(loadContexts.map { Array($0.utf8) })
+
+    static func triggerProblems(_ cursor: inout JSONCursor, _ scratch: inout Scratch) throws -> [String] {
+        var urlFilterProblem: String? = "url-filter missing or not a string (WebKit: Invalid url-filter object)"
+        var conditions: [String] = []
         var problems: [String] = []
-        if case .string(let filter)? = trigger.member("url-filter") {
-            if let problem = URLFilterRegexChecker.problem(in: filter) { problems.append("url-filter: \(problem)") }
-        } else {
-            problems.append("url-filter missing or not a string (WebKit: Invalid url-filter object)")
-        }
-        let present = conditionKeys.filter { trigger.member($0) != nil }
-        if present.count > 1 {
-            problems.append("more than one condition (\(present.joined(separator: ", "))) in one trigger")
-        }
-        for key in present {
-            guard case .array(let values)? = trigger.member(key), !values.isEmpty else {
-                problems.append("\(key) must be a non-empty array of strings")
-                continue
-            }
-            for value in values {
-                guard case .string(let bytes) = value, !bytes.isEmpty else {
-                    problems.append("\(key) must be a non-empty array of non-empty strings")
+        guard try cursor.beginObject() else { return [urlFilterProblem!] }
+        repeat {
+            try cursor.key(into: &scratch.key)
+            switch field(scratch.key) {
+            case .urlFilter:
+                if cursor.peek() == UInt8(ascii: "\"") {
+                    try cursor.string(into: &scratch.value)
+                    urlFilterProblem = URLFilterRegexChecker.problem(in: scratch.value).map { "url-filter: \($0)" }
+                } else {
+                    try cursor.skipValue(depth: 3)
+                    urlFilterProblem = "url-filter missing or not a string (WebKit: Invalid url-filter object)"
+                }
+            case .condition(let name, let isDomain):
+                if !conditions.contains(name) { conditions.append(name) }
+                guard cursor.peek() == UInt8(ascii: "["), try cursor.beginArray() else {
+                    if cursor.peek() != UInt8(ascii: "]") && cursor.peek() != UInt8(ascii: ",") && cursor.peek() != UInt8(ascii: "}") {
+                        try cursor.skipValue(depth: 3)
+                    }
+                    problems.append("\(name) must be a non-empty array of strings")
                     continue
                 }
-                if key.hasSuffix("domain") {
-                    if bytes.contains(where: { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }) {
-                        problems.append("\(key) \"\(String(decoding: bytes, as: UTF8.self))\" is not lowercase ASCII (WebKit: Domains must be lower case ASCII)")
+                repeat {
+                    guard cursor.peek() == UInt8(ascii: "\"") else {
+                        try cursor.skipValue(depth: 4)
+                        problems.append("\(name) must be a non-empty array of non-empty strings")
+                        continue
                     }
-                } else if let problem = URLFilterRegexChecker.problem(in: bytes) {
-                    problems.append("\(key): \(problem)")
+                    try cursor.string(into: &scratch.value)
+                    if scratch.value.isEmpty {
+                        problems.append("\(name) must be a non-empty array of non-empty strings")
+                    } else if isDomain {
+                        if scratch.value.contains(where: { $0 >= 0x80 || ($0 >= 0x41 && $0 <= 0x5A) }) {
+                            problems.append("\(name) \"\(String(decoding: scratch.value, as: UTF8.self))\" is not lowercase ASCII (WebKit: Domains must be lower case ASCII)")
+                        }
+                    } else if let problem = URLFilterRegexChecker.problem(in: scratch.value) {
+                        problems.append("\(name): \(problem)")
+                    }
+                } while try cursor.next(closing: UInt8(ascii: "]"))
+            case .flags(let name, let allowed):
+                guard cursor.peek() == UInt8(ascii: "[") else {
+                    try cursor.skipValue(depth: 3)
+                    problems.append("\(name) is not an array")
+                    continue
                 }
+                guard try cursor.beginArray() else { continue }
+                var reported = false
+                repeat {
+                    var valid = false
+                    if cursor.peek() == UInt8(ascii: "\"") {
+                        try cursor.string(into: &scratch.value)
+                        valid = allowed.contains(scratch.value)
+                    } else {
+                        try cursor.skipValue(depth: 4)
+                    }
+                    if !valid && !reported {
+                        problems.append("\(name) has an invalid value (WebKit: Invalid string in the trigger flags array)")
+                        reported = true
+                    }
+                } while try cursor.next(closing: UInt8(ascii: "]"))
+            case .other:
+                try cursor.skipValue(depth: 3)
             }
-        }
-        for (key, allowed) in [("resource-type", resourceTypes), ("load-type", loadTypes), ("load-context", loadContexts)] {
-            guard let value = trigger.member(key) else { continue }
-            guard case .array(let values) = value else {
-                problems.append("\(key) is not an array")
-                continue
-            }
-            for value in values {
-                guard case .string(let bytes) = value, allowed.contains(String(decoding: bytes, as: UTF8.self)) else {
-                    problems.append("\(key) has an invalid value (WebKit: Invalid string in the trigger flags array)")
-                    break
-                }
-            }
-        }
-        return problems
+        } while try cursor.next(closing: UInt8(ascii: "}"))
+        var result: [String] = []
+        if let urlFilterProblem { result.append(urlFilterProblem) }
+        if conditions.count > 1 { result.append("more than one condition (\(conditions.joined(separator: ", "))) in one trigger") }
+        return result + problems
     }
 
-    static func actionProblems(_ action: JSONValue) -> [String] {
-        guard case .string(let typeBytes)? = action.member("type") else { return ["action without a type string (WebKit: Invalid action type)"] }
-        switch String(decoding: typeBytes, as: UTF8.self) {
-        case "block", "block-cookies", "ignore-previous-rules", "make-https":
-            return []
-        case "css-display-none":
-            guard case .string(let selector)? = action.member("selector") else {
-                return ["css-display-none without a selector string (WebKit: Requires a selector)"]
-            }
-            switch CSSSelectorChecker.check(selector) {
-            case .valid: return []
-            case .extendedCSS: return ["selector uses procedural (non-CSS) operators; WebKit would drop the rule silently"]
-            case .invalid: return ["selector \"\(String(decoding: selector.prefix(120), as: UTF8.self))\" may be rejected by WebKit's CSS parser, which drops the rule silently"]
-            }
-        case "notify":
-            if case .string? = action.member("notification") { return [] }
-            return ["notify without a notification string"]
-        case "redirect":
-            return action.member("redirect") == nil ? ["redirect without a redirect member"] : []
-        case "modify-headers":
-            return action.member("priority") == nil ? ["modify-headers without a positive priority"] : []
-        default:
-            return ["unknown action type (WebKit: Invalid action type)"]
+    static func actionProblems(_ cursor: inout JSONCursor, _ scratch: inout Scratch) throws -> [String] {
+        var hasType = false
+        var selectorVerdict: CSSSelectorChecker.Verdict?
+        var selectorPrefix = ""
+        var hasNotification = false
+        var hasRedirect = false
+        var hasPriority = false
+        if try cursor.beginObject() {
+            repeat {
+                try cursor.key(into: &scratch.key)
+                let isString = cursor.peek() == UInt8(ascii: "\"")
+                if equals(scratch.key, "type") {
+                    hasType = isString
+                    if isString { try cursor.string(into: &scratch.type) } else { try cursor.skipValue(depth: 3) }
+                } else if equals(scratch.key, "selector"), isString {
+                    try cursor.string(into: &scratch.value)
+                    let verdict = CSSSelectorChecker.check(scratch.value)
+                    selectorVerdict = verdict
+                    if verdict == .invalid { selectorPrefix = String(decoding: scratch.value.prefix(120), as: UTF8.self) }
+                } else {
+                    if equals(scratch.key, "notification") { hasNotification = isString }
+                    if equals(scratch.key, "redirect") { hasRedirect = true }
+                    if equals(scratch.key, "priority") { hasPriority = true }
+                    if equals(scratch.key, "selector") { selectorVerdict = nil }
+                    try cursor.skipValue(depth: 3)
+                }
+            } while try cursor.next(closing: UInt8(ascii: "}"))
         }
+        guard hasType else { return ["action without a type string (WebKit: Invalid action type)"] }
+        let type = scratch.type
+        if equals(type, "block") || equals(type, "block-cookies") || equals(type, "ignore-previous-rules") || equals(type, "make-https") {
+            return []
+        }
+        if equals(type, "css-display-none") {
+            switch selectorVerdict {
+            case nil: return ["css-display-none without a selector string (WebKit: Requires a selector)"]
+            case .valid?: return []
+            case .extendedCSS?: return ["selector uses procedural (non-CSS) operators; WebKit would drop the rule silently"]
+            case .invalid?: return ["selector \"\(selectorPrefix)\" may be rejected by WebKit's CSS parser, which drops the rule silently"]
+            }
+        }
+        if equals(type, "notify") { return hasNotification ? [] : ["notify without a notification string"] }
+        if equals(type, "redirect") { return hasRedirect ? [] : ["redirect without a redirect member"] }
+        if equals(type, "modify-headers") { return hasPriority ? [] : ["modify-headers without a positive priority"] }
+        return ["unknown action type (WebKit: Invalid action type)"]
     }
 }
