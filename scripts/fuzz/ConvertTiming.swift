@@ -32,6 +32,20 @@ struct ConvertTiming {
             invalid += 1; print("INVALID \(rule.key)")
         }
         print("network rules \(result.rules.network.count) (carve-outs \(result.rules.network.filter { $0.carveOut != nil }.count)), cosmetic \(result.rules.cosmetic.count), site exceptions \(result.rules.siteExceptions.count), invalid \(invalid)")
+        var list: [UInt8] = [UInt8(ascii: "[")]
+        for rule in result.rules.network {
+            if list.count > 1 { list.append(UInt8(ascii: ",")) }
+            list.append(contentsOf: rule.json)
+        }
+        list.append(UInt8(ascii: "]"))
+        var validateTimes: [Double] = []
+        for _ in 0..<max(1, runs / 2) {
+            let start = DispatchTime.now().uptimeNanoseconds
+            let problems = validator.problems(in: list)
+            validateTimes.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            precondition(problems.isEmpty)
+        }
+        print(String(format: "validator over all %d network rules (%.1f MB): best %.3f s", result.rules.network.count, Double(list.count) / 1e6, validateTimes.min()!))
         let policies = Dictionary(grouping: result.rules.network, by: { "\($0.navigation)" }).mapValues(\.count)
         print("navigation policy: \(policies.sorted { $0.key < $1.key })")
         for report in result.reports {
