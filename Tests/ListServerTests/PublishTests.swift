@@ -97,6 +97,21 @@ import Testing
         #expect(history.count == 1)
     }
 
+    @Test func filesOfAManifestMissingFromHistoryStillGetTheirGracePeriod() throws {
+        let dir = ScratchDirectory()
+        let publisher = publisher(dir.path, grace: 3600)
+        var lost: [PersistentState.PublishRecord] = []
+        let first = try publisher.publish(Self.output([("net-00", Self.a1)]), history: &lost)
+        // Ten days later, with the history gone (state lost), a new set replaces it.
+        var history: [PersistentState.PublishRecord] = []
+        let later = Date().addingTimeInterval(10 * 86_400)
+        _ = try publisher.publish(Self.output([("net-00", Self.a2)]), history: &history, now: later)
+        #expect(publisher.writer.exists(first.plan.lists[0].fileName), "superseded just now: inside the grace period")
+        #expect(publisher.prune(keeping: [], history: &history, now: later.addingTimeInterval(60)).isEmpty)
+        let removed = publisher.prune(keeping: Set(history.last!.files), history: &history, now: later.addingTimeInterval(3700))
+        #expect(removed.contains(first.plan.lists[0].fileName))
+    }
+
     @Test func orphanFilesFromAFailedPublishAreRemovedOnlyAfterTheGracePeriod() throws {
         let dir = ScratchDirectory()
         let publisher = publisher(dir.path, grace: 3600)

@@ -32,6 +32,7 @@ struct Publisher: Sendable {
 
     /// Publishes `output`, updating `history` (oldest first).
     func publish(_ output: ConversionOutput, history: inout [PersistentState.PublishRecord], now: Date = Date()) throws -> Outcome {
+        let previousManifestBytes = FileManager.default.contents(atPath: writer.path(PublishPlan.manifestName))
         let previous = currentManifest()
         var lists: [RuleList] = []
         var rejections: [GateRejection] = []
@@ -61,6 +62,12 @@ struct Publisher: Sendable {
         let plan = try PublishPlan.make(lists: lists, report: output.report, layoutState: output.layoutState, gzipExists: writer.exists)
         let written = try writer.write(plan)
         if written.manifestChanged || history.last?.manifestSHA256 != plan.manifestSHA256 {
+            // A manifest the history does not know (its state save failed) still starts its files' grace period now.
+            if written.manifestChanged, let previous, let bytes = previousManifestBytes,
+               !history.contains(where: { $0.manifestSHA256 == SHA256.hex(bytes) }) {
+                history.append(PersistentState.PublishRecord(manifestSHA256: SHA256.hex(bytes), publishedAt: now, supersededAt: nil,
+                                                             files: previous.lists.flatMap { [$0.file, $0.file + ".gz"] }))
+            }
             if let last = history.indices.last, history[last].supersededAt == nil { history[last].supersededAt = now }
             history.append(PersistentState.PublishRecord(manifestSHA256: plan.manifestSHA256, publishedAt: now, supersededAt: nil, files: plan.fileNames))
         }
