@@ -23,6 +23,7 @@ struct ExceptionScope: Sendable {
     ///   - urlHosts: each cancellable rule's anchor host (nil: unanchored); empty for rules without URLs (cosmetic).
     ///   - pageDomains: each cancellable rule's `if-domain` domains without `*` (nil: any page).
     init(urlHosts: [String?], pageDomains: [[String]?]) {
+        self.urlHosts.reserveCapacity(urlHosts.count)
         for host in urlHosts {
             if let host, host.utf8.contains(UInt8(ascii: ".")) { self.urlHosts.insert(host) } else { anyURL = true }
         }

@@ -20,26 +20,35 @@ struct HostRelationIndex: Sendable {
 
     /// Whether `host` equals an inserted host, is a subdomain of one, or is a parent domain of one.
     func relates(to host: String) -> Bool {
-        var chain: [UInt64] = []
-        HostRelationIndex.forEachSuffixHash(host) { chain.append($0) }
-        guard let whole = chain.last else { return true }
-        if suffixes.contains(whole) { return true }  // an inserted host is `host` or below it
-        return chain.dropLast().contains { hosts.contains($0) }  // an inserted host is above `host`
+        var previous: UInt64?
+        var parentInserted = false
+        HostRelationIndex.forEachSuffixHash(host) { hash in
+            // Every suffix but the last (the whole host) is a parent domain of `host`.
+            if let previous, !parentInserted, hosts.contains(previous) { parentInserted = true }
+            previous = hash
+        }
+        guard let whole = previous else { return true }
+        return parentInserted || suffixes.contains(whole)  // an inserted host is above, at or below `host`
+    }
+
+    mutating func reserveCapacity(_ hostCount: Int) {
+        hosts.reserveCapacity(hostCount)
+        suffixes.reserveCapacity(hostCount * 2)
     }
 
     /// Calls `body` with a hash of each dot-suffix of `host`, shortest first, the whole host last:
     /// `a.b.c` → `c`, `b.c`, `a.b.c`. The hash is FNV-1a over the bytes read backwards, so one
     /// backward pass yields every suffix's hash without building the substrings.
     static func forEachSuffixHash(_ host: String, _ body: (UInt64) -> Void) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        bytes.append(contentsOf: host.utf8)
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var index = bytes.count - 1
-        while index >= 0 {
-            hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
-            if index == 0 || bytes[index - 1] == UInt8(ascii: ".") { body(hash) }
-            index -= 1
+        var host = host
+        host.withUTF8 { bytes in
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var index = bytes.count - 1
+            while index >= 0 {
+                hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+                if index == 0 || bytes[index - 1] == UInt8(ascii: ".") { body(hash) }
+                index -= 1
+            }
         }
     }
 }
