@@ -1,6 +1,5 @@
 import Converter
 import Foundation
-import ListSync
 import Testing
 @testable import ListServer
 
@@ -28,28 +27,15 @@ import Testing
                        try WebKitTestSupport.source("snapshot/easyprivacy.txt", id: "easyprivacy")]
         let output = try ListConverter().convert(sources)
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("semantic-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let directory = try WebKitTestSupport.writeSet(output.lists)
         defer { try? FileManager.default.removeItem(at: directory) }
-        var entries: [Manifest.Entry] = []
-        for list in output.lists {
-            let file = "\(list.id).json"
-            try Data(list.json).write(to: directory.appendingPathComponent(file))
-            entries.append(Manifest.Entry(id: list.id, file: file, sha256: SHA256.hex(list.json), rules: list.ruleCount))
-        }
-        try JSONEncoder().encode(Manifest(lists: entries)).write(to: directory.appendingPathComponent("manifest.json"))
-
-        let location = try #require(WebKitToolLocation.find(currentDirectory: repository.path), "no Python interpreter found")
         let disagreements = directory.appendingPathComponent("disagreements.txt")
-        let finished = try ChildProcess(
-            executable: location.python,
-            arguments: [repository.appendingPathComponent("scripts/webkit/semantic.py").path, directory.path,
-                        "--abp", repository.appendingPathComponent("snapshot/easylist.txt").path,
-                        repository.appendingPathComponent("snapshot/easyprivacy.txt").path,
-                        "--json", "--disagreements", disagreements.path],
-            timeout: 600
-        ).run()
-        let stderr = String(decoding: finished.stderr, as: UTF8.self)
+        let finished = try WebKitTestSupport.runScript("semantic.py", [
+            directory.path,
+            "--abp", repository.appendingPathComponent("snapshot/easylist.txt").path, repository.appendingPathComponent("snapshot/easyprivacy.txt").path,
+            "--json", "--disagreements", disagreements.path,
+        ], timeout: 600)
+        let stderr = finished.stderr
         try #require(finished.status == 0, "semantic.py failed (needs the venv's PyPI `adblock`: .venv/bin/pip install adblock): \(stderr)")
         let summary = try JSONDecoder().decode(Summary.self, from: finished.stdout)
         let report = (try? String(contentsOf: disagreements, encoding: .utf8)) ?? ""
