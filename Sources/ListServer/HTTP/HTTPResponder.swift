@@ -37,13 +37,14 @@ struct HTTPResponder {
         guard head.method == .get || head.method == .head else {
             return error(405, "method not allowed", route: .invalid, head: head, frame: frame, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
         }
+        if name.elementsEqual("manifest.json".utf8) {
+            guard let manifest = site.manifest else { return notFound(head: head, frame: frame, into: &output) }
+            return serve(manifest, route: .manifest, head: head, frame: frame, into: &output)
+        }
         if let resource = site.files[name] {
             return serve(resource, route: .list, head: head, frame: frame, into: &output)
         }
         switch String(decoding: name, as: UTF8.self) {
-        case "manifest.json":
-            guard let manifest = site.manifest else { return notFound(head: head, frame: frame, into: &output) }
-            return serve(manifest, route: .manifest, head: head, frame: frame, into: &output)
         case "healthz":
             let healthy = site.manifest != nil
             let body = Array((healthy ? "{\"status\":\"ok\"}\n" : "{\"status\":\"no manifest installed\"}\n").utf8)

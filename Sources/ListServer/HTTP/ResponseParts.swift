@@ -1,7 +1,8 @@
 /// The fixed pieces every response is assembled from: status lines, the connection trailer lines
 /// and the 404 answer. Built once per server, shared read-only by all event loops.
-struct ResponseParts: @unchecked Sendable {
-    private let statusLines: [Int: ResponseBytes]
+final class ResponseParts: @unchecked Sendable {
+    /// Indexed by status code (100–599) for a lookup without hashing.
+    private let statusLines: [ResponseBytes?]
     /// Ends the head of a persistent HTTP/1.1 response.
     let endKeepAlive = ResponseBytes("\r\n")
     /// Ends the head of a persistent HTTP/1.0 response (RFC 9112 §9.3: 1.0 needs it spelled out).
@@ -20,7 +21,7 @@ struct ResponseParts: @unchecked Sendable {
     ]
 
     init() {
-        var lines: [Int: ResponseBytes] = [:]
+        var lines = [ResponseBytes?](repeating: nil, count: 600)
         for (code, reason) in Self.reasons {
             lines[code] = ResponseBytes("HTTP/1.1 \(code) \(reason)\r\nServer: listserver\r\n")
         }
@@ -32,6 +33,6 @@ struct ResponseParts: @unchecked Sendable {
     }
 
     func statusLine(_ code: Int) -> ResponseBytes {
-        statusLines[code] ?? statusLines[500]!
+        (code >= 0 && code < statusLines.count ? statusLines[code] : nil) ?? statusLines[500]!
     }
 }
