@@ -71,6 +71,29 @@ import Testing
         #expect(reloaded.upstreams["easylist"]?.etag == "\"d19\"")
     }
 
+    @Test func expiredFilesAreRemovedEvenWhenUpstreamKeepsAnswering304() throws {
+        var harness = try Harness()
+        harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400), etag: "\"1\""))
+        #expect(harness.run().result == .published)
+        let old = Set(harness.status.current.lists.map(\.file))
+        // Rules removed: the lists that held them change (new rules alone may just add a list).
+        let lines = String(decoding: try Self.easylist(lines: 400), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let trimmed = (lines[0..<100] + lines[140...]).joined(separator: "\n")
+        harness.server.set("/easylist.txt", .serve(body: Array(trimmed.utf8), etag: "\"2\""))
+        #expect(harness.run().result == .published)
+        let replaced = old.subtracting(harness.status.current.lists.map(\.file))
+        #expect(!replaced.isEmpty)
+        for name in replaced { #expect(harness.pipeline.publisher.writer.exists(name)) }
+        // Eight days of 304s later: no publish, but the grace period (7 days) of the old files is over.
+        let later = Date().addingTimeInterval(8 * 86_400)
+        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, now: { later })
+        #expect(summary.result == .unchanged)
+        for name in replaced { #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period") }
+        let served = try #require(summary.content, "a generation without the expired files is served")
+        for name in replaced { #expect(served.files[name] == nil) }
+        for name in harness.status.current.lists.map(\.file) { #expect(served.files[name] != nil) }
+    }
+
     @Test func aNewUpstreamVersionIsPublished() throws {
         var harness = try Harness()
         harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400), etag: "\"d19\""))

@@ -45,7 +45,7 @@ for run in $(seq 1 "$RUNS"); do
   rm -rf "$WORK/state" "$WORK/public"
   read -r cold cold_exit < <(time_to_manifest)
   read -r warm warm_exit < <(time_to_manifest)
-  lists=$(python3 -c "import json;m=json.load(open('$WORK/public/manifest.json'));print(len(m['lists']), sum(l['rules'] for l in m['lists']))")
-  printf 'run %d: cold %.2f s (exit %s), warm %.3f s (exit %s), cold/warm %.0fx, set: %s lists / rules\n' \
+  lists=$(python3 -c "import json;m=json.load(open('$WORK/public/manifest.json'));print(len(m['lists']), 'lists,', sum(l['rules'] for l in m['lists']), 'rules')")
+  printf 'run %d: cold %.2f s (exit %s), warm %.3f s (exit %s), cold/warm %.0fx, set: %s\n' \
     "$run" "$cold" "$cold_exit" "$warm" "$warm_exit" "$(echo "$cold / $warm" | bc -l)" "$lists"
 done

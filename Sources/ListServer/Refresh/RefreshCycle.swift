@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import ListSync
 
 /// One refresh: fetch every upstream (conditionally, with retries), check each body, keep good
 /// copies in the state directory, and convert + publish only when the copies in use changed.
@@ -177,10 +178,11 @@ struct RefreshCycle: Sendable {
             sources.append(FilterListSource(id: upstream.id, bytes: copy))
             hashes[upstream.id] = state.upstreams[upstream.id]?.sha256 ?? SHA256.hex(copy)
         }
-        let hasSet = publisher.currentManifest() != nil
-        if hasSet, state.publishedSources == hashes, missing.isEmpty {
-            return Summary(result: .unchanged, content: nil)
+        let current = publisher.currentManifest()
+        if let current, state.publishedSources == hashes, missing.isEmpty {
+            return expireOldFiles(keeping: current, state: &state, now: now)
         }
+        let hasSet = current != nil
         if sources.isEmpty || (hasSet && !missing.isEmpty) {
             let reason = "no usable copy of \(missing.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
             log.error("refresh: \(reason)")
@@ -221,6 +223,17 @@ struct RefreshCycle: Sendable {
             return Summary(result: .failed("WebKit rejected \(text.joined(separator: "; "))"), content: content)
         }
         return Summary(result: outcome.manifestChanged ? .published : .unchanged, content: content)
+    }
+
+    /// With nothing new to publish, still remove files whose grace period ended (an upstream can
+    /// answer 304 for weeks) and serve a generation without them.
+    private func expireOldFiles(keeping manifest: ListSync.Manifest, state: inout PersistentState, now: Date) -> Summary {
+        let keep = Set(manifest.lists.flatMap { [$0.file, $0.file + ".gz"] })
+        let removed = publisher.prune(keeping: keep, history: &state.history, now: now)
+        guard !removed.isEmpty else { return Summary(result: .unchanged, content: nil) }
+        log.info("refresh: removed \(removed.count) files past the grace period")
+        let content = try? SiteContentLoader(publisher: publisher).load(history: state.history, now: now).0
+        return Summary(result: .unchanged, content: content)
     }
 
     /// The last good copy, else the bundled snapshot (recorded as the source in use).
