@@ -194,6 +194,66 @@ import Glibc
         #expect(server.terminate() == 0)
     }
 
+    /// Upstream faults end to end: after each, the served manifest is the last good one,
+    /// /healthz stays 200 and /status names the error.
+    @Test func upstreamFaultsWhileServingKeepTheLastGoodSet() async throws {
+        let scratch = ScratchDirectory("serve-faults")
+        try Self.smallSnapshot(scratch.sub("snap"))
+        let upstream = try UpstreamServer()
+        let good = try RefreshTests.easylist(lines: 400)
+        upstream.set("/easylist.txt", .serve(body: good, etag: "\"good\""))
+        upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n".utf8), etag: "\"p\""))
+        try Self.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
+                             extra: #", "http": {"shutdownGraceSeconds": 1}"#)
+        // Tighter fetch limits for this run: 1 s total timeout, 1 MB cap.
+        var config = try String(contentsOfFile: scratch.sub("config.json"), encoding: .utf8)
+        config = config.replacingOccurrences(of: #""totalTimeoutSeconds": 5"#, with: #""totalTimeoutSeconds": 1, "maxBodyBytes": 1048576"#)
+        try Array(config.utf8).write(to: scratch.sub("config.json"))
+        let server = try ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
+
+        func easylistStatus() async throws -> [String: Any]? {
+            let (_, body) = try await Self.request(server.url("/status"))
+            let status = try JSONSerialization.jsonObject(with: body) as? [String: Any]
+            return (status?["upstreams"] as? [[String: Any]])?.first { $0["id"] as? String == "easylist" }
+        }
+        // The snapshot set is served first, then the upstream set replaces it.
+        let snapshotManifest = try #require(try await Self.waitFor200(server, "/manifest.json", seconds: 60))
+        for _ in 0..<400 {
+            if try await Self.request(server.url("/manifest.json")).1 != snapshotManifest { break }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        let goodManifest = try await Self.request(server.url("/manifest.json")).1
+        #expect(try await easylistStatus()?["source"] as? String == "upstream")
+
+        let faults: [(String, UpstreamServer.Behavior, String)] = [
+            ("500", .status(500), "HTTP 500"),
+            ("404", .status(404), "HTTP 404"),
+            ("garbage", .serve(body: (0..<4000).map { UInt8(truncatingIfNeeded: $0 &* 131) }), "does not decode"),
+            ("html", .serve(body: Array("<html>maintenance</html>".utf8)), "does not start with"),
+            ("empty 200", .serve(body: []), "body is empty"),
+            ("half the rules", .serve(body: try RefreshTests.easylist(lines: 150)), "less than 50%"),
+            ("truncated", .truncated(body: good, sentBytes: good.count / 2), "truncated"),
+            ("never answers", .hang, "timed out"),
+            ("slow drip", .drip(body: good, interval: 0.05), "timed out"),
+            ("over the cap", .stream(chunk: [UInt8](repeating: 0x21, count: 65_536), count: 64), "maxBodyBytes"),
+            ("redirect loop", .redirect(location: "/easylist.txt"), "redirects"),
+        ]
+        for (name, behavior, expected) in faults {
+            upstream.set("/easylist.txt", behavior)
+            #expect(try await Self.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
+            var error = ""
+            for _ in 0..<300 {
+                error = try await easylistStatus()?["lastError"] as? String ?? ""
+                if error.contains(expected) { break }
+                try await Task.sleep(nanoseconds: 50_000_000)
+            }
+            #expect(error.contains(expected), "\(name): /status must say why; it says \"\(error)\"")
+            #expect(try await Self.request(server.url("/healthz")).0 == 200, "\(name): /healthz stays 200")
+            #expect(try await Self.request(server.url("/manifest.json")).1 == goodManifest, "\(name): the last good set is served")
+        }
+        #expect(server.terminate() == 0)
+    }
+
     @Test func withoutATokenTheAdminEndpointDoesNotExist() async throws {
         let scratch = ScratchDirectory("serve-noadmin")
         try Self.smallSnapshot(scratch.sub("snap"))
