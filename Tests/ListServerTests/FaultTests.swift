@@ -163,21 +163,32 @@ import Glibc
         let binary = try Self.listserverBinary()
         let scratch = ScratchDirectory("kill9")
         let directory = scratch.sub("public")
+        let announcements = scratch.sub("rounds.txt")
         var kills = 0
+        var killsMidWrite = 0
         var manifests = Set<Data>()
         var sawManifest = false
         for round in 0..<120 {
+            FileManager.default.createFile(atPath: announcements, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["fetch", "--publish-loop", directory]
+            process.standardOutput = FileHandle(forWritingAtPath: announcements)
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Early rounds die before or during the first publish; later ones mid-loop.
-            usleep(UInt32.random(in: round < 10 ? 1_000...40_000 : 20_000...120_000))
+            // Wait (bounded) until the loop is publishing, then kill at a random moment within the next rounds.
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, process.isRunning,
+                  ((try? String(contentsOfFile: announcements, encoding: .utf8)) ?? "").isEmpty {
+                usleep(2_000)
+            }
+            usleep(UInt32.random(in: 0...120_000))
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             #expect(process.terminationReason == .uncaughtSignal, "round \(round): the process must die by SIGKILL, not exit")
             kills += 1
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+            if names.contains(where: { $0.contains(".tmp-") }) { killsMidWrite += 1 }
             let problems = Self.manifestProblems(in: directory)
             #expect(problems.isEmpty, "after kill \(kills): \(problems)")
             if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
@@ -188,6 +199,8 @@ import Glibc
             }
         }
         #expect(kills >= 100)
-        #expect(manifests.count > 10, "kills must land at many different points of the loop (saw \(manifests.count) manifests)")
+        #expect(sawManifest)
+        #expect(killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
+        print("kill -9: \(kills) kills, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact")
     }
 }

@@ -14,9 +14,14 @@ struct PublishLoop: Sendable {
         let publisher = Publisher(writer: SetWriter(directory: directory), gracePeriod: 0, gate: nil, log: log)
         publisher.writer.removeStaleTempFiles()
         var history: [PersistentState.PublishRecord] = []
+        // Start where no earlier run did, so every run publishes sets of its own.
+        let first = Int(Date().timeIntervalSince1970 * 1000) % 1_000_000_000
         var round = 0
         while iterations.map({ round < $0 }) ?? true {
-            _ = try publisher.publish(Self.output(round: round), history: &history)
+            // Announce each round so a test can time its kill into the publishing, not the start-up.
+            print("round \(round)")
+            fflush(stdout)
+            _ = try publisher.publish(Self.output(round: first + round), history: &history)
             round += 1
         }
     }
