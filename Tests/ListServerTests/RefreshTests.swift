@@ -94,6 +94,31 @@ import Testing
         for name in harness.status.current.lists.map(\.file) { #expect(served.files[name] != nil) }
     }
 
+    @Test func schedulerFetchesOnStartOnlyWhenDueAndOnTrigger() throws {
+        let harness = try Harness()
+        harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400), etag: "\"1\""))
+        let installed = LogLines()
+        var recent = PersistentState()
+        recent.lastRefreshAt = Date()
+        let notDue = RefreshScheduler(cycle: harness.pipeline.cycle, state: recent) { _ in installed.log.info("installed") }
+        notDue.start()
+        notDue.waitUntilIdle()
+        #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
+        notDue.trigger()
+        notDue.waitUntilIdle()
+        notDue.waitUntilIdle()
+        #expect(harness.server.requests.count == 1, "the admin trigger fetches at once")
+        #expect(harness.status.current.lastRefresh?.nextAt.map { $0.timeIntervalSinceNow > 80_000 } == true, "next refresh about a day away")
+        #expect(installed.lines.count == 1, "and installs the new set")
+        notDue.stop()
+
+        let due = RefreshScheduler(cycle: harness.pipeline.cycle, state: PersistentState()) { _ in }
+        due.start()
+        due.waitUntilIdle()
+        #expect(harness.server.requests.count == 2, "never refreshed: fetch at start")
+        due.stop()
+    }
+
     @Test func aNewUpstreamVersionIsPublished() throws {
         var harness = try Harness()
         harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400), etag: "\"d19\""))
