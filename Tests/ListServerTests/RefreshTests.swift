@@ -191,6 +191,22 @@ import Testing
         #expect(harness.upstreamStatus?.source == "bundled-snapshot")
     }
 
+    @Test func aLostStateDirectoryDoesNotReplaceTheServedSetWithTheSnapshot() throws {
+        var harness = try Harness(snapshot: try Self.easylist(lines: 300), attempts: 1)
+        harness.server.set("/easylist.txt", .serve(body: try Self.easylist(lines: 400), etag: "\"1\""))
+        #expect(harness.run().result == .published)
+        let manifest = try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath))
+        try FileManager.default.removeItem(atPath: harness.pipeline.store.directory)
+        harness.state = try harness.pipeline.store.load()
+        harness.server.stop()
+        guard case .failed = harness.run().result else {
+            Issue.record("no network and no state: the refresh fails")
+            return
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set is kept, not replaced by the snapshot")
+        #expect(harness.logLines.lines.contains { $0.contains("unknown origin") })
+    }
+
     @Test func noSnapshotAndNoNetworkFailsWithAClearReason() throws {
         var harness = try Harness(attempts: 1)
         harness.server.stop()

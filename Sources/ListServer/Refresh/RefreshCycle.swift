@@ -182,6 +182,13 @@ struct RefreshCycle: Sendable {
         if let current, state.publishedSources == hashes, missing.isEmpty {
             return expireOldFiles(keeping: current, state: &state, now: now)
         }
+        // A set of unknown origin (state lost, or written by `listserver convert`) is not replaced by
+        // one built partly from the bundled snapshot: it may well be newer.
+        if let current, state.publishedSources == nil,
+           configuration.upstreams.contains(where: { state.upstreams[$0.id]?.source != UpstreamSource.upstream }) {
+            log.warning("refresh: keeping the published set of unknown origin until every upstream has been fetched")
+            return expireOldFiles(keeping: current, state: &state, now: now)
+        }
         let hasSet = current != nil
         if sources.isEmpty || (hasSet && !missing.isEmpty) {
             let reason = "no usable copy of \(missing.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
