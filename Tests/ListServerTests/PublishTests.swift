@@ -153,6 +153,25 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: fresh.sub(PublishPlan.manifestName)))
     }
 
+    @Test func realWebKitGateKeepsThePreviousVersionOfAListItRejects() throws {
+        let location = try #require(WebKitToolLocation.find(), "the WebKit helper (scripts/webkit/compile.py and python3-gi with WebKit2 4.1) is needed")
+        let gate = DeferredWebKitGate(location: location, required: true, log: LogLines().log)
+        let dir = ScratchDirectory()
+        let publisher = publisher(dir.path, gate: gate)
+        var history: [PersistentState.PublishRecord] = []
+        let first = try publisher.publish(Self.output([("net-00", Self.a1), ("css", Self.b1)]), history: &history)
+        #expect(first.rejections.isEmpty)
+        // Alternation is outside WebKit's regex subset: WebKit refuses the whole list.
+        let invalid = #"[{"trigger":{"url-filter":"ads|track"},"action":{"type":"block"}}]"#
+        let second = try publisher.publish(Self.output([("net-00", invalid), ("css", Self.a2)]), history: &history)
+        let rejection = try #require(second.rejections.first)
+        #expect(second.rejections.count == 1)
+        #expect(rejection.id == "net-00" && rejection.keptPrevious)
+        #expect(rejection.reason.contains("Invalid or unsupported regular expression"), "\(rejection.reason)")
+        let manifest = try #require(publisher.currentManifest())
+        #expect(manifest.lists.map(\.sha256) == [SHA256.hex(Array(Self.a1.utf8)), SHA256.hex(Array(Self.a2.utf8))])
+    }
+
     @Test func loaderRefusesAManifestNamingAMissingOrDamagedFile() throws {
         let dir = ScratchDirectory()
         let publisher = publisher(dir.path)
