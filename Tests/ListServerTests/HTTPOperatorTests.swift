@@ -44,6 +44,8 @@ import Testing
         #expect(json["uptimeSeconds"] is Int)
         #expect(json["manifestSHA256"] as? String == "abc123")
         #expect(json["generatedAt"] as? String == "2025-10-09T08:53:20Z")
+        #expect(json["servedManifestSHA256"] as? String == harness.content.manifest?.sha256)
+        #expect(json["servedManifestPublishedAt"] as? String == "2020-10-19T10:00:00Z")
         let lists = try #require(json["lists"] as? [[String: Any]])
         #expect(lists.first?["rules"] as? Int == 1234)
         let upstreams = try #require(json["upstreams"] as? [[String: Any]])

@@ -111,6 +111,7 @@ final class HTTPServer: @unchecked Sendable {
         let site = context.currentSite
         return ServerActivity(
             version: Self.version, startedAt: startedAt, now: Date(), openConnections: limiter.current, metrics: totals,
-            fileDates: site.content.files.mapValues(\.lastModified), manifestInstalled: site.manifest != nil)
+            fileDates: site.content.files.mapValues(\.lastModified), manifestInstalled: site.manifest != nil,
+            servedManifestSHA256: site.content.manifest?.sha256, servedManifestPublishedAt: site.content.manifest?.lastModified)
     }
 }

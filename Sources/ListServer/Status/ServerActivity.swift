@@ -11,4 +11,8 @@ struct ServerActivity: Sendable {
     /// Last-Modified of each served list file by name, for list ages.
     var fileDates: [String: Date]
     var manifestInstalled: Bool
+    /// SHA-256 and publish time of the manifest actually being served (may briefly differ from
+    /// `OperatorStatus.manifestSHA256` while a new generation is being installed).
+    var servedManifestSHA256: String? = nil
+    var servedManifestPublishedAt: Date? = nil
 }

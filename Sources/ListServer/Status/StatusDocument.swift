@@ -18,6 +18,8 @@ struct StatusDocument: Encodable {
     var healthy: Bool
     var manifestSHA256: String?
     var generatedAt: Date?
+    var servedManifestSHA256: String?
+    var servedManifestPublishedAt: Date?
     var lists: [OperatorStatus.ListStatus]
     var upstreams: [OperatorStatus.UpstreamStatus]
     var lastRefresh: OperatorStatus.RefreshStatus?
@@ -31,6 +33,8 @@ struct StatusDocument: Encodable {
         healthy = activity.manifestInstalled
         manifestSHA256 = status.manifestSHA256
         generatedAt = status.generatedAt
+        servedManifestSHA256 = activity.servedManifestSHA256
+        servedManifestPublishedAt = activity.servedManifestPublishedAt
         lists = status.lists
         upstreams = status.upstreams
         lastRefresh = status.lastRefresh
