@@ -126,7 +126,7 @@ struct RegexFilterRewriter {
                     guard isPunctuation(byte) else { return nil }
                     out.append(UInt8(ascii: "\\")); out.append(byte); literal = byte
                 }
-            } else if byte == UInt8(ascii: "-"), previous != nil, index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "]") {
+            } else if byte == UInt8(ascii: "-"), previous != nil, !pendingRange, index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "]") {
                 out.append(byte)
                 pendingRange = true
                 index += 1
