@@ -45,6 +45,13 @@ enum LayoutFixture {
         CosmeticSelector(key: "##" + selector + "~" + domains.joined(separator: ","), selector: selector, domains: .except(domains), sourceID: "easylist")
     }
 
+    /// Rules without the navigation guards, so tests about other placement read simply.
+    static func noGuards() -> ConvertedRules {
+        var rules = ConvertedRules()
+        rules.navigationGuards = []
+        return rules
+    }
+
     static func json(filter: String, action: String) -> [UInt8] {
         Array(#"{"trigger":{"url-filter":"\#(filter)"},"action":{"type":"\#(action)"}}"#.utf8)
     }
@@ -59,7 +66,7 @@ enum LayoutFixture {
 
     /// A medium input: hosts, paths, an exception of each kind, cosmetic rules of each kind.
     static func mixed(hosts: Int = 5_000, paths: Int = 600, generics: Int = 300, sites: Int = 2_500) -> ConvertedRules {
-        var rules = ConvertedRules()
+        var rules = noGuards()
         for index in 0..<hosts { rules.network.append(block("h\(index).example\(index % 97).com")) }
         for index in 0..<paths { rules.network.append(path("/ad-path-\(index)/")) }
         rules.network.append(exception("h1.example1.com"))
@@ -74,7 +81,7 @@ enum LayoutFixture {
     typealias F = LayoutFixture
 
     @Test func chunkSizeCountsExceptionsAndSiteExceptions() throws {
-        var rules = ConvertedRules()
+        var rules = F.noGuards()
         for index in 0..<95 { rules.network.append(F.path("/p\(index)/")) }
         rules.network.append(F.exception(nil, key: "@@/a/"))
         rules.network.append(F.exception(nil, key: "@@/b/"))
@@ -91,7 +98,7 @@ enum LayoutFixture {
     }
 
     @Test func exceptionsFollowBlocksAndImportantFollowsExceptions() throws {
-        var rules = ConvertedRules()
+        var rules = F.noGuards()
         rules.network = [F.important("a.example"), F.block("a.example"), F.exception("a.example"), F.block("b.example")]
         let list = try #require(try F.layout(rules).lists.first { $0.family == .networkHosts })
         let texts = list.rules.map(F.text)
@@ -120,12 +127,19 @@ enum LayoutFixture {
         let pagedScope = ExceptionScope(urlHosts: [nil], pageDomains: [["news.example"], ["shop.example"]])
         #expect(pagedScope.mayCancel(exceptionHost: nil, pages: nil))                 // exception on every page
         #expect(pagedScope.mayCancel(exceptionHost: nil, pages: ["www.news.example"])) // subdomain page
+        // Resource types: popup-only blocks cannot be cancelled by a script-only exception.
+        let typed = ExceptionScope(urlHosts: [nil], pageDomains: [nil], resourceTypes: [["popup"], ["document"]])
+        #expect(!typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: ["script", "fetch"]))
+        #expect(typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: ["popup"]))
+        #expect(typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: nil))
+        let untyped = ExceptionScope(urlHosts: [nil], pageDomains: [nil], resourceTypes: [["popup"], nil])
+        #expect(untyped.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: ["script"]))
         #expect(pagedScope.mayCancel(exceptionHost: nil, pages: ["example"]))          // parent domain
         #expect(!pagedScope.mayCancel(exceptionHost: nil, pages: ["other.example"]))
         #expect(!pagedScope.mayActOnPage(of: ["other.example", "third.example"]))
         #expect(pagedScope.mayActOnPage(of: ["other.example", "shop.example"]))
 
-        var rules = ConvertedRules()
+        var rules = F.noGuards()
         rules.network = [F.block("ads.example.com"), F.path("/banner/"), F.exception("example.com"), F.exception("unrelated.net"),
                          F.exception(nil, key: "@@/ok/")]
         let lists = try F.layout(rules).lists
@@ -134,7 +148,7 @@ enum LayoutFixture {
         #expect(hosts.count == 3 && hosts[1].contains(#""example.com""#) && hosts[2].contains("@@/ok/"))
         #expect(paths.count == 4)
 
-        var paged = ConvertedRules()
+        var paged = F.noGuards()
         let siteException = NetworkRule(key: "@@/x/$domain=other.example", kind: .exception,
                                         json: Array(#"{"trigger":{"url-filter":"x","if-domain":["*other.example"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
                                         anchorHost: nil, sourceID: "easylist")
@@ -147,7 +161,7 @@ enum LayoutFixture {
     }
 
     @Test func siteExceptionsEndTheListsTheyMustCancel() throws {
-        var rules = ConvertedRules()
+        var rules = F.noGuards()
         rules.network = [F.block("a.example"), F.path("/ad/"), F.siteBlock("c.example", on: "news.example")]
         rules.cosmetic = [F.generic(".ad"), F.onSites(".box", ["news.example"])]
         // All on news.example pages, so the site-specific lists (rules only on news.example) need them too.
@@ -172,8 +186,38 @@ enum LayoutFixture {
         for list in lists { #expect(F.text(list.rules.last!).contains("ignore-previous-rules")) }
     }
 
-    @Test func cosmeticGroupingGivesExactJSON() throws {
+    @Test func navigationGuardsEndListsWithGuardedRulesOnly() throws {
         var rules = ConvertedRules()
+        let guards = rules.navigationGuards
+        try #require(guards.count == 2)
+        func with(_ rule: NetworkRule, _ policy: NavigationPolicy) -> NetworkRule {
+            var copy = rule
+            copy.navigation = policy
+            return copy
+        }
+        rules.network = [with(F.block("a.example"), .mustNotBeGuarded), with(F.block("hp.example"), .needsGuard),
+                         with(F.path("/ad/"), .needsGuard), with(F.path("/popunder."), .mustNotBeGuarded),
+                         with(F.siteBlock("c.example", on: "news.example"), .needsGuard),
+                         F.exception("x.example"), F.important("b.example")]
+        rules.cosmetic = [F.generic(".ad")]
+        rules.siteExceptions = [F.site(.document, "news.example")]
+        let lists = try F.layout(rules).lists
+        #expect(lists.map(\.id) == ["network-hosts-00", "network-host-paths-00", "network-paths-00", "network-sites-00",
+                                    "network-navigation-00", "cosmetic-generic-00"])
+        for list in lists {
+            let guarded = Array(list.rules.suffix(2)) == guards
+            let expected = [ListFamily.networkHostPaths, .networkPaths, .networkSites].contains(list.family)
+            #expect(guarded == expected, "\(list.id) guarded: \(guarded)")
+            #expect(list.rules.filter { guards.contains($0) }.count == (expected ? 2 : 0))
+        }
+        let hosts = lists[0].rules.map(F.text)
+        #expect(hosts.count == 3 && hosts[0].contains("a.example") && hosts[1].contains("b.example-important") && hosts[2].contains("news.example"))
+        let navigation = lists[4].rules.map(F.text)
+        #expect(navigation.count == 3 && navigation[0].contains("/popunder.") && navigation[1].contains("x.example"))
+    }
+
+    @Test func cosmeticGroupingGivesExactJSON() throws {
+        var rules = F.noGuards()
         rules.cosmetic = (0..<120).map { F.generic(".g\($0)") }
         rules.cosmetic += [F.onSites(".a", ["a.com", "b.com"]), F.onSites(".b", ["c.com"]), F.onSites(#"a[href="x"]"#, ["a.com", "b.com"]),
                            F.except(".e", ["x.org"]), F.except(".f", ["x.org"])]

@@ -9,7 +9,10 @@
 /// - Page: an exception with `if-domain` D' only acts on pages of D'; a rule with `if-domain` D only
 ///   on pages of D. They meet when some domain of D relates to some domain of D'. A rule or an
 ///   exception without `if-domain` (including `unless-domain`) may act on any page.
-/// The two checks are made against the whole list separately, so a kept exception may still be
+/// - Resource type: an exception with `resource-type` R' only matches loads of those types; a rule
+///   with `resource-type` R only those of R. They meet when R and R' share a type; a missing
+///   `resource-type` means every type.
+/// The checks are made against the whole list separately, so a kept exception may still be
 /// irrelevant, but a dropped one provably cannot cancel anything in the list.
 struct ExceptionScope: Sendable {
     /// Some rule may match a URL on any host.
@@ -18,11 +21,32 @@ struct ExceptionScope: Sendable {
     /// Some rule may act on any page.
     private var anyPage = false
     private var pageDomains = HostRelationIndex()
+    /// Some rule matches every resource type.
+    private var anyType = false
+    private var types = Set<String>()
+    /// For small lists, every rule's conditions, so the three checks can be combined per rule: an
+    /// exception is kept only if one single rule passes all three.
+    private var rules: [(host: String?, pages: [String]?, types: [String]?)]?
+    /// Lists up to this many rules get the exact per-rule check (it costs rules × exceptions).
+    static let exactCheckLimit = 1_000
 
     /// - Parameters:
     ///   - urlHosts: each cancellable rule's anchor host (nil: unanchored); empty for rules without URLs (cosmetic).
     ///   - pageDomains: each cancellable rule's `if-domain` domains without `*` (nil: any page).
-    init(urlHosts: [String?], pageDomains: [[String]?]) {
+    ///   - resourceTypes: each cancellable rule's `resource-type` (nil: every type); nil for the whole
+    ///     argument when unknown (cosmetic rules, site exceptions).
+    init(urlHosts: [String?], pageDomains: [[String]?], resourceTypes: [[String]?]? = nil) {
+        if let resourceTypes, urlHosts.count <= ExceptionScope.exactCheckLimit, urlHosts.count == pageDomains.count,
+           urlHosts.count == resourceTypes.count {
+            rules = (0..<urlHosts.count).map { (urlHosts[$0], pageDomains[$0], resourceTypes[$0]) }
+        }
+        if let resourceTypes {
+            for ruleTypes in resourceTypes {
+                if let ruleTypes { types.formUnion(ruleTypes) } else { anyType = true }
+            }
+        } else {
+            anyType = true
+        }
         self.urlHosts.reserveCapacity(urlHosts.count)
         for host in urlHosts {
             if let host, host.utf8.contains(UInt8(ascii: ".")) { self.urlHosts.insert(host) } else { anyURL = true }
@@ -37,9 +61,31 @@ struct ExceptionScope: Sendable {
     }
 
     /// Whether an exception anchored to `host` (nil: unanchored) with `if-domain` `domains` (nil:
-    /// any page) can cancel a rule of the list.
-    func mayCancel(exceptionHost host: String?, pages domains: [String]?) -> Bool {
-        mayMatchURL(on: host) && mayActOnPage(of: domains)
+    /// any page) and `resource-type` `resourceTypes` (nil: every type) can cancel a rule of the list.
+    func mayCancel(exceptionHost host: String?, pages domains: [String]?, resourceTypes: [String]? = nil) -> Bool {
+        guard mayMatchURL(on: host) && mayActOnPage(of: domains) && mayMatchType(resourceTypes) else { return false }
+        guard let rules else { return true }
+        return rules.contains { rule in
+            ExceptionScope.related(host, rule.host) && ExceptionScope.overlap(domains, rule.pages, related: ExceptionScope.related)
+                && ExceptionScope.overlap(resourceTypes, rule.types, related: ==)
+        }
+    }
+
+    /// Whether two hosts (nil: any host) can cover a common host: equal, or one below the other.
+    static func related(_ lhs: String?, _ rhs: String?) -> Bool {
+        guard let lhs, let rhs, lhs.utf8.contains(UInt8(ascii: ".")), rhs.utf8.contains(UInt8(ascii: ".")) else { return true }
+        return lhs == rhs || lhs.hasSuffix("." + rhs) || rhs.hasSuffix("." + lhs)
+    }
+
+    /// Whether two condition lists (nil or empty: no condition) can both hold.
+    static func overlap(_ lhs: [String]?, _ rhs: [String]?, related: (String, String) -> Bool) -> Bool {
+        guard let lhs, let rhs, !lhs.isEmpty, !rhs.isEmpty else { return true }
+        return lhs.contains { left in rhs.contains { related(left, $0) } }
+    }
+
+    private func mayMatchType(_ exceptionTypes: [String]?) -> Bool {
+        guard !anyType, let exceptionTypes else { return true }
+        return exceptionTypes.contains { types.contains($0) }
     }
 
     /// For site exceptions (`url-filter: ".*"`), only the page condition matters.

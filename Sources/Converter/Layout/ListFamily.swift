@@ -2,15 +2,21 @@
 /// own lists so that the site exceptions that end a list cancel exactly what they should, and so
 /// that exceptions only need to be repeated where they can matter.
 enum ListFamily: String, CaseIterable, Sendable, Comparable {
-    /// Blocks anchored to a host (`||host^`) without page-domain conditions. Exceptions anchored to
-    /// unrelated hosts provably cannot affect them, so these lists carry few exceptions and stay
-    /// unchanged when an exception for some other site is added.
+    /// Blocks anchored to a host (`||host^`) without page-domain conditions that need no navigation
+    /// guards. Exceptions anchored to unrelated hosts provably cannot affect them, so these lists
+    /// carry few exceptions and stay unchanged when an exception for some other site is added.
     case networkHosts = "network-hosts"
+    /// Host-anchored blocks that need the navigation guards (typeless `||host/path`): same
+    /// exception pruning as `networkHosts`, but their lists end with the guards.
+    case networkHostPaths = "network-host-paths"
     /// Blocks that may match a URL on any host: every exception can affect them.
     case networkPaths = "network-paths"
     /// Blocks limited to some pages (`if-domain`): kept apart so `$genericblock` can end the other
     /// network lists without cancelling these.
     case networkSites = "network-sites"
+    /// Blocks that must keep matching page loads and popups (`NavigationPolicy.mustNotBeGuarded`)
+    /// and are not host-anchored without conditions (those go to `networkHosts`, never guarded).
+    case networkNavigation = "network-navigation"
     /// `##sel` everywhere, and generic selectors with `#@#` exceptions (`unless-domain`).
     case cosmeticGeneric = "cosmetic-generic"
     /// `site##sel`: hiding limited to some sites (`if-domain`).
@@ -22,13 +28,13 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
         switch self {
         case .networkHosts, .cosmeticGeneric, .cosmeticSites: return true
         // Site blocks: measured no better with one (their list changes with exceptions anyway).
-        case .networkPaths, .networkSites: return false
+        case .networkHostPaths, .networkPaths, .networkSites, .networkNavigation: return false
         }
     }
 
     var isNetwork: Bool {
         switch self {
-        case .networkHosts, .networkPaths, .networkSites: return true
+        case .networkHosts, .networkHostPaths, .networkPaths, .networkSites, .networkNavigation: return true
         case .cosmeticGeneric, .cosmeticSites: return false
         }
     }
@@ -39,7 +45,15 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
         case .document: return true
         case .elementHiding: return !isNetwork
         case .genericHiding: return self == .cosmeticGeneric
-        case .genericBlocking: return self == .networkHosts || self == .networkPaths
+        case .genericBlocking: return self == .networkHosts || self == .networkHostPaths || self == .networkPaths
+        }
+    }
+
+    /// Whether the family's lists may hold `.needsGuard` rules and so end with the navigation guards.
+    var mayNeedNavigationGuards: Bool {
+        switch self {
+        case .networkHostPaths, .networkPaths, .networkSites: return true
+        case .networkHosts, .networkNavigation, .cosmeticGeneric, .cosmeticSites: return false
         }
     }
 

@@ -19,8 +19,10 @@ struct LaidOutList: Sendable, Equatable {
 }
 
 /// Places converted rules into at most `maxLists` lists of at most `chunkSize` rules each, correct
-/// (every exception after the blocks it can cancel, `$important` after the exceptions, site
-/// exceptions last) and stable from day to day (see `FamilyPlacer`).
+/// (every exception after the blocks it can cancel, `$important` after the exceptions, then site
+/// exceptions, then the navigation guards in every list holding a `.needsGuard` rule, and no
+/// `.mustNotBeGuarded` rule in such a list) and
+/// stable from day to day (see `FamilyPlacer`).
 ///
 /// With a usable previous state, every family is placed incrementally; if the result breaks a
 /// limit (a list too long, too many lists) or there is no state, a fresh layout is made instead.
@@ -76,6 +78,7 @@ struct ListLayout: Sendable {
         let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
         let carried = input.siteExceptions.filter { family.endsWith($0.scope) }.count
             + (family.isNetwork ? input.exceptions.count : 0)
+            + (family.mayNeedNavigationGuards ? input.rules.navigationGuards.count : 0)
         return chunkSize - carried
     }
 
@@ -209,6 +212,9 @@ struct ListLayout: Sendable {
             where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
                 rules.append(exception.json)
             }
+            if list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
+                rules += input.rules.navigationGuards
+            }
             return LaidOutList(id: list.id, family: list.family, rules: rules)
         }
     }
@@ -222,6 +228,7 @@ struct ListLayout: Sendable {
         var important: [[UInt8]] = []
         var blockHosts: [String?] = []
         var blockPages: [[String]?] = []
+        var blockTypes: [[String]?] = []
         var allPages: [[String]?] = []
         input.rules.network.withUnsafeBufferPointer { network in
             for index in indices {
@@ -232,6 +239,7 @@ struct ListLayout: Sendable {
                 case .block, .exception:
                     blockHosts.append(network[index].anchorHost)
                     blockPages.append(input.networkPages[index])
+                    blockTypes.append(ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: network[index].json))
                     if let carveOut = network[index].carveOut {
                         carveOuts.append(network[index].json)
                         carveOuts.append(carveOut)
@@ -243,9 +251,10 @@ struct ListLayout: Sendable {
         }
         var out = carveOuts + blocks
         if !blockHosts.isEmpty {
-            let scope = ExceptionScope(urlHosts: blockHosts, pageDomains: blockPages)
-            for index in input.exceptions
-            where scope.mayCancel(exceptionHost: input.rules.network[index].anchorHost, pages: input.networkPages[index]) {
+            let scope = ExceptionScope(urlHosts: blockHosts, pageDomains: blockPages, resourceTypes: blockTypes)
+            for (position, index) in input.exceptions.enumerated()
+            where scope.mayCancel(exceptionHost: input.rules.network[index].anchorHost, pages: input.networkPages[index],
+                                  resourceTypes: input.exceptionTypes[position]) {
                 out.append(input.rules.network[index].json)
             }
         }
@@ -280,6 +289,8 @@ struct LayoutInput: Sendable {
     var networkPages: [[String]?] = []
     /// `if-domain` of each site exception.
     var siteExceptionPages: [[String]?] = []
+    /// `resource-type` of each exception (parallel to `exceptions`; nil: every type).
+    var exceptionTypes: [[String]?] = []
 
     init(_ rules: ConvertedRules) {
         self.rules = rules
@@ -292,23 +303,35 @@ struct LayoutInput: Sendable {
             if let host = rule.anchorHost { exceptionHosts.insert(host) } else { unanchoredException = true }
         }
         let unlessDomain = Array(#""unless-domain""#.utf8)
+        func hostOrder(_ host: String, _ json: [UInt8]) -> [UInt8] {
+            let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(json, unlessDomain)
+            return [contested ? Volatility.volatile : Volatility.calm] + ByteSearch.reversedLabels(host)
+        }
         for (index, rule) in rules.network.enumerated() {
             let pages = ByteSearch.ifDomain(in: rule.json)
             networkPages.append(pages)
             if rule.kind == .exception {
                 exceptions.append(index)
+                exceptionTypes.append(ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: rule.json))
                 continue
             }
             let family: ListFamily
             var order: [UInt8]
-            if let pages {
-                family = .networkSites
-                order = [pages.count > 1 ? Volatility.volatile : Volatility.calm]
-            } else if let host = rule.anchorHost, host.utf8.contains(UInt8(ascii: ".")) {
+            let anchoredHost = rule.anchorHost.flatMap { $0.utf8.contains(UInt8(ascii: ".")) ? $0 : nil }
+            switch (rule.navigation, pages, anchoredHost) {
+            case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
                 family = .networkHosts
-                let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(rule.json, unlessDomain)
-                order = [contested ? Volatility.volatile : Volatility.calm] + ByteSearch.reversedLabels(host)
-            } else {
+                order = hostOrder(host, rule.json)
+            case (.mustNotBeGuarded, _, _):
+                family = .networkNavigation
+                order = []
+            case (_, _?, _):
+                family = .networkSites
+                order = [pages!.count > 1 ? Volatility.volatile : Volatility.calm]
+            case (.needsGuard, nil, let host?):
+                family = .networkHostPaths
+                order = hostOrder(host, rule.json)
+            default:
                 // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
                 // exception on a .com host could cancel.
                 family = .networkPaths
@@ -379,12 +402,20 @@ enum Volatility {
 enum ByteSearch {
     private static let ifDomainKey = Array(#""if-domain":["#.utf8)
 
+    static let resourceTypeKey = Array(#""resource-type":["#.utf8)
+
     /// The domains of a rule's `"if-domain":[...]`, without the `*` prefix; nil when it has none.
     /// Domains are lowercase punycode, so they hold no escapes.
     static func ifDomain(in json: [UInt8]) -> [String]? {
-        guard let start = firstIndex(of: ifDomainKey, in: json) else { return nil }
+        stringArray(forKey: ifDomainKey, in: json)
+    }
+
+    /// The strings of the first `"key":[...]` (`key` given with its opening bracket), a leading `*`
+    /// dropped; nil when the key is absent. The values this reads (domains, resource types) hold no escapes.
+    static func stringArray(forKey key: [UInt8], in json: [UInt8]) -> [String]? {
+        guard let start = firstIndex(of: key, in: json) else { return nil }
         var domains: [String] = []
-        var index = start + ifDomainKey.count
+        var index = start + key.count
         while index < json.count, json[index] != UInt8(ascii: "]") {
             if json[index] == UInt8(ascii: "\"") {
                 var end = index + 1
