@@ -236,3 +236,10 @@ int shim_eventfd(void) {
 int shim_accept_nonblocking(int fd) {
     return accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 }
+
+// Declared by <sys/mman.h> only under _GNU_SOURCE.
+extern int memfd_create(const char *name, unsigned int flags);
+
+int shim_memfd_create(const char *name) {
+    return memfd_create(name, 0x0001U /* MFD_CLOEXEC */);
+}

@@ -90,5 +90,8 @@ int shim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int tim
 int shim_eventfd(void);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int shim_accept_nonblocking(int fd);
+/// memfd_create(name, MFD_CLOEXEC): an anonymous in-memory file the HTTP server fills with a
+/// response body once, so it can be sent with sendfile (no user-space copy per response).
+int shim_memfd_create(const char *name);
 
 #endif

@@ -103,7 +103,11 @@ struct HTTPResponder {
                     let extra = ResponseBytes("Content-Length: \(range.count)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)\r\n")
                     var written = append(context.parts.statusLine(206), frame.date, resource.rangeHeadPrefix, extra, frame: frame, into: &output)
                     written += end(head: head, frame: frame, into: &output)
-                    output.append(resource.identity.body, range)
+                    if let file = resource.identity.file {
+                        output.append(file, range)
+                    } else {
+                        output.append(resource.identity.body, range)
+                    }
                     return Answer(status: 206, route: route, bytes: written + range.count, close: !frame.keepAlive)
                 case .unsatisfiable:
                     return error(416, "range not satisfiable", route: route, head: head, frame: frame,
@@ -116,7 +120,11 @@ struct HTTPResponder {
         var written = append(context.parts.statusLine(200), frame.date, representation.head200, frame: frame, into: &output)
         written += end(head: head, frame: frame, into: &output)
         if head.method == .get {
-            output.append(representation.body)
+            if let file = representation.file {
+                output.append(file, 0..<file.count)
+            } else {
+                output.append(representation.body)
+            }
             written += representation.body.count
         }
         return Answer(status: 200, route: route, bytes: written, close: !frame.keepAlive)

@@ -1,14 +1,21 @@
+import CNIOShim
 import Glibc
 
 /// The bytes a connection still owes its client, in response order (which is how pipelined
-/// requests get their answers in order, RFC 9112 §9.3.2). Flushed with `writev`, many segments
-/// per system call.
+/// requests get their answers in order, RFC 9112 §9.3.2). Memory segments go out with one
+/// `sendmsg` per up to 64 segments; memory-file bodies with `sendfile`.
 struct OutputQueue {
+    /// A slice of memory bytes or of a memory file (sent with sendfile).
     struct Segment {
-        let bytes: ResponseBytes
+        let bytes: ResponseBytes?
+        let file: FileBody?
         var start: Int
         let end: Int
     }
+
+    /// A vanished peer is an EPIPE, never SIGPIPE; MSG_MORE holds a head back for the body after it.
+    private static let noSignal = Int32(MSG_NOSIGNAL)
+    private static let moreFollows = Int32(MSG_MORE)
 
     private var segments: [Segment] = []
     private var head = 0
@@ -23,7 +30,13 @@ struct OutputQueue {
 
     mutating func append(_ bytes: ResponseBytes, _ range: Range<Int>) {
         guard !range.isEmpty else { return }
-        segments.append(Segment(bytes: bytes, start: range.lowerBound, end: range.upperBound))
+        segments.append(Segment(bytes: bytes, file: nil, start: range.lowerBound, end: range.upperBound))
+        pendingBytes += range.count
+    }
+
+    mutating func append(_ file: FileBody, _ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        segments.append(Segment(bytes: nil, file: file, start: range.lowerBound, end: range.upperBound))
         pendingBytes += range.count
     }
 
@@ -41,15 +54,34 @@ struct OutputQueue {
         // The iovec array lives on the stack: no allocation per flush.
         let result: FlushResult = withUnsafeTemporaryAllocation(of: iovec.self, capacity: 64) { vectors in
             while head < segments.count {
+                if let file = segments[head].file {
+                    var offset = off_t(segments[head].start)
+                    let count = sendfile(fd, file.fd, &offset, segments[head].end - segments[head].start)
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }
+                        return .failed
+                    }
+                    if count == 0 { return .failed }  // the file is shorter than promised: never expected
+                    written += count
+                    pendingBytes -= count
+                    consume(count)
+                    continue
+                }
                 var used = 0
                 var index = head
-                while index < segments.count, used < 64 {
+                while index < segments.count, used < 64, let bytes = segments[index].bytes {
                     let segment = segments[index]
-                    vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(segment.bytes.base + segment.start), iov_len: segment.end - segment.start)
+                    vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(bytes.base + segment.start), iov_len: segment.end - segment.start)
                     used += 1
                     index += 1
                 }
-                let count = writev(fd, vectors.baseAddress, Int32(used))
+                // MSG_MORE when a file body follows: the head leaves in the same packet as the body.
+                let more = index < segments.count && segments[index].file != nil
+                var message = msghdr()
+                message.msg_iov = vectors.baseAddress
+                message.msg_iovlen = used
+                let count = sendmsg(fd, &message, Self.noSignal | (more ? Self.moreFollows : 0))
                 if count < 0 {
                     if errno == EINTR { continue }
                     if errno == EAGAIN || errno == EWOULDBLOCK { return .blocked }

@@ -8,6 +8,8 @@ final class PreparedSite: @unchecked Sendable {
     /// and Date; the Connection line and the blank line are appended per connection).
     struct Representation {
         let body: ResponseBytes
+        /// The same bytes in a memory file for sendfile, for bodies of `FileBody.minimumSize` or more.
+        let file: FileBody?
         let head200: ResponseBytes
         let head304: ResponseBytes
         /// The quoted strong entity-tag, e.g. `"0123456789abcdef-gz"`.
@@ -59,7 +61,8 @@ final class PreparedSite: @unchecked Sendable {
             if let encoding { head += "Content-Encoding: \(encoding)\r\n" }
             head += common + "Accept-Ranges: bytes\r\n"
             return Representation(
-                body: ResponseBytes(sharing: body), head200: ResponseBytes(head), head304: ResponseBytes(common), etag: Array(etag.utf8))
+                body: ResponseBytes(sharing: body),
+                file: body.count >= FileBody.minimumSize ? FileBody(body, name: entry.name) : nil, head200: ResponseBytes(head), head304: ResponseBytes(common), etag: Array(etag.utf8))
         }
         let identity = representation(entry.identity, etag: "\"\(tag)\"", encoding: nil)
         let gzip = entry.gzip.map { representation($0, etag: "\"\(tag)-gz\"", encoding: "gzip") }
