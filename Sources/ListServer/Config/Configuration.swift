@@ -32,6 +32,8 @@ struct Configuration: Sendable, Equatable {
         /// First retry delay; doubles each time, with jitter.
         var retryBaseDelaySeconds = 2.0
         var retryMaxDelaySeconds = 60.0
+        /// After a failed refresh, try again this soon (doubling per failure in a row, at most the interval).
+        var retryAfterFailureSeconds = 600.0
     }
 
     struct Fetch: Sendable, Equatable {

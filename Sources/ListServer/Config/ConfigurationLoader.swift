@@ -179,7 +179,7 @@ private struct StrictRefresh: Decodable {
     var value: Configuration.Refresh
     init(_ value: Configuration.Refresh) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["intervalSeconds", "jitterSeconds", "minimumRuleShare", "attempts", "retryBaseDelaySeconds", "retryMaxDelaySeconds"])
+        let object = try StrictObject(decoder, allowed: ["intervalSeconds", "jitterSeconds", "minimumRuleShare", "attempts", "retryBaseDelaySeconds", "retryMaxDelaySeconds", "retryAfterFailureSeconds"])
         var v = Configuration.Refresh()
         v.intervalSeconds = try object.positive("intervalSeconds", default: v.intervalSeconds)
         v.jitterSeconds = try object.positive("jitterSeconds", default: v.jitterSeconds, allowZero: true)
@@ -188,6 +188,7 @@ private struct StrictRefresh: Decodable {
         v.attempts = try object.positive("attempts", default: v.attempts)
         v.retryBaseDelaySeconds = try object.positive("retryBaseDelaySeconds", default: v.retryBaseDelaySeconds, allowZero: true)
         v.retryMaxDelaySeconds = try object.positive("retryMaxDelaySeconds", default: v.retryMaxDelaySeconds, allowZero: true)
+        v.retryAfterFailureSeconds = try object.positive("retryAfterFailureSeconds", default: v.retryAfterFailureSeconds)
         value = v
     }
 }

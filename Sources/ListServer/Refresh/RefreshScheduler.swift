@@ -9,19 +9,19 @@ final class RefreshScheduler: @unchecked Sendable {
     private let cycle: RefreshCycle
     private let install: @Sendable (SiteContent) -> Void
     private let interval: Double
-    private let jitter: Double
     // Touched only on `queue`.
     private var state: PersistentState
     private var timer: DispatchSourceTimer?
     private var stopped = false
     private var followUpQueued = false
+    /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
+    private var consecutiveFailures = 0
 
     init(cycle: RefreshCycle, state: PersistentState, install: @escaping @Sendable (SiteContent) -> Void) {
         self.cycle = cycle
         self.state = state
         self.install = install
         interval = cycle.configuration.refresh.intervalSeconds
-        jitter = cycle.configuration.refresh.jitterSeconds
     }
 
     /// Publishes from what is on disk (last good copies or bundled snapshots) without fetching,
@@ -84,7 +84,23 @@ final class RefreshScheduler: @unchecked Sendable {
         guard !stopped else { return }
         let summary = cycle.run(.online, state: &state)
         if let content = summary.content { install(content) }
-        schedule(after: interval + Double.random(in: 0...max(0, jitter)))
+        if case .failed = summary.result {
+            consecutiveFailures += 1
+        } else {
+            consecutiveFailures = 0
+        }
+        schedule(after: Self.delay(afterFailures: consecutiveFailures, configuration: cycle.configuration.refresh))
+    }
+
+    /// Seconds until the next refresh: the interval plus jitter after a success; after failures,
+    /// `retryAfterFailureSeconds` doubling per failure in a row (with jitter), never beyond the
+    /// interval, so a broken upstream is not left alone for a whole day.
+    static func delay(afterFailures failures: Int, configuration: Configuration.Refresh) -> Double {
+        let jitter = Double.random(in: 0...max(0, configuration.jitterSeconds))
+        guard failures > 0 else { return configuration.intervalSeconds + jitter }
+        let backoff = configuration.retryAfterFailureSeconds * pow(2, Double(min(failures - 1, 20)))
+        let capped = min(configuration.intervalSeconds, backoff)
+        return capped + Double.random(in: 0...(capped * 0.1))
     }
 
     private func schedule(after seconds: Double) {
