@@ -110,10 +110,12 @@ struct NetworkRuleBuilder {
         return .success(groups)
     }
 
-    /// WebKit type names in the order they are written; `$image` also covers SVG images (`svg-document`).
+    /// WebKit type names in the order they are written; `$image` also covers SVG images (`svg-document`),
+    /// and `$ping` also `other`, because WebKit (2.50, measured in a WebView) loads `navigator.sendBeacon()`
+    /// as `other`, never as `ping`, so a `ping`-only trigger would never stop a beacon.
     private static let webKitTypeNames: [(RequestTypes, StaticString)] = [
         (.image, "image"), (.stylesheet, "style-sheet"), (.script, "script"), (.font, "font"), (.image, "svg-document"),
-        (.media, "media"), (.popup, "popup"), (.ping, "ping"), (.xmlHTTPRequest, "fetch"), (.websocket, "websocket"), (.other, "other"),
+        (.media, "media"), (.popup, "popup"), (.ping, "ping"), (.xmlHTTPRequest, "fetch"), (.websocket, "websocket"), ([.other, .ping], "other"),
     ]
 
     static func appendResourceTypes(_ types: RequestTypes, to out: inout [UInt8]) {
@@ -122,7 +124,7 @@ struct NetworkRuleBuilder {
             out.append(contentsOf: #""document""#.utf8)
         } else {
             var first = true
-            for (type, name) in webKitTypeNames where types.contains(type) {
+            for (type, name) in webKitTypeNames where !types.isDisjoint(with: type) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 out.append(UInt8(ascii: "\""))
