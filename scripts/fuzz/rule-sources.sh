@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Shared by the fuzz and timing scripts: builds the C shim object and a module map into $1,
-# and prints the Swift sources of rule conversion (no layout) for swiftc.
+# copies the Swift sources of rule conversion (no layout) into $1/src and prints their paths for swiftc.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="$1"; shift
@@ -17,5 +17,9 @@ module CNIOShim {
 }
 MAP
 /opt/swift/usr/bin/clang -O1 -c "$root/Sources/CNIOShim/shim.c" -I "$root/Sources/CNIOShim/include" "${clang_flags[@]}" -o "$out/shim.o" >&2
-ls "$root"/Sources/Converter/{Parse,Rules,Validate}/*.swift \
-   "$root"/Sources/Converter/{ConvertedRules,Converter,ConversionReport,ConversionError}.swift
+# Snapshot the sources first: other engineers edit the tree while swiftc runs, and swiftc refuses
+# inputs that change during a build.
+rm -rf "$out/src" && mkdir -p "$out/src"
+cp "$root"/Sources/Converter/{Parse,Rules,Validate}/*.swift \
+   "$root"/Sources/Converter/{ConvertedRules,Converter,ConversionReport,ConversionError}.swift "$out/src/"
+ls "$out"/src/*.swift
