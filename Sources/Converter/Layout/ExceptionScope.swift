@@ -28,7 +28,7 @@ struct ExceptionScope: Sendable {
     /// exception is kept only if one single rule passes all three.
     private var rules: [(host: String?, pages: [String]?, types: [String]?)]?
     /// Lists up to this many rules get the exact per-rule check (it costs rules × exceptions).
-    static let exactCheckLimit = 1_000
+    static let exactCheckLimit = 200
 
     /// - Parameters:
     ///   - urlHosts: each cancellable rule's anchor host (nil: unanchored); empty for rules without URLs (cosmetic).
