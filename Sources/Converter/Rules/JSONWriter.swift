@@ -6,24 +6,51 @@ struct JSONWriter {
     /// Appends `bytes` as a quoted JSON string: `"` and `\` are escaped, control characters use `\u00XX`.
     /// Runs of bytes that need no escaping are copied in bulk.
     static func appendString<C: Collection>(_ bytes: C, to out: inout [UInt8]) where C.Element == UInt8 {
+        let handled: Void? = bytes.withContiguousStorageIfAvailable { appendString(buffer: $0, to: &out) }
+        if handled != nil { return }
         out.append(UInt8(ascii: "\""))
-        let handled: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            var runStart = 0
-            for index in 0..<buffer.count {
-                let byte = buffer[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index]))
-                appendEscaped(byte, to: &out)
-                runStart = index + 1
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count]))
-        }
-        if handled == nil {
-            for byte in bytes {
-                if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F { appendEscaped(byte, to: &out) } else { out.append(byte) }
-            }
+        for byte in bytes {
+            if needsEscape(byte) { appendEscaped(byte, to: &out) } else { out.append(byte) }
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always) private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
+    }
+
+    /// Fast path: when only `"` and `\` need escaping (always, for generated rules), the output size is
+    /// known, so the bytes are written in place in one pass.
+    private static func appendString(buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var extra = 0
+        for byte in buffer where needsEscape(byte) {
+            guard byte == 0x22 || byte == 0x5C else {
+                out.append(UInt8(ascii: "\""))
+                for byte in buffer {
+                    if needsEscape(byte) { appendEscaped(byte, to: &out) } else { out.append(byte) }
+                }
+                out.append(UInt8(ascii: "\""))
+                return
+            }
+            extra += 1
+        }
+        let start = out.count
+        let length = buffer.count + extra + 2
+        out.append(contentsOf: repeatElement(0, count: length))
+        out.withUnsafeMutableBufferPointer { target in
+            var position = start
+            target[position] = UInt8(ascii: "\""); position += 1
+            for byte in buffer {
+                if byte == 0x22 || byte == 0x5C { target[position] = UInt8(ascii: "\\"); position += 1 }
+                target[position] = byte; position += 1
+            }
+            target[position] = UInt8(ascii: "\"")
+        }
+    }
+
+    /// Appends a literal fragment such as `{"trigger":{` with one copy.
+    @inline(__always) static func appendLiteral(_ text: StaticString, to out: inout [UInt8]) {
+        text.withUTF8Buffer { out.append(contentsOf: $0) }
     }
 
     @inline(__always) private static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {

@@ -119,9 +119,9 @@ struct NetworkRuleBuilder {
     ]
 
     static func appendResourceTypes(_ types: RequestTypes, to out: inout [UInt8]) {
-        out.append(contentsOf: #","resource-type":["#.utf8)
+        JSONWriter.appendLiteral(#","resource-type":["#, to: &out)
         if types == .document || types == [.document, .subdocument] {
-            out.append(contentsOf: #""document""#.utf8)
+            JSONWriter.appendLiteral(#""document""#, to: &out)
         } else {
             var first = true
             for (type, name) in webKitTypeNames where !types.isDisjoint(with: type) {
@@ -139,32 +139,32 @@ struct NetworkRuleBuilder {
                          domainKey: StaticString?, domains: [String], action: StaticString) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(urlFilter.count + 192)
-        out.append(contentsOf: #"{"trigger":{"#.utf8)
+        JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         JSONWriter.appendKey("url-filter", to: &out)
         JSONWriter.appendString(urlFilter, to: &out)
         if options.matchCase {
-            out.append(contentsOf: #","url-filter-is-case-sensitive":true"#.utf8)
+            JSONWriter.appendLiteral(#","url-filter-is-case-sensitive":true"#, to: &out)
         }
         if let resourceTypes = group.resourceTypes {
             appendResourceTypes(resourceTypes, to: &out)
         }
         if let thirdParty = options.thirdParty {
-            out.append(contentsOf: (thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#).utf8)
+            JSONWriter.appendLiteral(thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#, to: &out)
         }
         switch group.loadContext {
         case .any: break
-        case .topFrame: out.append(contentsOf: #","load-context":["top-frame"]"#.utf8)
-        case .childFrame: out.append(contentsOf: #","load-context":["child-frame"]"#.utf8)
+        case .topFrame: JSONWriter.appendLiteral(#","load-context":["top-frame"]"#, to: &out)
+        case .childFrame: JSONWriter.appendLiteral(#","load-context":["child-frame"]"#, to: &out)
         }
         if let domainKey {
             out.append(UInt8(ascii: ","))
             JSONWriter.appendKey(domainKey, to: &out)
             JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &out)
         }
-        out.append(contentsOf: #"},"action":{"type":"#.utf8)
+        JSONWriter.appendLiteral(#"},"action":{"type":"#, to: &out)
         out.append(UInt8(ascii: "\""))
         action.withUTF8Buffer { out.append(contentsOf: $0) }
-        out.append(contentsOf: "\"}}".utf8)
+        JSONWriter.appendLiteral("\"}}", to: &out)
         return out
     }
 }

@@ -49,15 +49,20 @@ struct SiteExceptionBuilder {
 
     /// The host of a `||host^` pattern (also `||host^|`), nil for anything else.
     static func plainHost(_ pattern: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
-        var body = pattern
-        guard body.starts(with: [UInt8(ascii: "|"), UInt8(ascii: "|")]) else { return nil }
-        body = body.dropFirst(2)
-        if body.last == UInt8(ascii: "|") { body = body.dropLast() }
-        guard body.last == UInt8(ascii: "^") else { return nil }
-        body = body.dropLast()
-        guard !body.isEmpty, body.allSatisfy({
-            NetworkFilterParser.isAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") || $0 >= 0x80
-        }) else { return nil }
-        return body
+        var start = pattern.startIndex
+        var end = pattern.endIndex
+        guard end - start >= 4, pattern[start] == UInt8(ascii: "|"), pattern[start + 1] == UInt8(ascii: "|") else { return nil }
+        start += 2
+        if pattern[end - 1] == UInt8(ascii: "|") { end -= 1 }
+        guard end > start, pattern[end - 1] == UInt8(ascii: "^") else { return nil }
+        end -= 1
+        guard end > start else { return nil }
+        for index in start..<end {
+            let byte = pattern[index]
+            let isHostByte = NetworkFilterParser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+                || byte == UInt8(ascii: "_") || byte >= 0x80
+            if !isHostByte { return nil }
+        }
+        return pattern[start..<end]
     }
 }
