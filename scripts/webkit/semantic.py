@@ -122,7 +122,9 @@ def main(argv):
                 "#   Appended to every network list it removed all 10 over-blocks on 2025-10 but added 49\n"
                 "#   under-blocks (pure host filters), so put it after path rules and before ||host^ rules.\n"
                 "# - WebKitGTK 2.50.6 matches navigator.sendBeacon() as resource-type other (and raw), never\n"
-                "#   ping: a rule with only [\"ping\"] does not stop beacons (ABP type ping here).\n\n")
+                "#   ping: a rule with only [\"ping\"] does not stop beacons (ABP type ping here). Adding other to\n"
+                "#   a generic rule (url-filter .*, e.g. $ping,third-party) also blocks every third-party other\n"
+                "#   load (ABP type other here): over-blocks; keep other for rules with a specific url-filter.\n\n")
             for label, rows in (("OVER-BLOCK (we block, ABP allows)", over), ("UNDER-BLOCK (ABP blocks, we allow)", under)):
                 for row in rows:
                     handle.write("%s\n  request: %s\n  source: %s\n  type: %s\n  abp: %s by %s\n  ours: %s by %s in %s%s\n\n" % (
