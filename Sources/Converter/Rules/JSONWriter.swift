@@ -19,33 +19,18 @@ struct JSONWriter {
         byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0x7F
     }
 
-    /// Fast path: when only `"` and `\` need escaping (always, for generated rules), the output size is
-    /// known, so the bytes are written in place in one pass.
+    /// Copies runs of bytes that need no escaping in bulk (generated url-filters escape only a few `\\`).
     private static func appendString(buffer: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        var extra = 0
-        for byte in buffer where needsEscape(byte) {
-            guard byte == 0x22 || byte == 0x5C else {
-                out.append(UInt8(ascii: "\""))
-                for byte in buffer {
-                    if needsEscape(byte) { appendEscaped(byte, to: &out) } else { out.append(byte) }
-                }
-                out.append(UInt8(ascii: "\""))
-                return
-            }
-            extra += 1
+        out.reserveCapacity(out.count + buffer.count + 16)
+        out.append(UInt8(ascii: "\""))
+        var runStart = 0
+        for index in 0..<buffer.count where needsEscape(buffer[index]) {
+            if index > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<index])) }
+            appendEscaped(buffer[index], to: &out)
+            runStart = index + 1
         }
-        let start = out.count
-        let length = buffer.count + extra + 2
-        out.append(contentsOf: repeatElement(0, count: length))
-        out.withUnsafeMutableBufferPointer { target in
-            var position = start
-            target[position] = UInt8(ascii: "\""); position += 1
-            for byte in buffer {
-                if byte == 0x22 || byte == 0x5C { target[position] = UInt8(ascii: "\\"); position += 1 }
-                target[position] = byte; position += 1
-            }
-            target[position] = UInt8(ascii: "\"")
-        }
+        if buffer.count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count])) }
+        out.append(UInt8(ascii: "\""))
     }
 
     /// Appends a literal fragment such as `{"trigger":{` with one copy.
