@@ -135,7 +135,7 @@ import Testing
         #expect(json("/b$xmlhttprequest") == [block("/b", #","resource-type":["fetch"]"#)])
         #expect(json("/c$stylesheet") == [block("/c", #","resource-type":["style-sheet"]"#)])
         #expect(json("/d$websocket,ping,other") == [block("/d", #","resource-type":["ping","websocket","other"]"#)])
-        #expect(json("/p$ping") == [block("/p", #","resource-type":["ping","other"]"#)])
+        #expect(json("$ping,third-party") == [block(".*", #","resource-type":["ping"],"load-type":["third-party"]"#)])
         #expect(json("/e$media,font") == [block("/e", #","resource-type":["font","media"]"#)])
         #expect(json("/f$popup") == [block("/f", #","resource-type":["popup"]"#)])
         #expect(json("/g$xhr") == [block("/g", #","resource-type":["fetch"]"#)])

@@ -110,12 +110,13 @@ struct NetworkRuleBuilder {
         return .success(groups)
     }
 
-    /// WebKit type names in the order they are written; `$image` also covers SVG images (`svg-document`),
-    /// and `$ping` also `other`, because WebKit (2.50, measured in a WebView) loads `navigator.sendBeacon()`
-    /// as `other`, never as `ping`, so a `ping`-only trigger would never stop a beacon.
+    /// WebKit type names in the order they are written; `$image` also covers SVG images (`svg-document`).
+    /// `$ping` stays `ping` only: WebKitGTK 2.50 loads `navigator.sendBeacon()` as `other`, but adding
+    /// `other` turns EasyPrivacy's `$ping,third-party` into a block of every third-party `other` load
+    /// (measured over-blocks), so beacons are a known gap rather than an approximation.
     private static let webKitTypeNames: [(RequestTypes, StaticString)] = [
         (.image, "image"), (.stylesheet, "style-sheet"), (.script, "script"), (.font, "font"), (.image, "svg-document"),
-        (.media, "media"), (.popup, "popup"), (.ping, "ping"), (.xmlHTTPRequest, "fetch"), (.websocket, "websocket"), ([.other, .ping], "other"),
+        (.media, "media"), (.popup, "popup"), (.ping, "ping"), (.xmlHTTPRequest, "fetch"), (.websocket, "websocket"), (.other, "other"),
     ]
 
     static func appendResourceTypes(_ types: RequestTypes, to out: inout [UInt8]) {
