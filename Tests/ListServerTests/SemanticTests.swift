@@ -9,7 +9,7 @@ import Testing
 @Suite struct SemanticTests {
     /// The level the converter reaches on the 2025-10 snapshot; raise it as the converter improves,
     /// never below 99.5.
-    static let minimumAgreementPercent = 99.89
+    static let minimumAgreementPercent = 99.92
 
     struct Summary: Decodable {
         var requests: Int
