@@ -17,15 +17,17 @@ public struct ListConverter: Sendable {
     public func convert(_ sources: [FilterListSource], previousLayout: [UInt8]? = nil,
                         previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
         let (rules, reports) = RuleConverter().convert(sources)
-        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists)
+        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
+                            churn: SectionChurn(sources))
     }
 
     /// Lays out already converted rules, serializes each list and fills the report.
     func assemble(_ rules: ConvertedRules, sourceReports: [ConversionReport.SourceReport],
-                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
+                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:],
+                  churn: SectionChurn = SectionChurn()) throws -> ConversionOutput {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
-        let layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists)
+        let layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists, churn: churn)
         let lists = layout.lists.map { RuleList(id: $0.id, json: $0.json, ruleCount: $0.ruleCount) }
         if configuration.validatesLists {
             // A list republished byte for byte was validated when it was first published.

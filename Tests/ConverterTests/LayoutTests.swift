@@ -153,11 +153,13 @@ enum LayoutFixture {
                                         json: Array(#"{"trigger":{"url-filter":"x","if-domain":["*other.example"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
                                         anchorHost: nil, sourceID: "easylist")
         paged.network = [F.siteBlock("c.example", on: "news.example"), F.path("/ad/"), siteException]
-        paged.siteExceptions = [F.site(.document, "other.example"), F.site(.document, "www.news.example")]
+        // The `$genericblock` on news.example keeps the site block in a site list of its own.
+        paged.siteExceptions = [F.site(.document, "other.example"), F.site(.document, "www.news.example"),
+                                F.site(.genericBlocking, "news.example")]
         let pagedLists = try F.layout(paged).lists
         let sites = try #require(pagedLists.first { $0.family == .networkSites }).rules.map(F.text)
         #expect(sites.count == 2 && sites[1].contains("www.news.example"))
-        #expect(try #require(pagedLists.first { $0.family == .networkPaths }).rules.count == 4)
+        #expect(try #require(pagedLists.first { $0.family == .networkPaths }).rules.count == 5)
     }
 
     @Test func siteExceptionsEndTheListsTheyMustCancel() throws {
@@ -202,18 +204,54 @@ enum LayoutFixture {
         rules.cosmetic = [F.generic(".ad")]
         rules.siteExceptions = [F.site(.document, "news.example")]
         let lists = try F.layout(rules).lists
-        #expect(lists.map(\.id) == ["network-hosts-00", "network-host-paths-00", "network-paths-00", "network-sites-00",
-                                    "network-navigation-00", "cosmetic-generic-00"])
+        // The site block and the popup block join the path list, which carries every exception anyway.
+        #expect(lists.map(\.id) == ["network-hosts-00", "network-host-paths-00", "network-paths-00", "cosmetic-generic-00"])
         for list in lists {
-            let guarded = Array(list.rules.suffix(2)) == guards
-            let expected = [ListFamily.networkHostPaths, .networkPaths, .networkSites].contains(list.family)
-            #expect(guarded == expected, "\(list.id) guarded: \(guarded)")
-            #expect(list.rules.filter { guards.contains($0) }.count == (expected ? 2 : 0))
+            let expected = [ListFamily.networkHostPaths, .networkPaths].contains(list.family)
+            #expect(list.rules.filter { guards.contains($0) }.count == (expected ? 2 : 0), "\(list.id)")
         }
+        #expect(Array(lists[1].rules.suffix(2)) == guards)
         let hosts = lists[0].rules.map(F.text)
         #expect(hosts.count == 3 && hosts[0].contains("a.example") && hosts[1].contains("b.example-important") && hosts[2].contains("news.example"))
-        let navigation = lists[4].rules.map(F.text)
-        #expect(navigation.count == 3 && navigation[0].contains("/popunder.") && navigation[1].contains("x.example"))
+        // Guarded blocks, the guards, then the block that must keep matching popups, then the exceptions.
+        let paths = lists[2].rules
+        #expect(paths.count == 7)
+        #expect(F.text(paths[0]).contains("/ad/") && F.text(paths[1]).contains("c.example"))
+        #expect(Array(paths[2...3]) == guards)
+        #expect(F.text(paths[4]).contains("/popunder.") && F.text(paths[5]).contains("x.example") && F.text(paths[6]).contains("news.example"))
+    }
+
+    @Test func navigationBlocksKeepTheirOwnListWhenTheyCannotFollowTheGuards() throws {
+        var rules = ConvertedRules()
+        let guards = rules.navigationGuards
+        func with(_ rule: NetworkRule, _ policy: NavigationPolicy) -> NetworkRule {
+            var copy = rule
+            copy.navigation = policy
+            return copy
+        }
+        // A `$important` block that needs the guards must precede them and follow every exception.
+        rules.network = [with(F.path("/ad/"), .needsGuard), with(F.path("/popunder."), .mustNotBeGuarded),
+                         with(F.important("i.example"), .needsGuard), F.exception("x.example")]
+        var lists = try F.layout(rules).lists
+        #expect(lists.map(\.id) == ["network-host-paths-00", "network-paths-00", "network-navigation-00"])
+        #expect(lists.first { $0.id == "network-paths-00" }.map { Array($0.rules.suffix(2)) == guards } == true)
+        #expect(lists.first { $0.id == "network-navigation-00" }?.rules.map(F.text).first?.contains("/popunder.") == true)
+        #expect(lists.first { $0.id == "network-navigation-00" }.map { $0.rules.contains { guards.contains($0) } } == false)
+
+        // A popup block on a page a `$genericblock` acts on keeps its own list (the generic block
+        // lists end with that site exception); one on another page joins the path list after the guards.
+        func popup(on site: String) -> NetworkRule {
+            let json = Array(#"{"trigger":{"url-filter":"pop","resource-type":["popup"],"if-domain":["*\#(site)"]},"action":{"type":"block"}}"#.utf8)
+            return NetworkRule(key: "/pop$popup,domain=\(site)", kind: .block, json: json, anchorHost: nil, sourceID: "easylist",
+                               navigation: .mustNotBeGuarded)
+        }
+        rules.network = [with(F.path("/ad/"), .needsGuard), popup(on: "news.example"), popup(on: "shop.example")]
+        rules.siteExceptions = [F.site(.genericBlocking, "news.example")]
+        lists = try F.layout(rules).lists
+        #expect(lists.map(\.id) == ["network-paths-00", "network-navigation-00"])
+        let paths = lists[0].rules.map(F.text)
+        #expect(paths.count == 5 && paths[0].contains("/ad/") && paths[3].contains("shop.example") && paths[4].contains("genericBlocking"))
+        #expect(lists[1].rules.map(F.text).first?.contains("news.example") == true)
     }
 
     @Test func cosmeticGroupingGivesExactJSON() throws {

@@ -9,13 +9,19 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
     /// Host-anchored blocks that need the navigation guards (typeless `||host/path`): same
     /// exception pruning as `networkHosts`, but their lists end with the guards.
     case networkHostPaths = "network-host-paths"
-    /// Blocks that may match a URL on any host: every exception can affect them.
+    /// Blocks that may match a URL on any host: every exception can affect them. Also takes the
+    /// site blocks and navigation blocks that need no list of their own (see `networkSites`,
+    /// `networkNavigation`), so that only one family repeats every exception.
     case networkPaths = "network-paths"
-    /// Blocks limited to some pages (`if-domain`): kept apart so `$genericblock` can end the other
-    /// network lists without cancelling these.
+    /// Blocks limited to some pages (`if-domain`) that a `$genericblock` site exception also acts
+    /// on: kept apart so it can end the other network lists without cancelling these. Site
+    /// blocks on other pages go to `networkPaths`, which carries every exception anyway (a list
+    /// of their own repeated about 1,900 exceptions and changed with each of them).
     case networkSites = "network-sites"
     /// Blocks that must keep matching page loads and popups (`NavigationPolicy.mustNotBeGuarded`)
-    /// and are not host-anchored without conditions (those go to `networkHosts`, never guarded).
+    /// and are not host-anchored without conditions (those go to `networkHosts`, never guarded),
+    /// when they cannot follow the guards in a `networkPaths` list: a carve-out unit, a page a
+    /// `$genericblock` acts on, or a `$important` block that needs the guards.
     case networkNavigation = "network-navigation"
     /// `##sel` everywhere, and generic selectors with `#@#` exceptions (`unless-domain`).
     case cosmeticGeneric = "cosmetic-generic"

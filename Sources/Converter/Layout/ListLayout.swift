@@ -44,9 +44,12 @@ struct ListLayout: Sendable {
 
     var configuration: ConverterConfiguration
 
-    /// - Parameter previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
-    func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:]) throws -> Result {
-        let input = LayoutInput(rules)
+    /// - Parameters:
+    ///   - previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
+    ///   - churn: each rule's source-section churn class, which leads a fresh layout's sort order.
+    func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:],
+                churn: SectionChurn = SectionChurn()) throws -> Result {
+        let input = LayoutInput(rules, churn: churn)
         let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
         if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
            previous.selectorsPerRule == configuration.genericSelectorsPerRule {
@@ -199,8 +202,9 @@ struct ListLayout: Sendable {
             let indices = list.members.map { members[$0].index }
             var rules: [[UInt8]]
             let scope: ExceptionScope
+            var guarded = false
             if list.family.isNetwork {
-                (rules, scope) = networkRules(indices, input)
+                (rules, scope, guarded) = networkRules(indices, input, guards: list.family.mayNeedNavigationGuards)
             } else {
                 rules = cosmeticRules(indices, input)
                 scope = ExceptionScope(urlHosts: [], pageDomains: indices.map { index -> [String]? in
@@ -212,7 +216,7 @@ struct ListLayout: Sendable {
             where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
                 rules.append(exception.json)
             }
-            if list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
+            if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
                 rules += input.rules.navigationGuards
             }
             return LaidOutList(id: list.id, family: list.family, rules: rules)
@@ -222,9 +226,19 @@ struct ListLayout: Sendable {
     /// Carve-out units first (each block with its own `ignore-previous-rules` right after it), then
     /// plain blocks, the exceptions that can cancel them, and `$important` blocks last. Also returns
     /// the scope of everything in the list, for the site exceptions that end it.
-    private func networkRules(_ indices: [Int], _ input: LayoutInput) -> ([[UInt8]], ExceptionScope) {
+    ///
+    /// When `guards` allows it and the list holds both `.needsGuard` blocks and `.mustNotBeGuarded`
+    /// blocks (a path list), the order is: guarded blocks, the navigation guards, the
+    /// `.mustNotBeGuarded` blocks, then exceptions and `$important` blocks; the third value is then
+    /// true. `ignore-previous-rules` only cancels earlier matches, so the guards cancel page loads
+    /// and popups of the guarded blocks only, and the exceptions after everything cancel all of it.
+    /// `LayoutInput` puts `.mustNotBeGuarded` blocks in path lists only when no `$important` block
+    /// needs the guards and they have no carve-out.
+    private func networkRules(_ indices: [Int], _ input: LayoutInput, guards: Bool) -> ([[UInt8]], ExceptionScope, Bool) {
         var carveOuts: [[UInt8]] = []
         var blocks: [[UInt8]] = []
+        var afterGuards: [[UInt8]] = []
+        var needsGuards = false
         var important: [[UInt8]] = []
         var blockHosts: [String?] = []
         var blockPages: [[String]?] = []
@@ -240,9 +254,12 @@ struct ListLayout: Sendable {
                     blockHosts.append(network[index].anchorHost)
                     blockPages.append(input.networkPages[index])
                     blockTypes.append(ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: network[index].json))
+                    if network[index].navigation == .needsGuard { needsGuards = true }
                     if let carveOut = network[index].carveOut {
                         carveOuts.append(network[index].json)
                         carveOuts.append(carveOut)
+                    } else if guards, network[index].navigation == .mustNotBeGuarded {
+                        afterGuards.append(network[index].json)
                     } else {
                         blocks.append(network[index].json)
                     }
@@ -250,6 +267,9 @@ struct ListLayout: Sendable {
             }
         }
         var out = carveOuts + blocks
+        let guardsInside = needsGuards && !afterGuards.isEmpty
+        if guardsInside { out += input.rules.navigationGuards }
+        out += afterGuards
         if !blockHosts.isEmpty {
             let scope = ExceptionScope(urlHosts: blockHosts, pageDomains: blockPages, resourceTypes: blockTypes)
             for (position, index) in input.exceptions.enumerated()
@@ -258,7 +278,7 @@ struct ListLayout: Sendable {
                 out.append(input.rules.network[index].json)
             }
         }
-        return (out + important, ExceptionScope(urlHosts: [], pageDomains: allPages))
+        return (out + important, ExceptionScope(urlHosts: [], pageDomains: allPages), guardsInside)
     }
 
     private func cosmeticRules(_ indices: [Int], _ input: LayoutInput) -> [[UInt8]] {
@@ -292,7 +312,10 @@ struct LayoutInput: Sendable {
     /// `resource-type` of each exception (parallel to `exceptions`; nil: every type).
     var exceptionTypes: [[String]?] = []
 
-    init(_ rules: ConvertedRules) {
+    /// - Parameter churn: a fresh layout sorts each family by churn class first (hot sections
+    ///   first), so a family's first lists take the rules upstream edits most and its last lists
+    ///   stay unchanged longer.
+    init(_ rules: ConvertedRules, churn: SectionChurn = SectionChurn()) {
         self.rules = rules
         siteExceptions = rules.siteExceptions
         siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
@@ -302,6 +325,20 @@ struct LayoutInput: Sendable {
         for rule in rules.network where rule.kind == .exception {
             if let host = rule.anchorHost { exceptionHosts.insert(host) } else { unanchoredException = true }
         }
+        // Pages where a `$genericblock` site exception ends the generic block lists: only site
+        // blocks acting on such pages need lists of their own (see `ListFamily.networkSites`).
+        var genericBlockPages = HostRelationIndex()
+        var genericBlockEverywhere = false
+        for (index, exception) in rules.siteExceptions.enumerated() where exception.scope == .genericBlocking {
+            if let pages = siteExceptionPages[index], !pages.isEmpty {
+                for page in pages { genericBlockPages.insert(page) }
+            } else {
+                genericBlockEverywhere = true
+            }
+        }
+        // A `$important` block that needs the guards must come before them, but after every
+        // exception, so then no block may follow the guards (see `networkRules`).
+        let navigationAfterGuards = !rules.network.contains { $0.kind == .importantBlock && $0.navigation == .needsGuard }
         let unlessDomain = Array(#""unless-domain""#.utf8)
         func hostOrder(_ host: String, _ json: [UInt8]) -> [UInt8] {
             let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(json, unlessDomain)
@@ -322,12 +359,24 @@ struct LayoutInput: Sendable {
             case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
                 family = .networkHosts
                 order = hostOrder(host, rule.json)
+            case (.mustNotBeGuarded, let pages, _)
+            where navigationAfterGuards && rule.carveOut == nil
+                && !(pages.map { pages in genericBlockEverywhere || pages.contains(where: genericBlockPages.relates(to:)) } ?? false):
+                // Placed after the guards of a path list, which carries every exception anyway:
+                // a list of its own repeated them all and changed with each of them.
+                family = .networkPaths
+                order = []
             case (.mustNotBeGuarded, _, _):
                 family = .networkNavigation
                 order = []
-            case (_, _?, _):
+            case (_, let pages?, _) where genericBlockEverywhere || pages.contains(where: genericBlockPages.relates(to:)):
                 family = .networkSites
-                order = [pages!.count > 1 ? Volatility.volatile : Volatility.calm]
+                order = [pages.count > 1 ? Volatility.volatile : Volatility.calm]
+            case (_, _?, _):
+                // Acts only on pages no `$genericblock` concerns, and the path lists carry every
+                // exception anyway: a list of its own would repeat them all (and change with them).
+                family = .networkPaths
+                order = []
             case (.needsGuard, nil, let host?):
                 family = .networkHostPaths
                 order = hostOrder(host, rule.json)
@@ -337,6 +386,7 @@ struct LayoutInput: Sendable {
                 family = .networkPaths
                 order = []
             }
+            order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 0)
             members[family, default: []].append(
                 LayoutMember(key: StableKey(sourceID: rule.sourceID, key: rule.key), family: family, index: index, freshOrder: order))
         }
@@ -354,6 +404,7 @@ struct LayoutInput: Sendable {
                 family = .cosmeticSites
                 order = [domains.count > 1 ? Volatility.volatile : Volatility.calm] + Array(domains.joined(separator: ",").utf8)
             }
+            order.insert(churn.churnClass(sourceID: selector.sourceID, key: selector.key).rawValue, at: 0)
             members[family, default: []].append(
                 LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order))
         }
