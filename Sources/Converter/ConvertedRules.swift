@@ -14,8 +14,9 @@ struct ConvertedRules: Sendable, Equatable {
     /// ABP (and adblock-rust, except for pure `||host^` filters) never blocks for a filter without type
     /// options (confirmed in a WebView; bench-out/semantic-disagreements.txt). These
     /// `ignore-previous-rules` objects cancel exactly those matches of earlier rules in their list.
-    /// Layout: end every list that holds `.needsGuard` rules with them (after its exceptions and
-    /// `$important` blocks), and never put `.mustNotBeGuarded` rules in such a list.
+    /// Layout: put them in every list that holds `.needsGuard` rules, after those rules, their exceptions
+    /// and `$important` blocks; `.mustNotBeGuarded` rules may share the list only after the guards
+    /// (with any exception meant for them after them too).
     var navigationGuards: [[UInt8]] = [
         Array(#"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
         Array(#"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
@@ -29,7 +30,7 @@ enum NavigationPolicy: Sendable, Equatable {
     /// No `resource-type`, and the ABP filter would not block page loads or popups: the list must end with the guards.
     case needsGuard
     /// Must keep matching page loads or popups: `$document`/`$popup` blocks, and pure `||host^` filters
-    /// without types or path (adblock-rust blocks navigations to such hosts). Never in a guarded list.
+    /// without types or path (adblock-rust blocks navigations to such hosts). Never before a guard.
     case mustNotBeGuarded
 }
 
