@@ -300,6 +300,51 @@ enum LayoutFixture {
         }
     }
 
+    @Test func sectionCommentsGiveEachLineItsChurnClass() {
+        let text = "[Adblock Plus 2.0]\r\n! *** easylist:easylist/easylist_general_hide.txt ***\r\n##.calm-ad\r\n"
+            + "! *** easylist:easylist/easylist_specific_hide.txt ***\r\nnews.example##.hot-ad  \r\n! a plain comment\r\n"
+            + "||shared.example^\n! *** easylist:easylist/easylist_adservers.txt ***\n||ads.example^$third-party\n"
+            + "! *** easylist:easylist_adult/adult_adservers.txt ***\n||adult.example^\n"
+            + "! *** easylist:easyprivacy/easyprivacy_specific_international.txt ***\n/intl-tracker."
+        let churn = SectionChurn([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
+        #expect(churn.churnClass(sourceID: "easylist", key: "##.calm-ad") == .calm)
+        #expect(churn.churnClass(sourceID: "easylist", key: "news.example##.hot-ad") == .hot)
+        #expect(churn.churnClass(sourceID: "easylist", key: "||shared.example^") == .hot)
+        #expect(churn.churnClass(sourceID: "easylist", key: "||ads.example^$third-party") == .warm)
+        #expect(churn.churnClass(sourceID: "easylist", key: "||ads.example^$third-party#2") == .warm)
+        #expect(churn.churnClass(sourceID: "easylist", key: "||adult.example^") == .calm)
+        #expect(churn.churnClass(sourceID: "easylist", key: "/intl-tracker.") == .calm)
+        #expect(churn.churnClass(sourceID: "easyprivacy", key: "news.example##.hot-ad") == .calm)
+        #expect(ChurnClass.of(section: "easylist:easyprivacy/easyprivacy_specific.txt") == .warm)
+        #expect(ChurnClass.of(section: "custom rules") == .calm)
+    }
+
+    @Test func freshLayoutPutsHotSectionsFirstAndVolatileMembersInASmallFirstList() throws {
+        // Hot-section hosts sort before calm ones, whatever their names.
+        var rules = F.noGuards()
+        rules.network = (0..<40).map { F.block("h\($0).example") }
+        let text = "! *** easylist:easylist/easylist_adservers.txt ***\n" + (20..<40).map { "||h\($0).example^" }.joined(separator: "\n")
+        let churn = SectionChurn([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
+        let input = LayoutInput(rules, churn: churn)
+        let placer = FamilyPlacer(family: .networkHosts, members: input.members[.networkHosts]!, capacity: 100, recentLimit: 10)
+        let lists = placer.fresh(stableLists: 2)
+        #expect(lists.map(\.members.count) == [20, 20])
+        #expect(Set(lists[0].members) == Set(20..<40))
+
+        // Blocks on hosts an exception concerns (volatile) get the first list to themselves…
+        rules.network.append(F.exception("h3.example"))
+        rules.network.append(F.exception("h33.example"))
+        let contested = LayoutInput(rules, churn: churn)
+        let split = FamilyPlacer(family: .networkHosts, members: contested.members[.networkHosts]!, capacity: 100, recentLimit: 10)
+            .fresh(stableLists: 3)
+        #expect(split.map(\.members.count) == [2, 19, 19])
+        #expect(Set(split[0].members) == [3, 33])
+        // …unless the other lists would then outgrow the capacity.
+        let tight = FamilyPlacer(family: .networkHosts, members: contested.members[.networkHosts]!, capacity: 14, recentLimit: 10)
+            .fresh(stableLists: 3)
+        #expect(tight.map(\.members.count) == [14, 13, 13])
+    }
+
     @Test func stateRoundTrips() throws {
         let result = try F.layout(F.mixed())
         let decoded = try LayoutState.decode(result.state.encoded())

@@ -42,8 +42,8 @@ import Testing
 
     /// 2020-10-28 → 29: a day with a `$document` exception removed, which must change every list
     /// that can fire on that site, plus exception edits and removals. Measured with this layout:
-    /// 83.9 % of gzip bytes new (12 of 16 lists) without removal grace since the navigation guards
-    /// added a family; the bound leaves a little room.
+    /// 83.0 % of gzip bytes new (11 of 16 lists) without removal grace, since site and navigation
+    /// blocks share the path list (83.9 %, 12 lists, before); the bound leaves a little room.
     @Test func realDailyStepChangesBoundedShareOfBytes() throws {
         let converter = ListConverter()
         let day28 = try converter.convert(Self.sources("28"))
@@ -53,8 +53,11 @@ import Testing
         for list in day29.lists { #expect(list.ruleCount <= 30_000 && list.ruleCount > 0) }
         let (share, changed) = try Self.changedShare(old: day28, new: day29)
         print("10-28→29: \(String(format: "%.1f", share * 100))% of gzip bytes in \(changed) of \(day29.lists.count) lists changed")
-        #expect(share < 0.92, "share of changed gzip bytes \(share) exceeds 0.92")
+        #expect(share < 0.87, "share of changed gzip bytes \(share) exceeds 0.87")
         #expect(changed < day29.lists.count)
+        // On the real lists no site or navigation block needs a list of its own, so only the path
+        // list repeats every exception.
+        #expect(!day29.lists.contains { $0.id.hasPrefix("network-sites") || $0.id.hasPrefix("network-navigation") })
 
         // A quiet day (10-27 → 28: one EasyList removal, no exception change in EasyList) stays well under the target.
         let day27 = try converter.convert(Self.sources("27"))

@@ -14,16 +14,26 @@ struct FamilyPlacer: Sendable {
     /// Recent-list size that triggers moving its members into a stable list.
     var recentLimit: Int
 
-    /// A layout that ignores history: members sorted by `freshOrder`, split evenly over `stableLists` lists.
+    /// A layout that ignores history: members sorted by `freshOrder`, split evenly over `stableLists`
+    /// lists, except that the volatile members (`freshOrder` starting with `Volatility.volatile`)
+    /// get the first list to themselves when they are fewer than an even share: edits and
+    /// exceptions then change that small list rather than one of the big ones.
     func fresh(stableLists: Int) -> [PlacedList] {
         guard !members.isEmpty else { return [] }
         let order = FamilyPlacer.freshOrder(members)
         let count = max(1, stableLists)
-        let base = order.count / count, extra = order.count % count
+        let volatile = members.reduce(0) { $0 + ($1.freshOrder.first == Volatility.volatile ? 1 : 0) }
+        var sizes: [Int]
+        if count > 1, volatile > 0, volatile < order.count / count, order.count - volatile <= (count - 1) * capacity {
+            let rest = order.count - volatile, restCount = count - 1
+            sizes = [volatile] + (0..<restCount).map { rest / restCount + ($0 < rest % restCount ? 1 : 0) }
+        } else {
+            sizes = (0..<count).map { order.count / count + ($0 < order.count % count ? 1 : 0) }
+        }
         var lists: [PlacedList] = []
         var start = 0
         for index in 0..<count {
-            let size = base + (index < extra ? 1 : 0)
+            let size = sizes[index]
             guard size > 0 else { continue }
             lists.append(PlacedList(id: family.stableID(index), family: family, isRecent: false,
                                     members: Array(order[start..<start + size])))

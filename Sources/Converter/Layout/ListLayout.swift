@@ -365,10 +365,10 @@ struct LayoutInput: Sendable {
                 // Placed after the guards of a path list, which carries every exception anyway:
                 // a list of its own repeated them all and changed with each of them.
                 family = .networkPaths
-                order = []
+                order = [Volatility.calm]
             case (.mustNotBeGuarded, _, _):
                 family = .networkNavigation
-                order = []
+                order = [Volatility.calm]
             case (_, let pages?, _) where genericBlockEverywhere || pages.contains(where: genericBlockPages.relates(to:)):
                 family = .networkSites
                 order = [pages.count > 1 ? Volatility.volatile : Volatility.calm]
@@ -376,7 +376,7 @@ struct LayoutInput: Sendable {
                 // Acts only on pages no `$genericblock` concerns, and the path lists carry every
                 // exception anyway: a list of its own would repeat them all (and change with them).
                 family = .networkPaths
-                order = []
+                order = [Volatility.calm]
             case (.needsGuard, nil, let host?):
                 family = .networkHostPaths
                 order = hostOrder(host, rule.json)
@@ -384,9 +384,9 @@ struct LayoutInput: Sendable {
                 // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
                 // exception on a .com host could cancel.
                 family = .networkPaths
-                order = []
+                order = [Volatility.calm]
             }
-            order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 0)
+            order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 1)
             members[family, default: []].append(
                 LayoutMember(key: StableKey(sourceID: rule.sourceID, key: rule.key), family: family, index: index, freshOrder: order))
         }
@@ -404,7 +404,7 @@ struct LayoutInput: Sendable {
                 family = .cosmeticSites
                 order = [domains.count > 1 ? Volatility.volatile : Volatility.calm] + Array(domains.joined(separator: ",").utf8)
             }
-            order.insert(churn.churnClass(sourceID: selector.sourceID, key: selector.key).rawValue, at: 0)
+            order.insert(churn.churnClass(sourceID: selector.sourceID, key: selector.key).rawValue, at: 1)
             members[family, default: []].append(
                 LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order))
         }
