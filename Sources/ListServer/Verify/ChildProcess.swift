@@ -45,10 +45,20 @@ struct ChildProcess: Sendable {
         } catch {
             throw Failure.cannotStart(executable.path, reason: "\(error.localizedDescription)")
         }
+        // Blocking pipe reads get threads of their own: on Dispatch's shared pool they can starve
+        // other blocked work (and Foundation's child reaping) when several children run at once.
         let drained = DispatchGroup()
         let collected = Collected()
-        DispatchQueue.global().async(group: drained) { collected.setOut(outPipe.fileHandleForReading.readDataToEndOfFile()) }
-        DispatchQueue.global().async(group: drained) { collected.setErr(errPipe.fileHandleForReading.readDataToEndOfFile()) }
+        drained.enter()
+        drained.enter()
+        Thread.detachNewThread {
+            collected.setOut(outPipe.fileHandleForReading.readDataToEndOfFile())
+            drained.leave()
+        }
+        Thread.detachNewThread {
+            collected.setErr(errPipe.fileHandleForReading.readDataToEndOfFile())
+            drained.leave()
+        }
         if let stdin {
             inPipe.fileHandleForWriting.write(stdin)
             try? inPipe.fileHandleForWriting.close()
@@ -62,7 +72,9 @@ struct ChildProcess: Sendable {
             drained.wait()
             throw Failure.timedOut(executable.path, seconds: timeout)
         }
-        drained.wait()
+        // A grandchild (WebKit's helper processes) may keep the pipes open after the child exits;
+        // do not wait for it forever.
+        _ = drained.wait(timeout: .now() + 10)
         return Finished(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
     }
 }
