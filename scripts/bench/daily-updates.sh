@@ -28,17 +28,22 @@ convert() { # day previous-day-or-empty out
 convert 19 "" 19
 printf "%-10s %9s %8s %6s %12s  %s\n" step "new gz %" changed lists "new gz B" "changed lists"
 shares=()
+new_bytes=()
 previous=19
 for day in 20 21 22 23 24 25 26 27 28 29; do
     convert "$day" "$previous" "$day"
     read -r share count total bytes all names < <(python3 "$root/scripts/bench/set_churn.py" "$work/$previous" "$work/$day")
     printf "%-10s %8.1f%% %8s %6s %12s  %s\n" "10-$previous→$day" "$(python3 -c "print($share*100)")" "$count" "$total" "$bytes" "$names"
     shares+=("$share")
+    new_bytes+=("$bytes")
     previous=$day
 done
 median=$(printf "%s\n" "${shares[@]}" | sort -g | python3 -c "import sys; v=[float(x) for x in sys.stdin]; n=len(v); print((v[n//2-1]+v[n//2])/2 if n%2==0 else v[n//2])")
 printf "median over the ten one-day steps: %.1f%% of gzip bytes new (target ≤ 25%%, aim 10%%; ratio to target %.2f)\n" \
     "$(python3 -c "print($median*100)")" "$(python3 -c "print($median/0.25)")"
+# Shares shrink when the set grows and grow when it shrinks; the bytes are what devices download.
+median_bytes=$(printf "%s\n" "${new_bytes[@]}" | sort -n | python3 -c "import sys; v=[int(x) for x in sys.stdin]; n=len(v); print((v[n//2-1]+v[n//2])//2)")
+echo "median new gzip bytes per one-day step: $median_bytes"
 convert 29 22 week
 read -r share count total bytes all names < <(python3 "$root/scripts/bench/set_churn.py" "$work/22" "$work/week")
 printf "week 10-22→29 in one step: %.1f%% of gzip bytes new, %s of %s lists changed (%s)\n" \
