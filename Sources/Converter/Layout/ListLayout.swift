@@ -49,10 +49,10 @@ struct ListLayout: Sendable {
     ///   - churn: each rule's source-section churn class, which leads a fresh layout's sort order.
     func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:],
                 churn: SectionChurn = SectionChurn()) throws -> Result {
-        let input = LayoutInput(rules, churn: churn)
         let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
         if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
            previous.selectorsPerRule == configuration.genericSelectorsPerRule {
+            let input = LayoutInput(rules, churn: churn, previous: previous)
             var placed = ListFamily.allCases.flatMap { family in
                 placer(family, input).incremental(previous: previous.lists.filter { $0.family == family })
             }
@@ -67,6 +67,7 @@ struct ListLayout: Sendable {
                 }
             }
         }
+        let input = LayoutInput(rules, churn: churn)
         let placed = try freshPlacement(input)
         let built = build(placed, input)
         if let problem = violation(built, chunkSize: chunkSize) { throw ConversionError.layoutImpossible(problem) }
@@ -315,7 +316,8 @@ struct LayoutInput: Sendable {
     /// - Parameter churn: a fresh layout sorts each family by churn class first (hot sections
     ///   first), so a family's first lists take the rules upstream edits most and its last lists
     ///   stay unchanged longer.
-    init(_ rules: ConvertedRules, churn: SectionChurn = SectionChurn()) {
+    /// - Parameter previous: with it, new host blocks join the path lists (see `joinsPathList`).
+    init(_ rules: ConvertedRules, churn: SectionChurn = SectionChurn(), previous: LayoutState? = nil) {
         self.rules = rules
         siteExceptions = rules.siteExceptions
         siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
@@ -339,6 +341,27 @@ struct LayoutInput: Sendable {
         // A `$important` block that needs the guards must come before them, but after every
         // exception, so then no block may follow the guards (see `networkRules`).
         let navigationAfterGuards = !rules.network.contains { $0.kind == .importantBlock && $0.navigation == .needsGuard }
+        // New host blocks (and those that joined a path list before) go to the path lists, which
+        // carry every exception and so change most days anyway: a new rule then costs devices no
+        // extra list download, where a recent list or a stable host list would change for it.
+        // Host blocks are correct there: the path lists carry every exception, end with the same
+        // site exceptions, and `.mustNotBeGuarded` blocks follow their guards.
+        var previousFamily: [StableKey: ListFamily] = [:]
+        var pathListExists = false
+        if let previous {
+            previousFamily.reserveCapacity(previous.lists.reduce(0) { $0 + $1.members.count })
+            for list in previous.lists {
+                if list.family == .networkPaths { pathListExists = true }
+                for key in list.members { previousFamily[key] = list.family }
+            }
+        }
+        func joinsPathList(_ rule: NetworkRule, _ key: StableKey) -> Bool {
+            guard pathListExists, rule.navigation != .mustNotBeGuarded || navigationAfterGuards else { return false }
+            switch previousFamily[key] {
+            case nil, .networkPaths?: return true
+            default: return false
+            }
+        }
         let unlessDomain = Array(#""unless-domain""#.utf8)
         func hostOrder(_ host: String, _ json: [UInt8]) -> [UInt8] {
             let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(json, unlessDomain)
@@ -352,7 +375,7 @@ struct LayoutInput: Sendable {
                 exceptionTypes.append(ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: rule.json))
                 continue
             }
-            let family: ListFamily
+            var family: ListFamily
             var order: [UInt8]
             let anchoredHost = rule.anchorHost.flatMap { $0.utf8.contains(UInt8(ascii: ".")) ? $0 : nil }
             switch (rule.navigation, pages, anchoredHost) {
@@ -387,8 +410,9 @@ struct LayoutInput: Sendable {
                 order = [Volatility.calm]
             }
             order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 1)
-            members[family, default: []].append(
-                LayoutMember(key: StableKey(sourceID: rule.sourceID, key: rule.key), family: family, index: index, freshOrder: order))
+            let key = StableKey(sourceID: rule.sourceID, key: rule.key)
+            if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
+            members[family, default: []].append(LayoutMember(key: key, family: family, index: index, freshOrder: order))
         }
         for (index, selector) in rules.cosmetic.enumerated() {
             let family: ListFamily
