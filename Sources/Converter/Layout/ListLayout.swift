@@ -107,7 +107,9 @@ struct ListLayout: Sendable {
             }
             counts[family] = (members + capacity - 1) / capacity
             required += counts[family]!
-            if family.hasRecentList { recentReserve += 1 }
+            // New host blocks join the path list when there is one (see `LayoutInput`): no recent list to reserve.
+            let newcomersJoinPaths = family == .networkHosts && !(input.members[.networkPaths] ?? []).isEmpty
+            if family.hasRecentList, !newcomersJoinPaths { recentReserve += 1 }
         }
         guard required <= configuration.maxLists else {
             throw ConversionError.layoutImpossible(
