@@ -61,7 +61,22 @@ final class UpstreamServer: @unchecked Sendable {
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         port = Int(UInt16(bigEndian: address.sin_port))
         listener = fd
-        let thread = Thread { [weak self] in self?.acceptLoop() }
+        // The accept thread holds the server weakly while it blocks, so a test that simply drops the
+        // server still gets `deinit` → `stop()`, which wakes `accept` and ends the thread.
+        let thread = Thread { [weak self] in
+            while true {
+                let client = accept(fd, nil, nil)
+                if client < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                guard let self, !self.isStopped else {
+                    close(client)
+                    return
+                }
+                self.adopt(client)
+            }
+        }
         thread.start()
     }
 
@@ -113,23 +128,16 @@ final class UpstreamServer: @unchecked Sendable {
         return stopped
     }
 
-    private func acceptLoop() {
-        while !isStopped {
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            lock.lock()
-            connections.insert(fd)
-            lock.unlock()
-            let thread = Thread { [weak self] in
-                self?.handle(fd)
-                self?.forget(fd)
-                close(fd)
-            }
-            thread.start()
+    private func adopt(_ fd: Int32) {
+        lock.lock()
+        connections.insert(fd)
+        lock.unlock()
+        let thread = Thread { [weak self] in
+            self?.handle(fd)
+            self?.forget(fd)
+            close(fd)
         }
+        thread.start()
     }
 
     private func forget(_ fd: Int32) {
