@@ -13,7 +13,7 @@ packages+=(libwebkit2gtk-4.1-0 gir1.2-webkit2-4.1 python3-gi)
 if [ "$mode" = test ]; then
   # Tests: venv for the adblock-rust reference and REDbot; the public suffix list for
   # third-party decisions; Varnish as a real CDN; nginx/wrk/hyperfine for benchmarks; Xvfb for WebView checks.
-  packages+=(python3-venv python3-pip publicsuffix varnish nginx wrk hyperfine xvfb util-linux time)
+  packages+=(python3-venv python3-pip publicsuffix varnish nginx wrk hyperfine xvfb util-linux time curl)
 fi
 
 missing=()
