@@ -150,6 +150,14 @@ import Glibc
         let warm = try ServerProcess(directory: scratch.path)
         let warmManifest = try await Self.waitFor200(warm, "/manifest.json", seconds: 10)
         #expect(warmManifest == manifest)
+        // The manifest is offered gzip too, and it decodes to the same bytes.
+        let client = try RawHTTPClient(port: warm.port)
+        try client.send("GET /manifest.json HTTP/1.1\r\nHost: origin\r\nAccept-Encoding: gzip\r\n\r\n")
+        let gzipped = try client.readResponse()
+        client.close()
+        #expect(gzipped.status == 200)
+        #expect(gzipped.header("Content-Encoding") == "gzip")
+        #expect(try Gzip.decompress(gzipped.body, limit: 1 << 20) == Array(manifest))
         let log = (try? String(contentsOfFile: scratch.sub("serve.err"), encoding: .utf8)) ?? ""
         #expect(log.contains("serving the published set"), "the warm start loads the set from disk: \(log.suffix(400))")
         #expect(warm.terminate() == 0)

@@ -66,7 +66,10 @@ struct SiteContentLoader: Sendable {
                                             gzip: FileManager.default.contents(atPath: path + ".gz").map { Array($0) },
                                             sha256: hash, lastModified: firstPublished[name] ?? modificationDate(path))
         }
-        let entry = SiteContent.Entry(name: PublishPlan.manifestName, identity: Array(manifestData), gzip: nil,
+        // The manifest's gzip form lives only in memory: it is derived from the manifest bytes
+        // deterministically, so every origin serves the same bytes, and no second file can lag behind.
+        let manifestBytes = Array(manifestData)
+        let entry = SiteContent.Entry(name: PublishPlan.manifestName, identity: manifestBytes, gzip: try? Gzip.compress(manifestBytes),
                                       sha256: manifestHash, lastModified: manifestDate)
         return (SiteContent(manifest: entry, files: files), manifest)
     }
