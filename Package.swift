@@ -24,15 +24,12 @@ let package = Package(
         ),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
         .target(name: "Converter", dependencies: ["CNIOShim"]),
-        // The device-side sync client: Foundation only, reusable by an app.
-        .target(name: "ListSync", dependencies: ["CNIOShim"]),
+        // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
+        // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
+        .target(name: "ListSync", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
         // The server executable: fetch, publish, serve, and the command-line front end.
         .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync"]),
-        .testTarget(
-            name: "ConverterTests",
-            dependencies: ["Converter"],
-            resources: []
-        ),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim"]),
     ],
     swiftLanguageModes: [.v5]
