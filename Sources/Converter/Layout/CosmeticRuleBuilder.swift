@@ -43,10 +43,10 @@ struct CosmeticRuleBuilder: Sendable {
         var out = Array(#"{"trigger":{"url-filter":".*""#.utf8)
         if let condition {
             out += Array(",\"\(condition)\":".utf8)
-            JSONText.appendStringArray(domains.map { "*" + $0 }, to: &out)
+            JSONWriter.appendStringArray(domains.map { "*" + $0 }, to: &out)
         }
         out += Array(#"},"action":{"type":"css-display-none","selector":"#.utf8)
-        JSONText.appendString(selectors.joined(separator: ", "), to: &out)
+        JSONWriter.appendString(selectors.joined(separator: ", "), to: &out)
         out += Array("}}".utf8)
         return out
     }

@@ -31,9 +31,9 @@ struct LayoutState: Sendable, Equatable {
         for (index, list) in lists.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out += Array("\n{\"id\":".utf8)
-            JSONText.appendString(list.id, to: &out)
+            JSONWriter.appendString(list.id, to: &out)
             out += Array(",\"family\":".utf8)
-            JSONText.appendString(list.family.rawValue, to: &out)
+            JSONWriter.appendString(list.family.rawValue, to: &out)
             out += Array(",\"recent\":\(list.isRecent),\"deferred\":\(list.deferredRuns),\"members\":[".utf8)
             for (position, member) in list.members.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
