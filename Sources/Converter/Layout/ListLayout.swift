@@ -225,10 +225,9 @@ struct ListLayout: Sendable {
             (rules, scope, guarded) = networkRules(indices, input, guards: list.family.mayNeedNavigationGuards)
         } else {
             rules = cosmeticRules(indices, input)
-            scope = ExceptionScope(urlHosts: [], pageDomains: indices.map { index -> [String]? in
-                if case .only(let domains) = input.rules.cosmetic[index].domains { return domains }
-                return nil
-            })
+            // Site selectors act in their site's documents, which any page may embed in a frame
+            // (see `CosmeticRuleBuilder`), so every hiding site exception can concern them.
+            scope = ExceptionScope(urlHosts: [], pageDomains: [nil])
         }
         for (index, exception) in input.siteExceptions.enumerated()
         where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
