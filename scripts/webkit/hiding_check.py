@@ -25,7 +25,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webview_check import ProxyLog, make_proxy  # noqa: E402
+from webview_check import ListCompileError, ProxyLog, make_proxy, open_webview  # noqa: E402
 
 PATH_PREFIX = "/__lshide__/"
 
@@ -68,7 +68,7 @@ def main(argv):
     import gi
     gi.require_version("WebKit2", "4.1")
     gi.require_version("Gtk", "3.0")
-    from gi.repository import GLib, Gtk, WebKit2
+    from gi.repository import GLib, Gtk
 
     if not Gtk.init_check(sys.argv)[0]:
         print("hiding_check.py: no display; run under xvfb-run -a", file=sys.stderr)
@@ -81,35 +81,12 @@ def main(argv):
     store_dir = tempfile.mkdtemp(prefix="listserver-hiding-")
     results = {}
     try:
-        store = WebKit2.UserContentFilterStore.new(store_dir)
-        manager = WebKit2.UserContentManager()
-        for index, rules in enumerate(plan["lists"]):
-            loop = GLib.MainLoop()
-            holder = {}
-
-            def saved(source, result, *_):
-                try:
-                    holder["filter"] = source.save_finish(result)
-                except GLib.Error as error:
-                    holder["error"] = error.message
-                loop.quit()
-
-            store.save("h%d" % index, GLib.Bytes.new(json.dumps(rules).encode()), None, saved)
-            loop.run()
-            if "error" in holder:
-                print("list %d does not compile: %s" % (index, holder["error"]), file=sys.stderr)
-                return 1
-            manager.add_filter(holder["filter"])
-
-        data_manager = WebKit2.WebsiteDataManager.new_ephemeral()
-        data_manager.set_network_proxy_settings(WebKit2.NetworkProxyMode.CUSTOM,
-                                                WebKit2.NetworkProxySettings.new(proxy_url, None))
-        context = WebKit2.WebContext.new_with_website_data_manager(data_manager)
-        context.set_cache_model(WebKit2.CacheModel.DOCUMENT_VIEWER)
-        view = WebKit2.WebView(web_context=context, user_content_manager=manager)
-        window = Gtk.OffscreenWindow()
-        window.add(view)
-        window.show_all()
+        try:
+            view, window = open_webview([(str(index), rules) for index, rules in enumerate(plan["lists"])],
+                                        proxy_url, store_dir)
+        except ListCompileError as error:
+            print(str(error), file=sys.stderr)
+            return 1
 
         for number, page in enumerate(plan["pages"]):
             frames = page.get("frames", [])
