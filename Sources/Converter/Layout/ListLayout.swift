@@ -580,20 +580,21 @@ enum ByteSearch {
 
     static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        let last = haystack.count - needle.count
-        var index = 0
-        while index <= last {
-            if haystack[index] == first {
-                var match = true
-                for offset in 1..<needle.count where haystack[index + offset] != needle[offset] {
-                    match = false
-                    break
+        return haystack.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { needle in
+                let last = hay.count - needle.count
+                var index = 0
+                while index <= last {
+                    if hay[index] == first {
+                        var offset = 1
+                        while offset < needle.count, hay[index + offset] == needle[offset] { offset += 1 }
+                        if offset == needle.count { return index }
+                    }
+                    index += 1
                 }
-                if match { return index }
+                return nil
             }
-            index += 1
         }
-        return nil
     }
 
     /// `ads.example.com` → `com.example.ads`, so sorting groups a site's hosts together.
