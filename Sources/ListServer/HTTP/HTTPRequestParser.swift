@@ -176,13 +176,13 @@ struct HTTPRequestParser {
             if head.range != nil { return .badRequest("duplicate Range header") }
             head.range = value
         case 8 where HTTPBytes.equalsLowercase(name, "if-match"):
-            head.ifMatch.lines.append(value)
+            head.ifMatch.append(value)
         case 8 where HTTPBytes.equalsLowercase(name, "if-range"):
             head.ifRange = value
         case 10 where HTTPBytes.equalsLowercase(name, "connection"):
             scanConnectionTokens(bytes, value, into: &head)
         case 13 where HTTPBytes.equalsLowercase(name, "if-none-match"):
-            head.ifNoneMatch.lines.append(value)
+            head.ifNoneMatch.append(value)
         case 13 where HTTPBytes.equalsLowercase(name, "authorization"):
             head.authorization = value
         case 14 where HTTPBytes.equalsLowercase(name, "content-length"):
@@ -191,7 +191,7 @@ struct HTTPRequestParser {
             contentLengthSeen = true
             head.contentLength = length
         case 15 where HTTPBytes.equalsLowercase(name, "accept-encoding"):
-            head.acceptEncoding.lines.append(value)
+            head.acceptEncoding.append(value)
         case 17 where HTTPBytes.equalsLowercase(name, "if-modified-since"):
             head.ifModifiedSince = value
         case 17 where HTTPBytes.equalsLowercase(name, "transfer-encoding"):
