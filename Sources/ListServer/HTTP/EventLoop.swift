@@ -379,6 +379,7 @@ final class EventLoop: @unchecked Sendable {
             case .get?: method = "GET"
             case .head?: method = "HEAD"
             case .post?: method = "POST"
+            case .options?: method = "OPTIONS"
             case .other?: method = "OTHER"
             case nil: method = "-"
             }

@@ -5,6 +5,8 @@
 struct HTTPRequestHead: Equatable {
     enum Method: Equatable {
         case get, head, post
+        /// Answered for the server as a whole (`OPTIONS *`); 405 on a resource, like other methods.
+        case options
         /// Any other syntactically valid method; answered 405.
         case other
     }

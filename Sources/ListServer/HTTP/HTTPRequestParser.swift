@@ -139,6 +139,8 @@ struct HTTPRequestParser {
         case 3 where bytes[from] == 0x47 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x54: return .get
         case 4 where bytes[from] == 0x48 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x41 && bytes[from + 3] == 0x44: return .head
         case 4 where bytes[from] == 0x50 && bytes[from + 1] == 0x4F && bytes[from + 2] == 0x53 && bytes[from + 3] == 0x54: return .post
+        case 7 where bytes[from] == 0x4F && bytes[from + 1] == 0x50 && bytes[from + 2] == 0x54 && bytes[from + 3] == 0x49
+            && bytes[from + 4] == 0x4F && bytes[from + 5] == 0x4E && bytes[from + 6] == 0x53: return .options
         default: return .other
         }
     }

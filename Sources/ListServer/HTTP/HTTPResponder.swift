@@ -24,6 +24,15 @@ struct HTTPResponder {
     }
 
     func respond(to head: HTTPRequestHead, frame: Frame, site: PreparedSite, into output: inout OutputQueue) -> Answer {
+        if head.target.count == 1, frame.bytes[head.target.lowerBound] == 0x2A {
+            // asterisk-form is only for a server-wide OPTIONS (RFC 9112 §3.2.4).
+            guard head.method == .options else {
+                return error(400, "the * request target is only for OPTIONS", route: .invalid, head: head, frame: frame, close: true, into: &output)
+            }
+            var written = append(context.parts.statusLine(200), frame.date, context.parts.optionsHead, frame: frame, into: &output)
+            written += end(head: head, frame: frame, into: &output)
+            return Answer(status: 200, route: .options, bytes: written, close: !frame.keepAlive)
+        }
         if let plain = RequestTarget.plainName(frame.bytes, target: head.target) {
             return route(UnsafeBufferPointer(rebasing: frame.bytes[plain]), head: head, frame: frame, site: site, into: &output)
         }

@@ -11,6 +11,8 @@ final class ResponseParts: @unchecked Sendable {
     /// 404 head lines and body; short cache so a file published a moment later is found soon.
     let notFoundHead: ResponseBytes
     let notFoundBody: ResponseBytes
+    /// Fields of the answer to `OPTIONS *`: what the server supports, no content.
+    let optionsHead = ResponseBytes("Allow: GET, HEAD\r\nContent-Length: 0\r\nCache-Control: no-store\r\n")
 
     static let reasons: [Int: String] = [
         200: "OK", 202: "Accepted", 206: "Partial Content", 304: "Not Modified", 400: "Bad Request",
