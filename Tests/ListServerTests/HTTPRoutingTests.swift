@@ -77,4 +77,34 @@ import Testing
         #expect(refused.header("Connection") == "close")
         #expect(client.waitForClose())
     }
+
+    /// The keep-alive 404 goes out as one prebuilt segment; it must match the assembled answers.
+    @Test func notFoundIsTheSameWhetherPrebuiltOrAssembled() throws {
+        let harness = try ServerHarness()
+        defer { harness.stop() }
+        let client = try harness.client()
+        defer { client.close() }
+        try client.send("GET /missing.json HTTP/1.1\r\nHost: x\r\n\r\nGET /missing.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        for _ in 0..<2 {
+            let response = try client.readResponse()
+            #expect(response.status == 404)
+            #expect(response.header("Server") == "listserver")
+            #expect(response.header("Date") != nil)
+            #expect(response.header("Content-Type") == "application/json")
+            #expect(response.header("Cache-Control") == "public, max-age=60")
+            #expect(response.header("Connection") == nil)
+            #expect(response.bodyText == "{\"error\":\"not found\"}\n")
+        }
+        // Assembled variants: HEAD (no body), HTTP/1.0 (keep-alive spelled out), and close.
+        try client.send("HEAD /missing.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        let head = try client.readResponse(method: "HEAD")
+        #expect(head.status == 404 && head.header("Content-Length") == "22" && head.body.isEmpty)
+        try client.send("GET /missing.json HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        let old = try client.readResponse()
+        #expect(old.status == 404 && old.header("Connection") == "keep-alive" && old.bodyText == "{\"error\":\"not found\"}\n")
+        try client.send("GET /missing.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let last = try client.readResponse()
+        #expect(last.status == 404 && last.header("Connection") == "close" && last.header("Cache-Control") == "public, max-age=60")
+        #expect(client.waitForClose())
+    }
 }

@@ -18,9 +18,11 @@ struct HTTPResponder {
     /// Per-request inputs that are not part of the head.
     struct Frame {
         let bytes: UnsafeBufferPointer<UInt8>
-        let date: ResponseBytes
+        let dated: DatedParts
         /// False when the connection must close after this response (client asked, or draining).
         let keepAlive: Bool
+
+        var date: ResponseBytes { dated.date }
     }
 
     func respond(to head: HTTPRequestHead, frame: Frame, site: PreparedSite, into output: inout OutputQueue) -> Answer {
@@ -154,6 +156,10 @@ struct HTTPResponder {
     }
 
     private func notFound(head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> Answer {
+        if frame.keepAlive, head.version == .http11, head.method != .head {
+            output.append(frame.dated.notFound)
+            return Answer(status: 404, route: .notFound, bytes: frame.dated.notFound.count, close: false)
+        }
         var written = append(context.parts.statusLine(404), frame.date, context.parts.notFoundHead, frame: frame, into: &output)
         written += end(head: head, frame: frame, into: &output)
         if head.method != .head {
