@@ -201,7 +201,6 @@ void shim_block_termination_signals(void) {
 // MARK: epoll
 
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 
 // Declared by <sys/socket.h> only under _GNU_SOURCE, which this file does not define.
 extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
@@ -227,10 +226,6 @@ int shim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int tim
         data[i] = buffer[i].data.u64;
     }
     return count;
-}
-
-int shim_eventfd(void) {
-    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 }
 
 int shim_accept_nonblocking(int fd) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # listserver vs nginx on the same published files, same headers, loopback only.
-#   scripts/bench/serve.sh            (env: ROUNDS=3 DURATION=5 CONNS="1 64 512" WRK_CPU=1)
+#   scripts/bench/serve.sh            (env: ROUNDS=3 DURATION=5 CONNS="1 64 512" WRK_CPU=1
+#                                      LISTSERVER_BIN=path to bench a prebuilt binary instead of building)
 # 1. builds listserver in release, 2. publishes the bundled 2025-10 snapshot with `listserver serve`
 # (cold start), restarts it warm so RSS reflects serving only, 3. starts nginx (2 workers,
 # gzip_static, scripts/bench/nginx-serve.conf.template) over the same public dir, 4. runs wrk
@@ -18,14 +19,18 @@ for tool in nginx wrk taskset curl; do
   command -v "$tool" >/dev/null || { echo "$0: $tool not found (apt-get install -y nginx wrk util-linux curl)" >&2; exit 1; }
 done
 
-echo "== building listserver (release)"
-# Retried: other engineers may be editing sources while this compiles.
-for attempt in 1 2 3 4; do
-  if swift build -c release --product listserver --scratch-path "$SCRATCH" --package-path "$ROOT" >"/tmp/listserver-bench-build.log" 2>&1; then break; fi
-  [[ $attempt == 4 ]] && { tail -20 /tmp/listserver-bench-build.log >&2; exit 1; }
-  sleep 15
-done
-BIN="$SCRATCH/release/listserver"
+if [[ -n "${LISTSERVER_BIN:-}" ]]; then
+  BIN="$LISTSERVER_BIN"
+else
+  echo "== building listserver (release)"
+  # Retried: other engineers may be editing sources while this compiles.
+  for attempt in 1 2 3 4; do
+    if swift build -c release --product listserver --scratch-path "$SCRATCH" --package-path "$ROOT" >"/tmp/listserver-bench-build.log" 2>&1; then break; fi
+    [[ $attempt == 4 ]] && { tail -20 /tmp/listserver-bench-build.log >&2; exit 1; }
+    sleep 15
+  done
+  BIN="$SCRATCH/release/listserver"
+fi
 
 work="$(mktemp -d /tmp/listserver-bench-serve.XXXXXX)"
 chmod 755 "$work"
@@ -82,7 +87,12 @@ done
 chunk_gz="$(ls -S "$work/public/"*.json.gz | head -1)"
 chunk="$(basename "${chunk_gz%.gz}")"
 echo "chunk: $chunk ($(stat -c %s "$chunk_gz") bytes gzip, $(stat -c %s "$work/public/$chunk") identity)"
-echo "manifest: $(stat -c %s "$work/public/manifest.json") bytes$( [[ -f "$work/public/manifest.json.gz" ]] && echo ", gzip sibling present" || echo ", no gzip sibling (both servers send identity)")"
+# listserver derives the manifest's gzip representation in memory; give nginx the very same bytes
+# as a gzip_static sibling so both send the same representation.
+if [[ ! -f "$work/public/manifest.json.gz" ]]; then
+  curl -s -H 'Accept-Encoding: gzip' -o "$work/public/manifest.json.gz" "http://127.0.0.1:$LS_PORT/manifest.json"
+fi
+echo "manifest: $(stat -c %s "$work/public/manifest.json") bytes identity, $(stat -c %s "$work/public/manifest.json.gz") gzip"
 etag_of() { curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
 LS_ETAG="$(etag_of "http://127.0.0.1:$LS_PORT/manifest.json")"
 NG_ETAG="$(etag_of "http://127.0.0.1:$NGINX_PORT/manifest.json")"

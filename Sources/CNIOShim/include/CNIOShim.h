@@ -86,8 +86,6 @@ int shim_epoll_create(void);
 int shim_epoll_ctl(int epfd, int op, int fd, uint32_t events, uint64_t data);
 /// Waits for up to max events, writing their flags and data into the two arrays.
 int shim_epoll_wait(int epfd, uint32_t *events, uint64_t *data, int max, int timeout_ms);
-/// Non-blocking, close-on-exec eventfd used to wake an event loop.
-int shim_eventfd(void);
 /// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC.
 int shim_accept_nonblocking(int fd);
 /// memfd_create(name, MFD_CLOEXEC): an anonymous in-memory file the HTTP server fills with a

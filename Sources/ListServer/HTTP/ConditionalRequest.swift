@@ -42,7 +42,7 @@ enum ConditionalRequest {
     /// Whether a comma-separated list of entity-tags (or `*`) contains `etag`.
     /// `etag` is the quoted strong tag, e.g. `"0123456789abcdef"`.
     static func listMatches(_ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue, etag: [UInt8], weak: Bool) -> Bool {
-        for line in header.lines {
+        for line in header {
             var index = line.lowerBound
             while index < line.upperBound {
                 let byte = bytes[index]

@@ -17,7 +17,7 @@ enum ContentNegotiation {
         var gzipQ: Int?
         var identityQ: Int?
         var starQ: Int?
-        for line in header.lines {
+        for line in header {
             var index = line.lowerBound
             while index < line.upperBound {
                 // One element: coding *( OWS ";" OWS param ) up to a comma.

@@ -5,6 +5,8 @@
 struct HTTPRequestHead: Equatable {
     enum Method: Equatable {
         case get, head, post
+        /// Answered for the server as a whole (`OPTIONS *`); 405 on a resource, like other methods.
+        case options
         /// Any other syntactically valid method; answered 405.
         case other
     }
@@ -14,10 +16,45 @@ struct HTTPRequestHead: Equatable {
     }
 
     /// A header that may appear on several lines: RFC 9110 §5.3 lets a recipient combine them
-    /// into one comma-separated list, in order.
-    struct ListValue: Equatable {
-        var lines: [Range<Int>] = []
-        var isPresent: Bool { !lines.isEmpty }
+    /// into one comma-separated list, in order. The first two lines are stored inline, so the
+    /// usual one-line header costs no allocation; iterate the value itself on hot paths.
+    struct ListValue: Equatable, Sequence {
+        private var first: Range<Int>?
+        private var second: Range<Int>?
+        private var rest: [Range<Int>] = []
+
+        init() {}
+
+        var isPresent: Bool { first != nil }
+
+        /// Every line in order (allocates; for tests and tools).
+        var lines: [Range<Int>] { Array(self) }
+
+        mutating func append(_ line: Range<Int>) {
+            if first == nil {
+                first = line
+            } else if second == nil {
+                second = line
+            } else {
+                rest.append(line)
+            }
+        }
+
+        func makeIterator() -> Iterator { Iterator(value: self) }
+
+        struct Iterator: IteratorProtocol {
+            let value: ListValue
+            var index = 0
+
+            mutating func next() -> Range<Int>? {
+                defer { index += 1 }
+                switch index {
+                case 0: return value.first
+                case 1: return value.second
+                default: return index - 2 < value.rest.count ? value.rest[index - 2] : nil
+                }
+            }
+        }
     }
 
     var method: Method = .other

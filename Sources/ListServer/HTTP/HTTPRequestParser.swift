@@ -139,6 +139,8 @@ struct HTTPRequestParser {
         case 3 where bytes[from] == 0x47 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x54: return .get
         case 4 where bytes[from] == 0x48 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x41 && bytes[from + 3] == 0x44: return .head
         case 4 where bytes[from] == 0x50 && bytes[from + 1] == 0x4F && bytes[from + 2] == 0x53 && bytes[from + 3] == 0x54: return .post
+        case 7 where bytes[from] == 0x4F && bytes[from + 1] == 0x50 && bytes[from + 2] == 0x54 && bytes[from + 3] == 0x49
+            && bytes[from + 4] == 0x4F && bytes[from + 5] == 0x4E && bytes[from + 6] == 0x53: return .options
         default: return .other
         }
     }
@@ -176,13 +178,13 @@ struct HTTPRequestParser {
             if head.range != nil { return .badRequest("duplicate Range header") }
             head.range = value
         case 8 where HTTPBytes.equalsLowercase(name, "if-match"):
-            head.ifMatch.lines.append(value)
+            head.ifMatch.append(value)
         case 8 where HTTPBytes.equalsLowercase(name, "if-range"):
             head.ifRange = value
         case 10 where HTTPBytes.equalsLowercase(name, "connection"):
             scanConnectionTokens(bytes, value, into: &head)
         case 13 where HTTPBytes.equalsLowercase(name, "if-none-match"):
-            head.ifNoneMatch.lines.append(value)
+            head.ifNoneMatch.append(value)
         case 13 where HTTPBytes.equalsLowercase(name, "authorization"):
             head.authorization = value
         case 14 where HTTPBytes.equalsLowercase(name, "content-length"):
@@ -191,7 +193,7 @@ struct HTTPRequestParser {
             contentLengthSeen = true
             head.contentLength = length
         case 15 where HTTPBytes.equalsLowercase(name, "accept-encoding"):
-            head.acceptEncoding.lines.append(value)
+            head.acceptEncoding.append(value)
         case 17 where HTTPBytes.equalsLowercase(name, "if-modified-since"):
             head.ifModifiedSince = value
         case 17 where HTTPBytes.equalsLowercase(name, "transfer-encoding"):

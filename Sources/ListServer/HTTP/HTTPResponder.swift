@@ -18,12 +18,26 @@ struct HTTPResponder {
     /// Per-request inputs that are not part of the head.
     struct Frame {
         let bytes: UnsafeBufferPointer<UInt8>
-        let date: ResponseBytes
+        let dated: DatedParts
         /// False when the connection must close after this response (client asked, or draining).
         let keepAlive: Bool
+
+        var date: ResponseBytes { dated.date }
     }
 
     func respond(to head: HTTPRequestHead, frame: Frame, site: PreparedSite, into output: inout OutputQueue) -> Answer {
+        if head.target.count == 1, frame.bytes[head.target.lowerBound] == 0x2A {
+            // asterisk-form is only for a server-wide OPTIONS (RFC 9112 §3.2.4).
+            guard head.method == .options else {
+                return error(400, "the * request target is only for OPTIONS", route: .invalid, head: head, frame: frame, close: true, into: &output)
+            }
+            var written = append(context.parts.statusLine(200), frame.date, context.parts.optionsHead, frame: frame, into: &output)
+            written += end(head: head, frame: frame, into: &output)
+            return Answer(status: 200, route: .options, bytes: written, close: !frame.keepAlive)
+        }
+        if let plain = RequestTarget.plainName(frame.bytes, target: head.target) {
+            return route(UnsafeBufferPointer(rebasing: frame.bytes[plain]), head: head, frame: frame, site: site, into: &output)
+        }
         let path = RequestTarget.path(frame.bytes, target: head.target)
         guard case .name(let name) = path else {
             if path == .malformed {
@@ -31,34 +45,45 @@ struct HTTPResponder {
             }
             return notFound(head: head, frame: frame, into: &output)
         }
-        if name.elementsEqual("admin/refresh".utf8) {
+        return name.withUnsafeBufferPointer { route($0, head: head, frame: frame, site: site, into: &output) }
+    }
+
+    /// Answers a request for the decoded path `name` (without its leading slash).
+    private func route(_ name: UnsafeBufferPointer<UInt8>, head: HTTPRequestHead, frame: Frame, site: PreparedSite, into output: inout OutputQueue) -> Answer {
+        if Self.equals(name, "admin/refresh") {
             // Without a configured token the endpoint does not exist (404 for every method).
             return adminRefresh(head: head, frame: frame, into: &output)
         }
         guard head.method == .get || head.method == .head else {
             return error(405, "method not allowed", route: .invalid, head: head, frame: frame, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
         }
-        if name.elementsEqual("manifest.json".utf8) {
+        if Self.equals(name, "manifest.json") {
             guard let manifest = site.manifest else { return notFound(head: head, frame: frame, into: &output) }
             return serve(manifest, route: .manifest, head: head, frame: frame, into: &output)
         }
-        if let resource = site.files[name] {
+        if let resource = site.table.lookup(name) {
             return serve(resource, route: .list, head: head, frame: frame, into: &output)
         }
-        switch String(decoding: name, as: UTF8.self) {
-        case "healthz":
+        if Self.equals(name, "healthz") {
             let healthy = site.manifest != nil
             let body = Array((healthy ? "{\"status\":\"ok\"}\n" : "{\"status\":\"no manifest installed\"}\n").utf8)
             return dynamic(healthy ? 200 : 503, route: .healthz, contentType: "application/json", body: body, head: head, frame: frame, into: &output)
-        case "status":
+        }
+        if Self.equals(name, "status") {
             let body = StatusDocument(status: context.status.current, activity: context.activity()).encoded()
             return dynamic(200, route: .status, contentType: "application/json", body: body, head: head, frame: frame, into: &output)
-        case "metrics":
+        }
+        if Self.equals(name, "metrics") {
             let body = MetricsRenderer(status: context.status.current, activity: context.activity()).render()
             return dynamic(200, route: .metrics, contentType: "text/plain; version=0.0.4; charset=utf-8", body: body, head: head, frame: frame, into: &output)
-        default:
-            return notFound(head: head, frame: frame, into: &output)
         }
+        return notFound(head: head, frame: frame, into: &output)
+    }
+
+    /// Exact, case-sensitive comparison of request bytes with a literal (no String built).
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        return bytes.isEmpty || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
     }
 
     // MARK: Static resources
@@ -131,6 +156,10 @@ struct HTTPResponder {
     }
 
     private func notFound(head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> Answer {
+        if frame.keepAlive, head.version == .http11, head.method != .head {
+            output.append(frame.dated.notFound)
+            return Answer(status: 404, route: .notFound, bytes: frame.dated.notFound.count, close: false)
+        }
         var written = append(context.parts.statusLine(404), frame.date, context.parts.notFoundHead, frame: frame, into: &output)
         written += end(head: head, frame: frame, into: &output)
         if head.method != .head {

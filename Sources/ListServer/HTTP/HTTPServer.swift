@@ -5,8 +5,9 @@ import Glibc
 /// The origin's HTTP/1.1 server. Construct it, `start()` it, `install` each published generation,
 /// and `shutdown(grace:)` it on SIGTERM/SIGINT (see `TerminationSignals`).
 ///
-/// Work is spread over a fixed set of `EventLoop` threads (one per core, at most 4), each with its
-/// own SO_REUSEPORT listening socket on the same port.
+/// Work is spread over a fixed set of `EventLoop`s (one per core, at most 4), each a serial
+/// Dispatch queue with its own SO_REUSEPORT listening socket on the same port, so the kernel
+/// spreads connections over the loops and Dispatch runs them on its thread pool.
 final class HTTPServer: @unchecked Sendable {
     struct StartError: Error, CustomStringConvertible {
         let description: String
@@ -32,7 +33,7 @@ final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// A server dropped without `shutdown` still releases its threads and sockets.
+    /// A server dropped without `shutdown` still releases its loops and sockets.
     deinit {
         if !stopped {
             for loop in loops { loop.stop() }
@@ -57,8 +58,8 @@ final class HTTPServer: @unchecked Sendable {
         }
         var created: [EventLoop] = []
         do {
-            for fd in sockets {
-                created.append(try EventLoop(context: context, limiter: limiter, listenFD: fd))
+            for (index, fd) in sockets.enumerated() {
+                created.append(try EventLoop(context: context, limiter: limiter, listenFD: fd, name: "listserver.http-loop-\(index)"))
             }
         } catch {
             for fd in sockets { close(fd) }
@@ -67,7 +68,7 @@ final class HTTPServer: @unchecked Sendable {
         stateLock.lock()
         loops = created
         stateLock.unlock()
-        for (index, loop) in created.enumerated() { loop.start(name: "http-loop-\(index)") }
+        for loop in created { loop.start() }
         context.log.info("serving HTTP on \(listen.address):\(port) with \(count) event loops")
         return port
     }

@@ -35,6 +35,8 @@ final class PreparedSite: @unchecked Sendable {
     let manifest: Resource?
     /// Hashed files by the exact URL name bytes.
     let files: [[UInt8]: Resource]
+    /// The same files, looked up straight from request bytes.
+    let table: ResourceTable
 
     init(_ content: SiteContent, configuration: Configuration.HTTP) {
         self.content = content
@@ -47,6 +49,7 @@ final class PreparedSite: @unchecked Sendable {
             files[Array(name.utf8)] = Self.prepare(entry, cacheControl: "public, max-age=31536000, immutable")
         }
         self.files = files
+        table = ResourceTable(files)
     }
 
     /// ETags come from the content hash, so they survive restarts and agree across origins; the
@@ -69,5 +72,46 @@ final class PreparedSite: @unchecked Sendable {
         let rangePrefix = "Content-Type: application/json\r\nETag: \"\(tag)\"\r\nLast-Modified: \(date)\r\n"
             + "Cache-Control: \(cacheControl)\r\nVary: Accept-Encoding\r\nAccept-Ranges: bytes\r\n"
         return Resource(identity: identity, gzip: gzip, rangeHeadPrefix: ResponseBytes(rangePrefix), lastModified: lastModified)
+    }
+}
+
+/// Exact-name lookup straight from request bytes: a `[[UInt8]: Resource]` lookup would need a
+/// key array built per request. Open addressing over a power-of-two table kept at most half full;
+/// the names are our own published names, so probe runs stay short whatever a client asks for.
+struct ResourceTable {
+    private let slots: [(name: [UInt8], resource: PreparedSite.Resource)?]
+    private let mask: Int
+
+    init(_ entries: [[UInt8]: PreparedSite.Resource]) {
+        var size = 8
+        while size < entries.count * 2 { size *= 2 }
+        var slots = [(name: [UInt8], resource: PreparedSite.Resource)?](repeating: nil, count: size)
+        for (name, resource) in entries {
+            var index = name.withUnsafeBufferPointer { Self.hash($0) } & (size - 1)
+            while slots[index] != nil { index = (index + 1) & (size - 1) }
+            slots[index] = (name, resource)
+        }
+        self.slots = slots
+        mask = size - 1
+    }
+
+    func lookup(_ name: UnsafeBufferPointer<UInt8>) -> PreparedSite.Resource? {
+        var index = Self.hash(name) & mask
+        while let slot = slots[index] {
+            if slot.name.count == name.count, name.isEmpty || slot.name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+                return slot.resource
+            }
+            index = (index + 1) & mask
+        }
+        return nil
+    }
+
+    /// FNV-1a, 64 bit.
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return Int(truncatingIfNeeded: value >> 1)
     }
 }

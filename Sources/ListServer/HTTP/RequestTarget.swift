@@ -14,6 +14,17 @@ enum RequestTarget {
         case malformed
     }
 
+    /// The common case without copying: an origin-form target with no query, fragment or
+    /// percent-encoding names exactly its bytes after the slash. nil when `path` must decide.
+    static func plainName(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Range<Int>? {
+        guard target.count > 1, bytes[target.lowerBound] == 0x2F, bytes[target.lowerBound + 1] != 0x2E else { return nil }
+        for index in (target.lowerBound + 1)..<target.upperBound {
+            let byte = bytes[index]
+            if byte == 0x25 || byte == 0x3F || byte == 0x23 || byte == 0 { return nil }
+        }
+        return (target.lowerBound + 1)..<target.upperBound
+    }
+
     static func path(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Path {
         var start = target.lowerBound
         let end = target.upperBound

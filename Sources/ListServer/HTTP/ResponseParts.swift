@@ -11,6 +11,8 @@ final class ResponseParts: @unchecked Sendable {
     /// 404 head lines and body; short cache so a file published a moment later is found soon.
     let notFoundHead: ResponseBytes
     let notFoundBody: ResponseBytes
+    /// Fields of the answer to `OPTIONS *`: what the server supports, no content.
+    let optionsHead = ResponseBytes("Allow: GET, HEAD\r\nContent-Length: 0\r\nCache-Control: no-store\r\n")
 
     static let reasons: [Int: String] = [
         200: "OK", 202: "Accepted", 206: "Partial Content", 304: "Not Modified", 400: "Bad Request",
@@ -34,5 +36,24 @@ final class ResponseParts: @unchecked Sendable {
 
     func statusLine(_ code: Int) -> ResponseBytes {
         (code >= 0 && code < statusLines.count ? statusLines[code] : nil) ?? statusLines[500]!
+    }
+}
+
+/// What changes once a second, rebuilt by each event loop when the second turns: the Date line,
+/// and the whole keep-alive HTTP/1.1 404 answer as one segment (the most common error, and the
+/// one a scanner or a stale client repeats: one iovec instead of five).
+final class DatedParts: @unchecked Sendable {
+    /// `Date: <IMF-fixdate>\r\n` (RFC 9110 §6.6.1).
+    let date: ResponseBytes
+    let notFound: ResponseBytes
+
+    init(second: Int, parts: ResponseParts) {
+        let dateBytes = Array("Date: ".utf8) + HTTPDate.format(second) + [0x0D, 0x0A]
+        date = ResponseBytes(dateBytes)
+        var whole: [UInt8] = []
+        for piece in [parts.statusLine(404), date, parts.notFoundHead, parts.endKeepAlive, parts.notFoundBody] {
+            whole.append(contentsOf: UnsafeBufferPointer(start: piece.base, count: piece.count))
+        }
+        notFound = ResponseBytes(whole)
     }
 }

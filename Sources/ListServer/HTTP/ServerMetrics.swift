@@ -5,9 +5,9 @@ import Foundation
 final class ServerMetrics: @unchecked Sendable {
     /// What a request was for; a label in /metrics.
     enum Route: Int, CaseIterable, Sendable {
-        case manifest, list, healthz, status, metrics, admin, notFound, invalid
+        case manifest, list, healthz, status, metrics, admin, notFound, invalid, options
         var label: String {
-            ["manifest", "list", "healthz", "status", "metrics", "admin", "not_found", "invalid"][rawValue]
+            ["manifest", "list", "healthz", "status", "metrics", "admin", "not_found", "invalid", "options"][rawValue]
         }
     }
 
