@@ -27,7 +27,10 @@ struct LayoutState: Sendable, Equatable {
     var lists: [List]
 
     func encoded() -> [UInt8] {
-        var out = Array(#"{"version":\#(LayoutState.currentVersion),"chunkSize":\#(chunkSize),"maxLists":\#(maxLists),"selectorsPerRule":\#(selectorsPerRule),"lists":["#.utf8)
+        var out: [UInt8] = []
+        // 19 bytes a member (`"` + 16 hex digits + `",`), plus each list's header.
+        out.reserveCapacity(lists.reduce(128) { $0 + $1.members.count * 19 + 128 })
+        out += Array(#"{"version":\#(LayoutState.currentVersion),"chunkSize":\#(chunkSize),"maxLists":\#(maxLists),"selectorsPerRule":\#(selectorsPerRule),"lists":["#.utf8)
         for (index, list) in lists.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out += Array("\n{\"id\":".utf8)
@@ -38,7 +41,7 @@ struct LayoutState: Sendable, Equatable {
             for (position, member) in list.members.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(UInt8(ascii: "\""))
-                out += Array(member.hex.utf8)
+                member.appendHex(to: &out)
                 out.append(UInt8(ascii: "\""))
             }
             out += Array("]}".utf8)
