@@ -33,12 +33,11 @@ public struct ListConverter: Sendable {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
         var layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists, churn: churn)
-        _ = consume rules  // keys, selectors and rules not in any list: only the laid-out lists are needed now
         let state = layout.state
         let isFresh = layout.isFresh
         let laidOut = layout.lists
         layout.lists = []
-        let finished = finish(laidOut, previousLists: previousLists, state: state)
+        let finished = finish(laidOut, previousLists: previousLists, state: state, releasing: rules)
         if let problem = finished.problem { throw problem }
         let report = ConversionReport(
             sources: sourceReports,
@@ -57,8 +56,10 @@ public struct ListConverter: Sendable {
 
     /// Serializes every list and validates the new ones, the lists spread over the cores (with the
     /// layout state's encoding as one more piece of work). Each list's rule objects are released as
-    /// soon as its JSON is built, so the rules and the JSON are not both held in full.
-    private func finish(_ laidOut: consuming [LaidOutList], previousLists: [String: [UInt8]], state: LayoutState) -> Finished {
+    /// soon as its JSON is built, so the rules and the JSON are not both held in full; `rules`
+    /// (keys, selectors, rules no list holds) is released there too, off the sequential path.
+    private func finish(_ laidOut: consuming [LaidOutList], previousLists: [String: [UInt8]], state: LayoutState,
+                        releasing rules: consuming ConvertedRules) -> Finished {
         let count = laidOut.count
         var lists = [RuleList?](repeating: nil, count: count)
         var problems = [[WebKitListValidator.Problem]](repeating: [], count: count)
@@ -72,6 +73,7 @@ public struct ListConverter: Sendable {
                         // Each iteration touches only its own slots.
                         DispatchQueue.concurrentPerform(iterations: count + 1) { index in
                             guard index < count else {
+                                rules = ConvertedRules()
                                 stateSlot.pointee = state.encoded()
                                 return
                             }

@@ -17,13 +17,30 @@ struct RuleConverter: Sendable {
         /// Unusable bytes: counted and skipped before duplicate detection (`example` is the line's first 200 bytes).
         case unusable(SkipReason, example: String)
         /// A usable filter line; `key` is its text.
-        case filter(key: String, Filter)
+        case filter(key: LineKey, Filter)
+    }
+
+    /// A line's text with its hash computed by the per-line work, so the sequential passes'
+    /// duplicate and `$badfilter` lookups do not hash the whole line again.
+    private struct LineKey: Hashable {
+        var text: String
+        var hash: UInt64
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            text = String(decoding: bytes, as: UTF8.self)
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            self.hash = hash
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (lhs: LineKey, rhs: LineKey) -> Bool { lhs.hash == rhs.hash && lhs.text == rhs.text }
     }
 
     /// A usable line's meaning, everything computed that does not depend on other lines.
     private enum Filter {
         case skipped(SkipReason)
-        case badfilter(target: String)
+        case badfilter(target: LineKey)
         /// A `#@#` exception: its selector and normalized sites (empty: everywhere), or why it cannot be folded.
         case cosmeticException(Result<(selector: String, domains: [String]), SkipReasonError>)
         case hiding(Result<CosmeticFolder.HidingRule, SkipReasonError>)
@@ -61,21 +78,22 @@ struct RuleConverter: Sendable {
                 chunks.append(Chunk(source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count)))
             }
         }
-        let outcomes = Parallel.map(chunks.count + 1) { index -> [LineOutcome] in
+        var outcomes = Parallel.map(chunks.count + 1) { index -> [LineOutcome] in
             guard index > 0 else {
                 alongside()
                 return []
             }
             let chunk = chunks[index - 1]
             return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source])
-        }.dropFirst()
+        }
+        outcomes.removeFirst()
 
         var entries: [Entry] = []
         entries.reserveCapacity(outcomes.reduce(0) { $0 + $1.count })
-        var seen = Set<String>(minimumCapacity: entries.capacity)
-        var badfilterTargets = Set<String>()
+        var seen = Set<LineKey>(minimumCapacity: entries.capacity)
+        var badfilterTargets = Set<LineKey>()
         var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
-        var networkCount = 0
+        var networkRuleCount = 0
         for (chunkIndex, (chunk, lines)) in zip(chunks, outcomes).enumerated() {
             let sourceIndex = chunk.source
             tallies[sourceIndex].rules += lines.count
@@ -83,11 +101,12 @@ struct RuleConverter: Sendable {
                 switch line {
                 case .unusable(let reason, let example):
                     tallies[sourceIndex].skip(reason, line: example)
-                case .filter(let key, let filter):
-                    if !seen.insert(key).inserted {
-                        tallies[sourceIndex].skip(.duplicate, line: key)
+                case .filter(let lineKey, let filter):
+                    if !seen.insert(lineKey).inserted {
+                        tallies[sourceIndex].skip(.duplicate, line: lineKey.text)
                         continue
                     }
+                    let key = lineKey.text
                     switch filter {
                     case .skipped(let reason):
                         tallies[sourceIndex].skip(reason, line: key)
@@ -102,7 +121,7 @@ struct RuleConverter: Sendable {
                         cosmeticExceptions[exception.selector] = entry
                         tallies[sourceIndex].converted += 1
                     case .hiding, .siteException, .network:
-                        if case .network = filter { networkCount += 1 }
+                        if case .network(.success(let built)) = filter { networkRuleCount += built.rules.count }
                         entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
                     }
                 }
@@ -110,15 +129,21 @@ struct RuleConverter: Sendable {
         }
 
         var rules = ConvertedRules()
-        rules.network.reserveCapacity(networkCount)
+        rules.network.reserveCapacity(networkRuleCount)
         var carveOuts: [CarveOutUnit] = []
+        var released = 0
         for position in entries {
-            guard case .filter(let key, let filter) = outcomes[outcomes.startIndex + Int(position.chunk)][Int(position.line)] else { continue }
-            let entry = (source: chunks[Int(position.chunk)].source, key: key)
+            // Entries come in chunk order: release each chunk's results once its last entry is done.
+            while released < Int(position.chunk) {
+                outcomes[released] = []
+                released += 1
+            }
+            guard case .filter(let lineKey, let filter) = outcomes[Int(position.chunk)][Int(position.line)] else { continue }
+            let entry = (source: chunks[Int(position.chunk)].source, key: lineKey.text)
             let sourceID = sources[entry.source].id
             switch filter {
             case .siteException(let site):
-                if badfilterTargets.contains(entry.key) {
+                if badfilterTargets.contains(lineKey) {
                     tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
                     continue
                 }
@@ -130,7 +155,7 @@ struct RuleConverter: Sendable {
                     tallies[entry.source].skip(error.reason, line: entry.key)
                 }
             case .network(let result):
-                if badfilterTargets.contains(entry.key) {
+                if badfilterTargets.contains(lineKey) {
                     tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
                     continue
                 }
@@ -186,7 +211,8 @@ struct RuleConverter: Sendable {
                     outcomes.append(.unusable(reason, example: String(decoding: line.prefix(200), as: UTF8.self)))
                     continue
                 }
-                let key = String(decoding: line, as: UTF8.self)
+                let lineKey = LineKey(line)
+                let key = lineKey.text
                 let slice = source.bytes[range]
                 let filter: Filter
                 switch kind {
@@ -205,7 +231,7 @@ struct RuleConverter: Sendable {
                         filter = .skipped(error.reason)
                     case .success(let parsed):
                         if let target = parsed.badfilterTarget {
-                            filter = .badfilter(target: String(decoding: target, as: UTF8.self))
+                            filter = .badfilter(target: target.withUnsafeBufferPointer { LineKey($0) })
                         } else if let site = SiteExceptionBuilder.build(parsed) {
                             filter = .siteException(site)
                         } else {
@@ -213,7 +239,7 @@ struct RuleConverter: Sendable {
                         }
                     }
                 }
-                outcomes.append(.filter(key: key, filter))
+                outcomes.append(.filter(key: lineKey, filter))
             }
         }
         return outcomes
