@@ -11,6 +11,9 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <zlib.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 // MARK: libcurl
 
@@ -242,4 +245,12 @@ extern int memfd_create(const char *name, unsigned int flags);
 
 int shim_memfd_create(const char *name) {
     return memfd_create(name, 0x0001U /* MFD_CLOEXEC */);
+}
+
+// MARK: memory
+
+void shim_release_free_memory(void) {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
 }

@@ -1,3 +1,4 @@
+import CNIOShim
 import Dispatch
 
 /// Entry point: parse every source, convert rules, lay them out into lists.
@@ -22,6 +23,7 @@ public struct ListConverter: Sendable {
         var churn = SectionChurn()
         let (rules, reports) = RuleConverter().convert(input, alongside: { churn = SectionChurn(input) })
         input = []  // the input bytes are not needed any more: free them before layout
+        shim_release_free_memory()
         return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
                             churn: churn)
     }
