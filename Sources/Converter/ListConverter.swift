@@ -73,12 +73,16 @@ public struct ListConverter: Sendable {
                     let input = input.baseAddress!, listBase = listSlots.baseAddress!, problemBase = problemSlots.baseAddress!
                     withUnsafeMutablePointer(to: &encodedState) { stateSlot in
                         // Each iteration touches only its own slots.
-                        DispatchQueue.concurrentPerform(iterations: count + 1) { index in
-                            guard index < count else {
+                        // Iteration 0, handed out first, frees the rules and returns their pages
+                        // while the lists' JSON is being allocated; then the lists follow.
+                        DispatchQueue.concurrentPerform(iterations: count + 1) { iteration in
+                            guard iteration > 0 else {
                                 rules = ConvertedRules()
+                                shim_release_free_memory()
                                 stateSlot.pointee = state.encoded()
                                 return
                             }
+                            let index = iteration - 1
                             let json = input[index].json
                             let list = RuleList(id: input[index].id, json: json, ruleCount: input[index].ruleCount)
                             input[index].rules = []

@@ -128,6 +128,7 @@ struct RuleConverter: Sendable {
             }
         }
 
+        seen = []  // the second pass allocates every rule: free the biggest leftover of the first one before it
         var rules = ConvertedRules()
         rules.network.reserveCapacity(networkRuleCount)
         var carveOuts: [CarveOutUnit] = []
