@@ -11,9 +11,6 @@
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <zlib.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 
 // MARK: libcurl
 
@@ -245,12 +242,4 @@ extern int memfd_create(const char *name, unsigned int flags);
 
 int shim_memfd_create(const char *name) {
     return memfd_create(name, 0x0001U /* MFD_CLOEXEC */);
-}
-
-// MARK: memory
-
-void shim_release_free_memory(void) {
-#if defined(__GLIBC__)
-    malloc_trim(0);
-#endif
 }

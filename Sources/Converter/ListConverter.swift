@@ -1,4 +1,3 @@
-import CNIOShim
 import Dispatch
 
 /// Entry point: parse every source, convert rules, lay them out into lists.
@@ -23,7 +22,6 @@ public struct ListConverter: Sendable {
         var churn = SectionChurn()
         let (rules, reports) = RuleConverter().convert(input, alongside: { churn = SectionChurn(input) })
         input = []  // the input bytes are not needed any more: free them before layout
-        shim_release_free_memory()
         return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
                             churn: churn)
     }
@@ -73,12 +71,11 @@ public struct ListConverter: Sendable {
                     let input = input.baseAddress!, listBase = listSlots.baseAddress!, problemBase = problemSlots.baseAddress!
                     withUnsafeMutablePointer(to: &encodedState) { stateSlot in
                         // Each iteration touches only its own slots.
-                        // Iteration 0, handed out first, frees the rules and returns their pages
-                        // while the lists' JSON is being allocated; then the lists follow.
+                        // Iteration 0, handed out first, frees the rules while the lists' JSON is
+                        // being allocated; then the lists follow.
                         DispatchQueue.concurrentPerform(iterations: count + 1) { iteration in
                             guard iteration > 0 else {
                                 rules = ConvertedRules()
-                                shim_release_free_memory()
                                 stateSlot.pointee = state.encoded()
                                 return
                             }

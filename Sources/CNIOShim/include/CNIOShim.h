@@ -94,10 +94,4 @@ int shim_accept_nonblocking(int fd);
 /// response body once, so it can be sent with sendfile (no user-space copy per response).
 int shim_memfd_create(const char *name);
 
-// MARK: memory
-
-/// Returns the allocator's free pages to the system (glibc malloc_trim; a no-op elsewhere), so a
-/// phase's freed memory does not stay resident while the next phase allocates in other pages.
-void shim_release_free_memory(void);
-
 #endif
