@@ -267,13 +267,28 @@ enum LayoutFixture {
         #expect(generic[2] == #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":""# + (100..<120).map { ".g\($0)" }.joined(separator: ", ") + #""}}"#)
         #expect(generic[3] == #"{"trigger":{"url-filter":".*","unless-domain":["*x.org"]},"action":{"type":"css-display-none","selector":".e, .f"}}"#)
         let sites = lists[1].rules.map(F.text)
+        // One rule per site, matched against the document's own URL (the frame's, as in ABP).
         #expect(sites == [
-            #"{"trigger":{"url-filter":".*","if-domain":["*a.com","*b.com"]},"action":{"type":"css-display-none","selector":".a, a[href=\"x\"]"}}"#,
-            #"{"trigger":{"url-filter":".*","if-domain":["*c.com"]},"action":{"type":"css-display-none","selector":".b"}}"#,
+            #"{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?a\\.com[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".a, a[href=\"x\"]"}}"#,
+            #"{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?b\\.com[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".a, a[href=\"x\"]"}}"#,
+            #"{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?c\\.com[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".b"}}"#,
         ])
         let array = JSONText.array(of: lists[1].rules)
         let parsed = try JSONSerialization.jsonObject(with: Data(array)) as? [[String: Any]]
-        #expect(parsed?.count == 2)
+        #expect(parsed?.count == 3)
+    }
+
+    /// A site's hiding rules act in its documents wherever they are framed, so an element-hiding
+    /// exception for any page must end the site lists (in WebKit it cancels them in that page's frames).
+    @Test func siteHidingListsCarryEveryHidingSiteException() throws {
+        var rules = F.noGuards()
+        rules.cosmetic = [F.onSites(".box", ["news.example"])]
+        rules.siteExceptions = [F.site(.elementHiding, "other.org"), F.site(.genericHiding, "other.org")]
+        let lists = try F.layout(rules).lists
+        #expect(lists.map(\.id) == ["cosmetic-sites-00"])
+        let texts = lists[0].rules.map(F.text)
+        #expect(texts.count == 2 && texts[0].contains("news") && texts[0].contains(#""resource-type":["document"]"#)
+                && texts[1].contains("other.org") && texts[1].contains("elementHiding"))
     }
 
     @Test func listCountAndRuleLimitsHold() throws {

@@ -235,6 +235,21 @@ import Testing
         #expect(skip("@@||ads.example^$important") == ["unsupported-option": 1])
     }
 
+    /// A typeless `$important` path block names ABP's default types instead of relying on the
+    /// navigation guards, so no guard has to follow the exceptions it must come after.
+    @Test func typelessImportantPathBlocksNameTheirTypes() {
+        let fixture = RuleConversionFixture("||cdn.example/gtm.js$important,domain=a.example")
+        #expect(fixture.networkJSON == [
+            block(Self.host + #"cdn\\.example/gtm\\.js"#,
+                  #","resource-type":["image","style-sheet","script","font","svg-document","media","ping","fetch","websocket","other"],"if-domain":["*a.example"]"#),
+            block(Self.host + #"cdn\\.example/gtm\\.js"#, #","resource-type":["document"],"load-context":["child-frame"],"if-domain":["*a.example"]"#),
+        ])
+        #expect(fixture.rules.network.allSatisfy { $0.kind == .importantBlock && $0.navigation == .unaffected })
+        // The same block without `$important` keeps one typeless trigger and the guards.
+        let plain = RuleConversionFixture("||cdn.example/gtm.js$domain=a.example")
+        #expect(plain.rules.network.map(\.navigation) == [.needsGuard])
+    }
+
     @Test func siteExceptionsOfEachScope() {
         let fixture = RuleConversionFixture("@@||a.example^$document\n@@||b.example^$elemhide\n@@||c.example^$generichide\n@@||d.example^$genericblock\n@@||Bücher.example^$ghide")
         let expected = ["a.example", "b.example", "c.example", "d.example", "xn--bcher-kva.example"].map {

@@ -158,6 +158,50 @@ def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
     return documents + rest
 
 
+class ListCompileError(Exception):
+    """A list WebKit refused to compile; the message names it and gives WebKit's error."""
+
+
+def open_webview(lists, proxy_url, store_dir):
+    """A WebView (in an offscreen window) with every (list_id, rule array) of `lists` compiled into
+    a store in `store_dir` and installed, and all its traffic sent to the proxy at `proxy_url`.
+    Returns (view, window); raises ListCompileError. Needs Gtk initialised (a display)."""
+    import gi
+    gi.require_version("WebKit2", "4.1")
+    gi.require_version("Gtk", "3.0")
+    from gi.repository import GLib, Gtk, WebKit2
+
+    store = WebKit2.UserContentFilterStore.new(store_dir)
+    manager = WebKit2.UserContentManager()
+    for index, (list_id, array) in enumerate(lists):
+        loop = GLib.MainLoop()
+        holder = {}
+
+        def saved(source, result, *_):
+            try:
+                holder["filter"] = source.save_finish(result)
+            except GLib.Error as error:
+                holder["error"] = error.message
+            loop.quit()
+
+        store.save("l%d" % index, GLib.Bytes.new(json.dumps(array).encode()), None, saved)
+        loop.run()
+        if "error" in holder:
+            raise ListCompileError("list %s does not compile: %s" % (list_id, holder["error"]))
+        manager.add_filter(holder["filter"])
+
+    data_manager = WebKit2.WebsiteDataManager.new_ephemeral()
+    data_manager.set_network_proxy_settings(WebKit2.NetworkProxyMode.CUSTOM,
+                                            WebKit2.NetworkProxySettings.new(proxy_url, None))
+    context = WebKit2.WebContext.new_with_website_data_manager(data_manager)
+    context.set_cache_model(WebKit2.CacheModel.DOCUMENT_VIEWER)
+    view = WebKit2.WebView(web_context=context, user_content_manager=manager)
+    window = Gtk.OffscreenWindow()
+    window.add(view)
+    window.show_all()
+    return view, window
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description="Evaluator vs real WebKit, through a loopback proxy.")
     parser.add_argument("directory", help="converted set (directory with manifest.json)")
@@ -173,7 +217,7 @@ def main(argv):
     import gi
     gi.require_version("WebKit2", "4.1")
     gi.require_version("Gtk", "3.0")
-    from gi.repository import GLib, Gtk, WebKit2
+    from gi.repository import GLib, Gtk
 
     if not Gtk.init_check(sys.argv)[0]:
         print("webview_check.py: no display; run under xvfb-run -a", file=sys.stderr)
@@ -193,35 +237,11 @@ def main(argv):
     store_dir = tempfile.mkdtemp(prefix="listserver-webview-")
     deadline_total = time.monotonic() + 900
     try:
-        store = WebKit2.UserContentFilterStore.new(store_dir)
-        manager = WebKit2.UserContentManager()
-        for index, (list_id, array) in enumerate(lists):
-            loop = GLib.MainLoop()
-            holder = {}
-
-            def saved(source, result, *_):
-                try:
-                    holder["filter"] = source.save_finish(result)
-                except GLib.Error as error:
-                    holder["error"] = error.message
-                loop.quit()
-
-            store.save("l%d" % index, GLib.Bytes.new(json.dumps(array).encode()), None, saved)
-            loop.run()
-            if "error" in holder:
-                print("list %s does not compile: %s" % (list_id, holder["error"]), file=sys.stderr)
-                return 1
-            manager.add_filter(holder["filter"])
-
-        data_manager = WebKit2.WebsiteDataManager.new_ephemeral()
-        data_manager.set_network_proxy_settings(WebKit2.NetworkProxyMode.CUSTOM,
-                                                WebKit2.NetworkProxySettings.new(proxy_url, None))
-        context = WebKit2.WebContext.new_with_website_data_manager(data_manager)
-        context.set_cache_model(WebKit2.CacheModel.DOCUMENT_VIEWER)
-        view = WebKit2.WebView(web_context=context, user_content_manager=manager)
-        window = Gtk.OffscreenWindow()
-        window.add(view)
-        window.show_all()
+        try:
+            view, window = open_webview(lists, proxy_url, store_dir)
+        except ListCompileError as error:
+            print(str(error), file=sys.stderr)
+            return 1
 
         def load_and_wait(url, marker, timeout):
             loop = GLib.MainLoop()

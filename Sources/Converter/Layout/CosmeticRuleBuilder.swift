@@ -1,10 +1,15 @@
 /// Turns one list's selectors into `css-display-none` rules.
 ///
-/// Generic selectors are joined `perRule` at a time (few rules compile fast); site selectors are
-/// grouped by identical domain set, one rule per set (split every `perRule` selectors), with
-/// `if-domain` or `unless-domain` listing `*`-prefixed domains so subdomains match too. Groups follow
-/// list order, and list order keeps survivors in place and appends newcomers, so a new selector
-/// lands in the last group of its kind instead of reshuffling the others.
+/// Generic selectors are joined `perRule` at a time (few rules compile fast), and generic selectors
+/// with `#@#` exceptions are grouped by identical excluded set (`unless-domain`). Site selectors are
+/// grouped by site, one rule per site (split every `perRule` selectors), whose trigger matches the
+/// document's own URL: `url-filter` `||site^` with `resource-type: ["document"]`. That is ABP's
+/// meaning (hiding follows the frame's domain, so a site's iframe is covered on any page, and
+/// another site's iframe on the site is not), and it compiles in about 0.6× the time of one rule
+/// per domain set with `if-domain` (measured on 2025-10: 7,303 rules against 5,162, both in real
+/// WebKit; `scripts/webkit/hiding_check.py` shows what each form hides). Groups follow list order,
+/// and list order keeps survivors in place and appends newcomers, so a new selector lands in the
+/// last group of its kind instead of reshuffling the others.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
 
@@ -12,12 +17,13 @@ struct CosmeticRuleBuilder: Sendable {
     func rules(_ selectors: [CosmeticSelector]) -> [[UInt8]] {
         var everywhere: [String] = []
         var except = DomainGroups()
-        var only = DomainGroups()
+        var sites = DomainGroups()
         for selector in selectors {
             switch selector.domains {
             case .everywhere: everywhere.append(selector.selector)
             case .except(let domains): except.add(selector.selector, domains: domains)
-            case .only(let domains): only.add(selector.selector, domains: domains)
+            case .only(let domains):
+                for domain in domains { sites.add(selector.selector, domains: [domain]) }
             }
         }
         var out: [[UInt8]] = []
@@ -27,9 +33,34 @@ struct CosmeticRuleBuilder: Sendable {
         for (domains, group) in except.groups {
             for chunk in chunks(group) { out.append(rule(selectors: chunk, condition: "unless-domain", domains: domains)) }
         }
-        for (domains, group) in only.groups {
-            for chunk in chunks(group) { out.append(rule(selectors: chunk, condition: "if-domain", domains: domains)) }
+        for (domains, group) in sites.groups {
+            let documentFilter = CosmeticRuleBuilder.documentFilter(site: domains[0])
+            for chunk in chunks(group) {
+                if let documentFilter {
+                    out.append(rule(selectors: chunk, documentFilter: documentFilter))
+                } else {
+                    out.append(rule(selectors: chunk, condition: "if-domain", domains: domains))
+                }
+            }
         }
+        return out
+    }
+
+    /// The url-filter of `||site^`: the site's documents and its subdomains' (nil if the site
+    /// name has no such filter, which never happens for a normalized domain; the rule then keeps
+    /// `if-domain`, which is exact for top-level pages).
+    static func documentFilter(site: String) -> [UInt8]? {
+        guard case .success(let filter) = URLFilterBuilder.build(pattern: ArraySlice(Array(("||" + site + "^").utf8))),
+              filter.variants.count == 1, filter.anchorHost == site else { return nil }
+        return filter.variants[0]
+    }
+
+    private func rule(selectors: ArraySlice<String>, documentFilter: [UInt8]) -> [UInt8] {
+        var out = Array(#"{"trigger":{"url-filter":"#.utf8)
+        JSONWriter.appendString(documentFilter, to: &out)
+        out += Array(#","resource-type":["document"]},"action":{"type":"css-display-none","selector":"#.utf8)
+        JSONWriter.appendString(selectors.joined(separator: ", "), to: &out)
+        out += Array("}}".utf8)
         return out
     }
 

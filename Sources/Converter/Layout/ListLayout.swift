@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One list as layout built it: rule objects in the order WebKit must see them.
 struct LaidOutList: Sendable, Equatable {
     var id: String
@@ -199,31 +201,42 @@ struct ListLayout: Sendable {
 
     // MARK: building
 
+    /// Builds every list, the lists spread over the cores (each is independent of the others).
     private func build(_ placed: [PlacedList], _ input: LayoutInput) -> [LaidOutList] {
-        placed.map { list in
-            let members = (input.members[list.family] ?? [])
-            let indices = list.members.map { members[$0].index }
-            var rules: [[UInt8]]
-            let scope: ExceptionScope
-            var guarded = false
-            if list.family.isNetwork {
-                (rules, scope, guarded) = networkRules(indices, input, guards: list.family.mayNeedNavigationGuards)
-            } else {
-                rules = cosmeticRules(indices, input)
-                scope = ExceptionScope(urlHosts: [], pageDomains: indices.map { index -> [String]? in
-                    if case .only(let domains) = input.rules.cosmetic[index].domains { return domains }
-                    return nil
-                })
+        guard placed.count > 1 else { return placed.map { build($0, input) } }
+        var built = [LaidOutList?](repeating: nil, count: placed.count)
+        built.withUnsafeMutableBufferPointer { slots in
+            let base = slots.baseAddress!
+            DispatchQueue.concurrentPerform(iterations: placed.count) { index in
+                // Each iteration writes only its own slot.
+                base[index] = build(placed[index], input)
             }
-            for (index, exception) in input.siteExceptions.enumerated()
-            where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
-                rules.append(exception.json)
-            }
-            if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
-                rules += input.rules.navigationGuards
-            }
-            return LaidOutList(id: list.id, family: list.family, rules: rules)
         }
+        return built.map { $0! }
+    }
+
+    private func build(_ list: PlacedList, _ input: LayoutInput) -> LaidOutList {
+        let members = (input.members[list.family] ?? [])
+        let indices = list.members.map { members[$0].index }
+        var rules: [[UInt8]]
+        let scope: ExceptionScope
+        var guarded = false
+        if list.family.isNetwork {
+            (rules, scope, guarded) = networkRules(indices, input, guards: list.family.mayNeedNavigationGuards)
+        } else {
+            rules = cosmeticRules(indices, input)
+            // Site selectors act in their site's documents, which any page may embed in a frame
+            // (see `CosmeticRuleBuilder`), so every hiding site exception can concern them.
+            scope = ExceptionScope(urlHosts: [], pageDomains: [nil])
+        }
+        for (index, exception) in input.siteExceptions.enumerated()
+        where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
+            rules.append(exception.json)
+        }
+        if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
+            rules += input.rules.navigationGuards
+        }
+        return LaidOutList(id: list.id, family: list.family, rules: rules)
     }
 
     /// Carve-out units first (each block with its own `ignore-previous-rules` right after it), then
@@ -357,64 +370,36 @@ struct LayoutInput: Sendable {
                 for key in list.members { previousFamily[key] = list.family }
             }
         }
-        func joinsPathList(_ rule: NetworkRule, _ key: StableKey) -> Bool {
-            guard pathListExists, rule.navigation != .mustNotBeGuarded || navigationAfterGuards else { return false }
-            switch previousFamily[key] {
-            case nil, .networkPaths?: return true
-            default: return false
+        let lookup = FamilyLookup(
+            exceptionHosts: exceptionHosts, unanchoredException: unanchoredException, genericBlockPages: genericBlockPages,
+            genericBlockEverywhere: genericBlockEverywhere, navigationAfterGuards: navigationAfterGuards,
+            previousFamily: previousFamily, pathListExists: pathListExists, churn: churn)
+        // Each rule is analysed on its own (the costly part: reading its JSON, hashing its key),
+        // spread over the cores; the results are then collected in input order.
+        let analyses = rules.network.withUnsafeBufferPointer { network in
+            var analyses = [NetworkAnalysis?](repeating: nil, count: network.count)
+            analyses.withUnsafeMutableBufferPointer { slots in
+                let base = slots.baseAddress!
+                let stripe = 4_096
+                DispatchQueue.concurrentPerform(iterations: (network.count + stripe - 1) / stripe) { chunk in
+                    // Each iteration writes only its own stripe of slots.
+                    for index in chunk * stripe..<min(network.count, (chunk + 1) * stripe) {
+                        base[index] = lookup.analyse(network[index], index: index)
+                    }
+                }
             }
+            return analyses
         }
-        let unlessDomain = Array(#""unless-domain""#.utf8)
-        func hostOrder(_ host: String, _ json: [UInt8]) -> [UInt8] {
-            let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(json, unlessDomain)
-            return [contested ? Volatility.volatile : Volatility.calm] + ByteSearch.reversedLabels(host)
-        }
-        for (index, rule) in rules.network.enumerated() {
-            let pages = ByteSearch.ifDomain(in: rule.json)
-            networkPages.append(pages)
-            if rule.kind == .exception {
+        for (index, analysis) in analyses.enumerated() {
+            switch analysis! {
+            case .exception(let pages, let types):
+                networkPages.append(pages)
                 exceptions.append(index)
-                exceptionTypes.append(ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: rule.json))
-                continue
+                exceptionTypes.append(types)
+            case .member(let pages, let member):
+                networkPages.append(pages)
+                members[member.family, default: []].append(member)
             }
-            var family: ListFamily
-            var order: [UInt8]
-            let anchoredHost = rule.anchorHost.flatMap { $0.utf8.contains(UInt8(ascii: ".")) ? $0 : nil }
-            switch (rule.navigation, pages, anchoredHost) {
-            case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
-                family = .networkHosts
-                order = hostOrder(host, rule.json)
-            case (.mustNotBeGuarded, let pages, _)
-            where navigationAfterGuards && rule.carveOut == nil
-                && !(pages.map { pages in genericBlockEverywhere || pages.contains(where: genericBlockPages.relates(to:)) } ?? false):
-                // Placed after the guards of a path list, which carries every exception anyway:
-                // a list of its own repeated them all and changed with each of them.
-                family = .networkPaths
-                order = [Volatility.calm]
-            case (.mustNotBeGuarded, _, _):
-                family = .networkNavigation
-                order = [Volatility.calm]
-            case (_, let pages?, _) where genericBlockEverywhere || pages.contains(where: genericBlockPages.relates(to:)):
-                family = .networkSites
-                order = [pages.count > 1 ? Volatility.volatile : Volatility.calm]
-            case (_, _?, _):
-                // Acts only on pages no `$genericblock` concerns, and the path lists carry every
-                // exception anyway: a list of its own would repeat them all (and change with them).
-                family = .networkPaths
-                order = [Volatility.calm]
-            case (.needsGuard, nil, let host?):
-                family = .networkHostPaths
-                order = hostOrder(host, rule.json)
-            default:
-                // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
-                // exception on a .com host could cancel.
-                family = .networkPaths
-                order = [Volatility.calm]
-            }
-            order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 1)
-            let key = StableKey(sourceID: rule.sourceID, key: rule.key)
-            if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
-            members[family, default: []].append(LayoutMember(key: key, family: family, index: index, freshOrder: order))
         }
         for (index, selector) in rules.cosmetic.enumerated() {
             let family: ListFamily
@@ -462,6 +447,88 @@ struct LayoutInput: Sendable {
         // on the 2020-10 lists), gzip bytes are what a device downloads, and hiding rules are
         // edited in place more often; ×3 measured slightly better than ×2 on the 2020-10 dailies.
         return json * 3
+    }
+}
+
+/// What `LayoutInput` learns about one network rule: an exception's pages and types, or the member it becomes.
+enum NetworkAnalysis: Sendable {
+    case exception(pages: [String]?, types: [String]?)
+    case member(pages: [String]?, LayoutMember)
+}
+
+/// Everything a network rule's family and fresh sort key depend on besides the rule itself, so
+/// that rules can be analysed independently (and concurrently).
+struct FamilyLookup: Sendable {
+    var exceptionHosts: HostRelationIndex
+    var unanchoredException: Bool
+    var genericBlockPages: HostRelationIndex
+    var genericBlockEverywhere: Bool
+    var navigationAfterGuards: Bool
+    var previousFamily: [StableKey: ListFamily]
+    var pathListExists: Bool
+    var churn: SectionChurn
+
+    private static let unlessDomain = Array(#""unless-domain""#.utf8)
+
+    func analyse(_ rule: NetworkRule, index: Int) -> NetworkAnalysis {
+        let pages = ByteSearch.ifDomain(in: rule.json)
+        if rule.kind == .exception {
+            return .exception(pages: pages, types: ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: rule.json))
+        }
+        var family: ListFamily
+        var order: [UInt8]
+        let anchoredHost = rule.anchorHost.flatMap { $0.utf8.contains(UInt8(ascii: ".")) ? $0 : nil }
+        switch (rule.navigation, pages, anchoredHost) {
+        case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
+            family = .networkHosts
+            order = hostOrder(host, rule.json)
+        case (.mustNotBeGuarded, let pages, _)
+        where navigationAfterGuards && rule.carveOut == nil && !(pages.map(concernsGenericBlock) ?? false):
+            // Placed after the guards of a path list, which carries every exception anyway:
+            // a list of its own repeated them all and changed with each of them.
+            family = .networkPaths
+            order = [Volatility.calm]
+        case (.mustNotBeGuarded, _, _):
+            family = .networkNavigation
+            order = [Volatility.calm]
+        case (_, let pages?, _) where concernsGenericBlock(pages):
+            family = .networkSites
+            order = [pages.count > 1 ? Volatility.volatile : Volatility.calm]
+        case (_, _?, _):
+            // Acts only on pages no `$genericblock` concerns, and the path lists carry every
+            // exception anyway: a list of its own would repeat them all (and change with them).
+            family = .networkPaths
+            order = [Volatility.calm]
+        case (.needsGuard, nil, let host?):
+            family = .networkHostPaths
+            order = hostOrder(host, rule.json)
+        default:
+            // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
+            // exception on a .com host could cancel.
+            family = .networkPaths
+            order = [Volatility.calm]
+        }
+        order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 1)
+        let key = StableKey(sourceID: rule.sourceID, key: rule.key)
+        if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
+        return .member(pages: pages, LayoutMember(key: key, family: family, index: index, freshOrder: order))
+    }
+
+    private func concernsGenericBlock(_ pages: [String]) -> Bool {
+        genericBlockEverywhere || pages.contains(where: genericBlockPages.relates(to:))
+    }
+
+    private func joinsPathList(_ rule: NetworkRule, _ key: StableKey) -> Bool {
+        guard pathListExists, rule.navigation != .mustNotBeGuarded || navigationAfterGuards else { return false }
+        switch previousFamily[key] {
+        case nil, .networkPaths?: return true
+        default: return false
+        }
+    }
+
+    private func hostOrder(_ host: String, _ json: [UInt8]) -> [UInt8] {
+        let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(json, FamilyLookup.unlessDomain)
+        return [contested ? Volatility.volatile : Volatility.calm] + ByteSearch.reversedLabels(host)
     }
 }
 
@@ -513,20 +580,21 @@ enum ByteSearch {
 
     static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        let last = haystack.count - needle.count
-        var index = 0
-        while index <= last {
-            if haystack[index] == first {
-                var match = true
-                for offset in 1..<needle.count where haystack[index + offset] != needle[offset] {
-                    match = false
-                    break
+        return haystack.withUnsafeBufferPointer { hay in
+            needle.withUnsafeBufferPointer { needle in
+                let last = hay.count - needle.count
+                var index = 0
+                while index <= last {
+                    if hay[index] == first {
+                        var offset = 1
+                        while offset < needle.count, hay[index + offset] == needle[offset] { offset += 1 }
+                        if offset == needle.count { return index }
+                    }
+                    index += 1
                 }
-                if match { return index }
+                return nil
             }
-            index += 1
         }
-        return nil
     }
 
     /// `ads.example.com` → `com.example.ads`, so sorting groups a site's hosts together.

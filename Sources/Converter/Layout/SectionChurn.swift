@@ -35,9 +35,13 @@ enum ChurnClass: UInt8, Sendable, Comparable {
 }
 
 /// The churn class of every filter line of the sources, read in one pass over their bytes.
+///
+/// Lines are remembered by a 64-bit hash of their bytes, not as `String`s: this runs on every
+/// conversion over about 130,000 lines, and a (very unlikely) collision only changes where a fresh
+/// layout sorts one rule, never what a list means.
 struct SectionChurn: Sendable {
-    /// Lines of sections that are not `.calm`, by source id; every other line is `.calm`.
-    private var classes: [String: [String: ChurnClass]] = [:]
+    /// Hashes of the lines of sections that are not `.calm`, by source id; every other line is `.calm`.
+    private var classes: [String: [UInt64: ChurnClass]] = [:]
 
     init() {}
 
@@ -45,7 +49,7 @@ struct SectionChurn: Sendable {
     /// tabs and `\r`, like the parser's rule keys.
     init(_ sources: [FilterListSource]) {
         for source in sources {
-            var lines: [String: ChurnClass] = [:]
+            var lines: [UInt64: ChurnClass] = [:]
             var current = ChurnClass.calm
             source.bytes.withUnsafeBufferPointer { bytes in
                 var start = 0
@@ -60,7 +64,7 @@ struct SectionChurn: Sendable {
                         if line[0] == UInt8(ascii: "!") {
                             if let section = SectionChurn.sectionName(line) { current = ChurnClass.of(section: section) }
                         } else if current != .calm, line[0] != UInt8(ascii: "[") {
-                            lines[String(decoding: line, as: UTF8.self)] = current
+                            lines[SectionChurn.hash(line)] = current
                         }
                     }
                     start = end + 1
@@ -74,12 +78,24 @@ struct SectionChurn: Sendable {
     /// line yields several rules.
     func churnClass(sourceID: String, key: String) -> ChurnClass {
         guard let lines = classes[sourceID] else { return .calm }
-        if let found = lines[key] { return found }
-        if let hash = key.lastIndex(of: "#"), key[key.index(after: hash)...].allSatisfy(\.isNumber),
-           let found = lines[String(key[..<hash])] {
-            return found
+        var key = key
+        return key.withUTF8 { bytes in
+            if let found = lines[SectionChurn.hash(bytes)] { return found }
+            // `line#n`: look the line up without the suffix.
+            var hashIndex = bytes.count - 1
+            while hashIndex > 0, bytes[hashIndex] >= UInt8(ascii: "0"), bytes[hashIndex] <= UInt8(ascii: "9") { hashIndex -= 1 }
+            guard hashIndex > 0, bytes[hashIndex] == UInt8(ascii: "#") else { return .calm }
+            return lines[SectionChurn.hash(UnsafeBufferPointer(rebasing: bytes[..<hashIndex]))] ?? .calm
         }
-        return .calm
+    }
+
+    /// FNV-1a, 64 bits: stable across runs and machines (Swift's `Hasher` is seeded per process).
+    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return value
     }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0d }
