@@ -134,6 +134,35 @@ struct RuleConversionFixture {
         #expect(reports[1].skipped["duplicate"]?.count == 1)
     }
 
+    /// The per-line work runs in chunks of `RuleConverter.linesPerChunk` lines on several cores:
+    /// duplicates, `$badfilter` and `#@#` exceptions that span chunks must still act in input
+    /// order, and the report's examples must be the first lines in input order.
+    @Test func filtersActAcrossParallelChunks() {
+        let chunk = RuleConverter.linesPerChunk
+        var lines = (0..<(2 * chunk + 10)).map { "||host\($0).example^" }
+        lines[chunk + 5] = "||host3.example^"                 // duplicate of line 3, in the second chunk
+        lines[2 * chunk + 1] = "||host7.example^$badfilter"   // cancels line 7, two chunks earlier
+        lines[2 * chunk + 2] = "#@#.banner"                   // folds the first line of the other source
+        let (rules, reports) = RuleConverter().convert([
+            FilterListSource(id: "one", bytes: Array(("##.banner\n" + lines.joined(separator: "\n")).utf8)),
+            FilterListSource(id: "two", bytes: Array("||host9.example^\n||later.example^\n".utf8)),
+        ])
+        #expect(reports[0].skipped["duplicate"] == ConversionReport.SkipTally(count: 1, examples: ["||host3.example^"]))
+        #expect(reports[0].skipped["badfilter"]?.count == 1)
+        #expect(reports[0].skipped["cancelled-by-badfilter"] == ConversionReport.SkipTally(count: 1, examples: ["||host7.example^"]))
+        #expect(reports[0].skipped["cancelled-by-exception"] == ConversionReport.SkipTally(count: 1, examples: ["##.banner"]))
+        #expect(reports[1].skipped["duplicate"] == ConversionReport.SkipTally(count: 1, examples: ["||host9.example^"]))
+        #expect(rules.cosmetic.isEmpty)
+        // Lines 0..<2·chunk+10 minus the duplicate, the cancelled one and the two directive lines, then `later`.
+        #expect(rules.network.count == 2 * chunk + 10 - 4 + 1)
+        #expect(rules.network.first?.key == "||host0.example^")
+        #expect(rules.network.last?.key == "||later.example^")
+        #expect(rules.network.map(\.key) == rules.network.map(\.key).sorted { lhs, rhs in
+            func order(_ key: String) -> Int { key == "||later.example^" ? .max : Int(key.dropFirst(6).prefix { $0.isNumber })! }
+            return order(lhs) < order(rhs)
+        })
+    }
+
     @Test func optionSeparatorIsTheLastDollarStartingAnOption() {
         let body = Array("/ads$/$script".utf8)
         #expect(NetworkFilterParser.optionSeparator(in: body[...]) == 6)

@@ -49,7 +49,7 @@ struct ExceptionScope: Sendable {
         }
         self.urlHosts.reserveCapacity(urlHosts.count)
         for host in urlHosts {
-            if let host, host.utf8.contains(UInt8(ascii: ".")) { self.urlHosts.insert(host) } else { anyURL = true }
+            if let host, ExceptionScope.hasDot(host) { self.urlHosts.insert(host) } else { anyURL = true }
         }
         for domains in pageDomains {
             guard let domains, !domains.isEmpty else {
@@ -71,9 +71,15 @@ struct ExceptionScope: Sendable {
         }
     }
 
+    /// Whether `host` has a dot (a bare label such as `com` may be anything's parent), read from its bytes.
+    static func hasDot(_ host: String) -> Bool {
+        var host = host
+        return host.withUTF8 { $0.contains(UInt8(ascii: ".")) }
+    }
+
     /// Whether two hosts (nil: any host) can cover a common host: equal, or one below the other.
     static func related(_ lhs: String?, _ rhs: String?) -> Bool {
-        guard let lhs, let rhs, lhs.utf8.contains(UInt8(ascii: ".")), rhs.utf8.contains(UInt8(ascii: ".")) else { return true }
+        guard let lhs, let rhs, hasDot(lhs), hasDot(rhs) else { return true }
         return lhs == rhs || lhs.hasSuffix("." + rhs) || rhs.hasSuffix("." + lhs)
     }
 

@@ -3,9 +3,9 @@
 /// the two stand for can overlap, since `||h^` and `*h` both cover h and all its subdomains.
 struct HostRelationIndex: Sendable {
     /// Hash of every inserted host.
-    private var hosts = Set<UInt64>()
+    private var hosts = HashSet64()
     /// Hash of every dot-suffix of every inserted host (the host itself included).
-    private var suffixes = Set<UInt64>()
+    private var suffixes = HashSet64()
 
     var isEmpty: Bool { hosts.isEmpty }
 

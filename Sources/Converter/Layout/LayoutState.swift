@@ -27,7 +27,10 @@ struct LayoutState: Sendable, Equatable {
     var lists: [List]
 
     func encoded() -> [UInt8] {
-        var out = Array(#"{"version":\#(LayoutState.currentVersion),"chunkSize":\#(chunkSize),"maxLists":\#(maxLists),"selectorsPerRule":\#(selectorsPerRule),"lists":["#.utf8)
+        var out: [UInt8] = []
+        // 19 bytes a member (`"` + 16 hex digits + `",`), plus each list's header.
+        out.reserveCapacity(lists.reduce(128) { $0 + $1.members.count * 19 + 128 })
+        out += Array(#"{"version":\#(LayoutState.currentVersion),"chunkSize":\#(chunkSize),"maxLists":\#(maxLists),"selectorsPerRule":\#(selectorsPerRule),"lists":["#.utf8)
         for (index, list) in lists.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out += Array("\n{\"id\":".utf8)
@@ -38,7 +41,7 @@ struct LayoutState: Sendable, Equatable {
             for (position, member) in list.members.enumerated() {
                 if position > 0 { out.append(UInt8(ascii: ",")) }
                 out.append(UInt8(ascii: "\""))
-                out += Array(member.hex.utf8)
+                member.appendHex(to: &out)
                 out.append(UInt8(ascii: "\""))
             }
             out += Array("]}".utf8)
@@ -49,6 +52,12 @@ struct LayoutState: Sendable, Equatable {
 
     /// Reads a state written by `encoded()`. Anything else is `invalidPreviousLayout`, with what was wrong.
     static func decode(_ bytes: [UInt8]) throws -> LayoutState {
+        if let state = CanonicalReader.read(bytes) { return state }
+        return try decodeAnyJSON(bytes)
+    }
+
+    /// The general reader: any JSON with the right members, and the error messages for everything else.
+    static func decodeAnyJSON(_ bytes: [UInt8]) throws -> LayoutState {
         func invalid(_ reason: String) -> ConversionError { .invalidPreviousLayout(reason) }
         let object: Any
         do {
@@ -86,5 +95,109 @@ struct LayoutState: Sendable, Equatable {
             lists.append(List(id: id, family: family, isRecent: isRecent, members: members, deferredRuns: deferredRuns))
         }
         return LayoutState(chunkSize: chunkSize, maxLists: maxLists, selectorsPerRule: selectorsPerRule, lists: lists)
+    }
+}
+
+/// Reads exactly the bytes `LayoutState.encoded()` writes, a member at a time from the bytes
+/// (`JSONSerialization` builds an object for each of the ~100,000 members first). Anything it does
+/// not expect (other spacing or key order, escapes, a repeated id, an unknown family) returns nil,
+/// and `decodeAnyJSON` then reads the state or names what is wrong, as before.
+private struct CanonicalReader {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+
+    static func read(_ bytes: [UInt8]) -> LayoutState? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var reader = CanonicalReader(bytes: buffer)
+            return reader.state()
+        }
+    }
+
+    mutating func state() -> LayoutState? {
+        guard literal(#"{"version":"#), number() == LayoutState.currentVersion,
+              literal(#","chunkSize":"#), let chunkSize = number(),
+              literal(#","maxLists":"#), let maxLists = number(),
+              literal(#","selectorsPerRule":"#), let selectorsPerRule = number(),
+              literal(#","lists":["#) else { return nil }
+        var lists: [LayoutState.List] = []
+        var ids = Set<String>()
+        while !literal("\n]}\n") {
+            if !lists.isEmpty, !literal(",") { return nil }
+            guard literal("\n{\"id\":"), let id = string(), ids.insert(id).inserted,
+                  literal(#","family":"#), let familyName = string(), let family = ListFamily(rawValue: familyName),
+                  literal(#","recent":"#), let isRecent = boolean(),
+                  literal(#","deferred":"#), let deferredRuns = number(),
+                  literal(#","members":["#) else { return nil }
+            var members: [StableKey] = []
+            while !literal("]}") {
+                if !members.isEmpty, !literal(",") { return nil }
+                guard let key = hexKey() else { return nil }
+                members.append(key)
+            }
+            lists.append(LayoutState.List(id: id, family: family, isRecent: isRecent, members: members, deferredRuns: deferredRuns))
+        }
+        guard index == bytes.count else { return nil }
+        return LayoutState(chunkSize: chunkSize, maxLists: maxLists, selectorsPerRule: selectorsPerRule, lists: lists)
+    }
+
+    /// Consumes `text` if the bytes continue with it.
+    mutating func literal(_ text: StaticString) -> Bool {
+        let count = text.utf8CodeUnitCount
+        guard bytes.count - index >= count else { return false }
+        let matches = text.withUTF8Buffer { expected in
+            (0..<count).allSatisfy { bytes[index + $0] == expected[$0] }
+        }
+        if matches { index += count }
+        return matches
+    }
+
+    /// A non-negative decimal integer of at most 18 digits.
+    mutating func number() -> Int? {
+        var value = 0
+        let start = index
+        while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 18 {
+            value = value * 10 + Int(bytes[index] - 0x30)
+            index += 1
+        }
+        guard index > start, index < bytes.count, bytes[index] < 0x30 || bytes[index] > 0x39 else { return nil }
+        return value
+    }
+
+    mutating func boolean() -> Bool? {
+        if literal("true") { return true }
+        if literal("false") { return false }
+        return nil
+    }
+
+    /// A string without escapes or control characters (list ids and family names never have them).
+    mutating func string() -> String? {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        let start = index + 1
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") {
+            if bytes[end] == UInt8(ascii: "\\") || bytes[end] < 0x20 { return nil }
+            end += 1
+        }
+        guard end < bytes.count else { return nil }
+        index = end + 1
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// `"` + 16 lowercase hex digits + `"`, as `StableKey.appendHex` writes them.
+    mutating func hexKey() -> StableKey? {
+        guard bytes.count - index >= 18, bytes[index] == UInt8(ascii: "\""), bytes[index + 17] == UInt8(ascii: "\"") else { return nil }
+        var value: UInt64 = 0
+        for offset in 1...16 {
+            let byte = bytes[index + offset]
+            let digit: UInt8
+            switch byte {
+            case 0x30...0x39: digit = byte - 0x30
+            case 0x61...0x66: digit = byte - 0x57
+            default: return nil
+            }
+            value = value << 4 | UInt64(digit)
+        }
+        index += 18
+        return StableKey(value: value)
     }
 }

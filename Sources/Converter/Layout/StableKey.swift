@@ -9,15 +9,19 @@ struct StableKey: Hashable, Comparable, Sendable {
     }
 
     init(sourceID: String, key: String) {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in sourceID.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
+        var hash = StableKey.fnv1a(sourceID, 0xcbf2_9ce4_8422_2325)
         hash = (hash ^ 0) &* 0x0000_0100_0000_01b3
-        for byte in key.utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        value = StableKey.fnv1a(key, hash)
+    }
+
+    /// FNV-1a over the string's UTF-8 bytes, read from its contiguous storage (native strings are).
+    private static func fnv1a(_ text: String, _ start: UInt64) -> UInt64 {
+        var text = text
+        return text.withUTF8 { bytes in
+            var hash = start
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            return hash
         }
-        value = hash
     }
 
     /// Parses the 16-digit lowercase hex form written by `hex`.
@@ -26,9 +30,21 @@ struct StableKey: Hashable, Comparable, Sendable {
         value = parsed
     }
 
-    var hex: String {
-        let digits = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+    var hex: String { String(decoding: hexBytes(), as: UTF8.self) }
+
+    /// Appends the 16 lowercase hex digits of `hex` (the layout state writes one per rule).
+    func appendHex(to out: inout [UInt8]) {
+        for shift in stride(from: 60, through: 0, by: -4) {
+            let digit = UInt8(truncatingIfNeeded: (value >> UInt64(shift)) & 0xf)
+            out.append(digit < 10 ? 0x30 + digit : 0x57 + digit)  // 0-9, a-f
+        }
+    }
+
+    private func hexBytes() -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(16)
+        appendHex(to: &out)
+        return out
     }
 
     static func < (lhs: StableKey, rhs: StableKey) -> Bool { lhs.value < rhs.value }

@@ -63,19 +63,29 @@ struct NetworkRuleBuilder {
 
         let action: StaticString = filter.isException ? "ignore-previous-rules" : "block"
         var rules: [BuiltRule] = []
+        rules.reserveCapacity(urlFilter.variants.count * groups.count)
+        // Every rule is written into one reused buffer and copied out at its exact size: the rules
+        // live until layout ends, and a grown buffer's slack was about half their memory.
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(512)
+        func json(_ variant: [UInt8], _ group: TypeGroup, _ domainKey: StaticString?, _ domains: [String], _ action: StaticString) -> [UInt8] {
+            scratch.removeAll(keepingCapacity: true)
+            appendRuleJSON(variant, options, group, domainKey: domainKey, domains: domains, action: action, to: &scratch)
+            return scratch.withUnsafeBufferPointer { Array($0) }
+        }
         for variant in urlFilter.variants {
             for group in groups {
                 switch condition {
                 case .any:
-                    rules.append(BuiltRule(json: ruleJSON(variant, options, group, domainKey: nil, domains: [], action: action)))
+                    rules.append(BuiltRule(json: json(variant, group, nil, [], action)))
                 case .only(let domains):
-                    rules.append(BuiltRule(json: ruleJSON(variant, options, group, domainKey: "if-domain", domains: domains, action: action)))
+                    rules.append(BuiltRule(json: json(variant, group, "if-domain", domains, action)))
                 case .except(let domains):
-                    rules.append(BuiltRule(json: ruleJSON(variant, options, group, domainKey: "unless-domain", domains: domains, action: action)))
+                    rules.append(BuiltRule(json: json(variant, group, "unless-domain", domains, action)))
                 case .carvedOut(let included, let excluded):
                     rules.append(BuiltRule(
-                        json: ruleJSON(variant, options, group, domainKey: "if-domain", domains: included, action: action),
-                        carveOut: ruleJSON(variant, options, group, domainKey: "if-domain", domains: excluded, action: "ignore-previous-rules")))
+                        json: json(variant, group, "if-domain", included, action),
+                        carveOut: json(variant, group, "if-domain", excluded, "ignore-previous-rules")))
                 }
             }
         }
@@ -145,10 +155,8 @@ struct NetworkRuleBuilder {
         out.append(UInt8(ascii: "]"))
     }
 
-    static func ruleJSON(_ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
-                         domainKey: StaticString?, domains: [String], action: StaticString) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(urlFilter.count + 192)
+    static func appendRuleJSON(_ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
+                               domainKey: StaticString?, domains: [String], action: StaticString, to out: inout [UInt8]) {
         JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         JSONWriter.appendKey("url-filter", to: &out)
         JSONWriter.appendString(urlFilter, to: &out)
@@ -175,6 +183,5 @@ struct NetworkRuleBuilder {
         out.append(UInt8(ascii: "\""))
         action.withUTF8Buffer { out.append(contentsOf: $0) }
         JSONWriter.appendLiteral("\"}}", to: &out)
-        return out
     }
 }

@@ -3,18 +3,55 @@
 ///
 /// Two passes: the first parses every line and collects `$badfilter` targets and `#@#` exceptions,
 /// which can appear anywhere (in any list); the second converts what is left, in input order.
+/// The per-line work of both passes (parsing, building rule JSON) depends on nothing but the line,
+/// so it runs first, in chunks spread over the cores; the passes then only combine its results in
+/// input order, which keeps the output the same whatever the number of cores.
 struct RuleConverter: Sendable {
     init() {}
 
-    private enum Parsed {
-        case network(NetworkFilter)
-        case cosmetic(CosmeticFilter)
+    /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
+    static let linesPerChunk = 4_096
+
+    /// What the per-line work found for one filter line.
+    private enum LineOutcome {
+        /// Unusable bytes: counted and skipped before duplicate detection (`example` is the line's first 200 bytes).
+        case unusable(SkipReason, example: String)
+        /// A usable filter line; `key` is its text.
+        case filter(key: LineKey, Filter)
     }
 
+    /// A line's text with its hash computed by the per-line work, so the sequential passes'
+    /// duplicate and `$badfilter` lookups do not hash the whole line again.
+    private struct LineKey: Hashable {
+        var text: String
+        var hash: UInt64
+
+        init(_ bytes: UnsafeBufferPointer<UInt8>) {
+            text = String(decoding: bytes, as: UTF8.self)
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+            self.hash = hash
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (lhs: LineKey, rhs: LineKey) -> Bool { lhs.hash == rhs.hash && lhs.text == rhs.text }
+    }
+
+    /// A usable line's meaning, everything computed that does not depend on other lines.
+    private enum Filter {
+        case skipped(SkipReason)
+        case badfilter(target: LineKey)
+        /// A `#@#` exception: its selector and normalized sites (empty: everywhere), or why it cannot be folded.
+        case cosmeticException(Result<(selector: String, domains: [String]), SkipReasonError>)
+        case hiding(Result<CosmeticFolder.HidingRule, SkipReasonError>)
+        case siteException(Result<(scope: SiteException.Scope, json: [UInt8]), SkipReasonError>)
+        case network(Result<NetworkRuleBuilder.Built, SkipReasonError>)
+    }
+
+    /// A line the second pass converts: where its outcome is in the first pass's results.
     private struct Entry {
-        var source: Int
-        var key: String
-        var parsed: Parsed
+        var chunk: Int32
+        var line: Int32
     }
 
     /// A block with a carve-out exception, kept to prove no other such unit's exception cancels it.
@@ -23,86 +60,107 @@ struct RuleConverter: Sendable {
         var excluded: [String]
     }
 
-    func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport]) {
-        var tallies = sources.map { SourceTally(id: $0.id) }
-        var entries: [Entry] = []
-        var seen = Set<String>(minimumCapacity: sources.reduce(0) { $0 + $1.bytes.count / 16 })
-        var badfilterTargets = Set<String>()
-        var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
+    /// A run of one source's lines, parsed as one piece of work.
+    private struct Chunk {
+        var source: Int
+        var lines: Range<Int>
+    }
 
-        for (sourceIndex, source) in sources.enumerated() {
-            let ranges = FilterLineReader.lineRanges(in: source.bytes)
+    /// - Parameter alongside: other work to run on the cores together with the per-line work
+    ///   (it starts first); it must not touch what the conversion touches.
+    func convert(_ sources: [FilterListSource], alongside: () -> Void = {}) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport]) {
+        var tallies = sources.map { SourceTally(id: $0.id) }
+        let lineRanges = sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
+        var chunks: [Chunk] = []
+        for (sourceIndex, ranges) in lineRanges.enumerated() {
             tallies[sourceIndex].lines = ranges.count
-            source.bytes.withUnsafeBufferPointer { buffer in
-                for range in ranges {
-                    let line = UnsafeBufferPointer(rebasing: buffer[range])
-                    let kind = LineClassifier.classify(line)
-                    if kind == .notARule { continue }
-                    tallies[sourceIndex].rules += 1
-                    if case .unusable(let reason) = kind {
-                        tallies[sourceIndex].skip(reason, line: String(decoding: line.prefix(200), as: UTF8.self))
+            for start in stride(from: 0, to: ranges.count, by: Self.linesPerChunk) {
+                chunks.append(Chunk(source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count)))
+            }
+        }
+        var outcomes = Parallel.map(chunks.count + 1) { index -> [LineOutcome] in
+            guard index > 0 else {
+                alongside()
+                return []
+            }
+            let chunk = chunks[index - 1]
+            return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source])
+        }
+        outcomes.removeFirst()
+
+        var entries: [Entry] = []
+        entries.reserveCapacity(outcomes.reduce(0) { $0 + $1.count })
+        var seen = Set<LineKey>(minimumCapacity: entries.capacity)
+        var badfilterTargets = Set<LineKey>()
+        var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
+        var networkRuleCount = 0
+        for (chunkIndex, (chunk, lines)) in zip(chunks, outcomes).enumerated() {
+            let sourceIndex = chunk.source
+            tallies[sourceIndex].rules += lines.count
+            for (lineIndex, line) in lines.enumerated() {
+                switch line {
+                case .unusable(let reason, let example):
+                    tallies[sourceIndex].skip(reason, line: example)
+                case .filter(let lineKey, let filter):
+                    if !seen.insert(lineKey).inserted {
+                        tallies[sourceIndex].skip(.duplicate, line: lineKey.text)
                         continue
                     }
-                    let key = String(decoding: line, as: UTF8.self)
-                    if !seen.insert(key).inserted {
-                        tallies[sourceIndex].skip(.duplicate, line: key)
-                        continue
-                    }
-                    let slice = source.bytes[range]
-                    switch kind {
-                    case .cosmetic(let separatorStart):
-                        switch CosmeticFilterParser.parse(slice, separatorStart: range.lowerBound + separatorStart) {
-                        case .failure(let error):
-                            tallies[sourceIndex].skip(error.reason, line: key)
-                        case .success(let filter):
-                            if filter.isException {
-                                switch Self.recordException(filter, into: &cosmeticExceptions) {
-                                case nil: tallies[sourceIndex].converted += 1
-                                case let reason?: tallies[sourceIndex].skip(reason, line: key)
-                                }
-                            } else {
-                                entries.append(Entry(source: sourceIndex, key: key, parsed: .cosmetic(filter)))
-                            }
-                        }
-                    default:
-                        switch NetworkFilterParser.parse(slice) {
-                        case .failure(let error):
-                            tallies[sourceIndex].skip(error.reason, line: key)
-                        case .success(let filter):
-                            if let target = filter.badfilterTarget {
-                                badfilterTargets.insert(String(decoding: target, as: UTF8.self))
-                                tallies[sourceIndex].skip(.badfilter, line: key)
-                            } else {
-                                entries.append(Entry(source: sourceIndex, key: key, parsed: .network(filter)))
-                            }
-                        }
+                    let key = lineKey.text
+                    switch filter {
+                    case .skipped(let reason):
+                        tallies[sourceIndex].skip(reason, line: key)
+                    case .badfilter(let target):
+                        badfilterTargets.insert(target)
+                        tallies[sourceIndex].skip(.badfilter, line: key)
+                    case .cosmeticException(.failure(let error)):
+                        tallies[sourceIndex].skip(error.reason, line: key)
+                    case .cosmeticException(.success(let exception)):
+                        var entry = cosmeticExceptions[exception.selector] ?? CosmeticFolder.Exceptions()
+                        if exception.domains.isEmpty { entry.everywhere = true } else { entry.domains.append(contentsOf: exception.domains) }
+                        cosmeticExceptions[exception.selector] = entry
+                        tallies[sourceIndex].converted += 1
+                    case .hiding, .siteException, .network:
+                        if case .network(.success(let built)) = filter { networkRuleCount += built.rules.count }
+                        entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
                     }
                 }
             }
         }
 
+        seen = []  // the second pass allocates every rule: free the biggest leftover of the first one before it
         var rules = ConvertedRules()
-        rules.network.reserveCapacity(entries.count)
+        rules.network.reserveCapacity(networkRuleCount)
         var carveOuts: [CarveOutUnit] = []
-        for entry in entries {
+        var released = 0
+        for position in entries {
+            // Entries come in chunk order: release each chunk's results once its last entry is done.
+            while released < Int(position.chunk) {
+                outcomes[released] = []
+                released += 1
+            }
+            guard case .filter(let lineKey, let filter) = outcomes[Int(position.chunk)][Int(position.line)] else { continue }
+            let entry = (source: chunks[Int(position.chunk)].source, key: lineKey.text)
             let sourceID = sources[entry.source].id
-            switch entry.parsed {
-            case .network(let filter):
-                if badfilterTargets.contains(entry.key) {
+            switch filter {
+            case .siteException(let site):
+                if badfilterTargets.contains(lineKey) {
                     tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
                     continue
                 }
-                if let site = SiteExceptionBuilder.build(filter) {
-                    switch site {
-                    case .success(let built):
-                        rules.siteExceptions.append(SiteException(key: entry.key, scope: built.scope, json: built.json, sourceID: sourceID))
-                        tallies[entry.source].converted += 1
-                    case .failure(let error):
-                        tallies[entry.source].skip(error.reason, line: entry.key)
-                    }
+                switch site {
+                case .success(let built):
+                    rules.siteExceptions.append(SiteException(key: entry.key, scope: built.scope, json: built.json, sourceID: sourceID))
+                    tallies[entry.source].converted += 1
+                case .failure(let error):
+                    tallies[entry.source].skip(error.reason, line: entry.key)
+                }
+            case .network(let result):
+                if badfilterTargets.contains(lineKey) {
+                    tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
                     continue
                 }
-                switch NetworkRuleBuilder.build(filter) {
+                switch result {
                 case .failure(let error):
                     tallies[entry.source].skip(error.reason, line: entry.key)
                 case .success(let built):
@@ -122,22 +180,70 @@ struct RuleConverter: Sendable {
                     }
                     tallies[entry.source].converted += 1
                 }
-            case .cosmetic(let filter):
-                switch Self.hidingRule(filter, key: entry.key, sourceID: sourceID, sourceIndex: entry.source) {
-                case .failure(let error):
-                    tallies[entry.source].skip(error.reason, line: entry.key)
-                case .success(let hiding):
-                    switch CosmeticFolder.fold(hiding, exceptions: cosmeticExceptions[hiding.selector]) {
-                    case .kept(let selector):
-                        rules.cosmetic.append(selector)
-                        tallies[entry.source].converted += 1
-                    case .skipped(let reason):
-                        tallies[entry.source].skip(reason, line: entry.key)
-                    }
+            case .hiding(.failure(let error)):
+                tallies[entry.source].skip(error.reason, line: entry.key)
+            case .hiding(.success(let hiding)):
+                switch CosmeticFolder.fold(hiding, exceptions: cosmeticExceptions[hiding.selector]) {
+                case .kept(let selector):
+                    rules.cosmetic.append(selector)
+                    tallies[entry.source].converted += 1
+                case .skipped(let reason):
+                    tallies[entry.source].skip(reason, line: entry.key)
                 }
+            case .skipped, .badfilter, .cosmeticException:
+                break  // settled in the first pass
             }
         }
         return (rules, tallies.map(\.report))
+    }
+
+    /// The per-line work for one chunk: classify, parse and build, for every filter line (comments,
+    /// headers and blank lines are dropped). Pure: reads only the chunk's own lines.
+    private static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>]) -> [LineOutcome] {
+        let source = sources[chunk.source]
+        var outcomes: [LineOutcome] = []
+        outcomes.reserveCapacity(chunk.lines.count)
+        source.bytes.withUnsafeBufferPointer { buffer in
+            for range in lineRanges[chunk.lines] {
+                let line = UnsafeBufferPointer(rebasing: buffer[range])
+                let kind = LineClassifier.classify(line)
+                if kind == .notARule { continue }
+                if case .unusable(let reason) = kind {
+                    outcomes.append(.unusable(reason, example: String(decoding: line.prefix(200), as: UTF8.self)))
+                    continue
+                }
+                let lineKey = LineKey(line)
+                let key = lineKey.text
+                let slice = source.bytes[range]
+                let filter: Filter
+                switch kind {
+                case .cosmetic(let separatorStart):
+                    switch CosmeticFilterParser.parse(slice, separatorStart: range.lowerBound + separatorStart) {
+                    case .failure(let error):
+                        filter = .skipped(error.reason)
+                    case .success(let parsed) where parsed.isException:
+                        filter = .cosmeticException(exception(parsed))
+                    case .success(let parsed):
+                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, sourceIndex: chunk.source))
+                    }
+                default:
+                    switch NetworkFilterParser.parse(slice) {
+                    case .failure(let error):
+                        filter = .skipped(error.reason)
+                    case .success(let parsed):
+                        if let target = parsed.badfilterTarget {
+                            filter = .badfilter(target: target.withUnsafeBufferPointer { LineKey($0) })
+                        } else if let site = SiteExceptionBuilder.build(parsed) {
+                            filter = .siteException(site)
+                        } else {
+                            filter = .network(NetworkRuleBuilder.build(parsed))
+                        }
+                    }
+                }
+                outcomes.append(.filter(key: lineKey, filter))
+            }
+        }
+        return outcomes
     }
 
     /// True when `later`'s carve-out exception could cancel `earlier`'s block on a page where it applies:
@@ -150,26 +256,22 @@ struct RuleConverter: Sendable {
         }
     }
 
-    /// Records a `#@#` exception; returns a skip reason when it cannot be folded exactly.
-    private static func recordException(_ filter: CosmeticFilter, into exceptions: inout [String: CosmeticFolder.Exceptions]) -> SkipReason? {
+    /// A `#@#` exception's selector and sites (empty: everywhere), or why it cannot be folded exactly.
+    private static func exception(_ filter: CosmeticFilter) -> Result<(selector: String, domains: [String]), SkipReasonError> {
         switch CSSSelectorChecker.check(filter.selector) {
         case .valid: break
-        case .extendedCSS: return .extendedCSS
-        case .invalid: return .invalidSelector
+        case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
+        case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
         }
-        if !filter.excludedDomains.isEmpty { return .cosmeticExceptionInexact }
+        if !filter.excludedDomains.isEmpty { return .failure(SkipReasonError(reason: .cosmeticExceptionInexact)) }
         var domains: [String] = []
         for raw in filter.includedDomains {
             switch DomainNormalizer.normalize(raw) {
             case .domain(let domain): domains.append(domain)
-            case .failure(let reason): return reason
+            case .failure(let reason): return .failure(SkipReasonError(reason: reason))
             }
         }
-        let selector = String(decoding: filter.selector, as: UTF8.self)
-        var entry = exceptions[selector] ?? CosmeticFolder.Exceptions()
-        if domains.isEmpty { entry.everywhere = true } else { entry.domains.append(contentsOf: domains) }
-        exceptions[selector] = entry
-        return nil
+        return .success((String(decoding: filter.selector, as: UTF8.self), domains))
     }
 
     private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String, sourceIndex: Int) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {

@@ -5,7 +5,11 @@
 struct URLFilterRegexChecker {
     /// nil when WebKit compiles the pattern, otherwise why it would not (or would be dead).
     static func problem<C: Collection>(in pattern: C) -> String? where C.Element == UInt8 {
-        let bytes = Array(pattern)
+        if let verdict = pattern.withContiguousStorageIfAvailable({ problem(in: $0) }) { return verdict }
+        return Array(pattern).withUnsafeBufferPointer { problem(in: $0) }
+    }
+
+    private static func problem(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
         if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
         var index = 0
         var depth = 0
@@ -70,7 +74,7 @@ struct URLFilterRegexChecker {
 
     /// Index of the `]` closing the class at `start`, or nil if it is empty, unterminated, uses letter
     /// escapes or has a reversed range.
-    private static func classEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+    private static func classEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
         var index = start + 1
         if index < bytes.count, bytes[index] == UInt8(ascii: "^") { index += 1 }
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { return nil }

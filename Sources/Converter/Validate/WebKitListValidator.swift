@@ -77,8 +77,15 @@ public struct WebKitListValidator: Sendable {
         var type: [UInt8] = []
     }
 
+    /// Length first, then the bytes: most keys differ in length from the name they are tested against.
     @inline(__always) static func equals(_ bytes: [UInt8], _ text: StaticString) -> Bool {
-        text.withUTF8Buffer { $0.elementsEqual(bytes) }
+        guard bytes.count == text.utf8CodeUnitCount else { return false }
+        return text.withUTF8Buffer { expected in
+            bytes.withUnsafeBufferPointer { actual in
+                for index in 0..<actual.count where actual[index] != expected[index] { return false }
+                return true
+            }
+        }
     }
 
     static func ruleProblems(_ cursor: inout JSONCursor, _ scratch: inout Scratch) throws -> [String] {

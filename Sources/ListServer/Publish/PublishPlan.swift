@@ -57,7 +57,9 @@ struct PublishPlan: Sendable {
         for list in lists {
             guard isSafeListID(list.id) else { throw PublishError.invalidListID(list.id) }
             guard seen.insert(list.id).inserted else { throw PublishError.duplicateListID(list.id) }
-            let hash = SHA256.hex(list.json)
+        }
+        let hashes = onEveryCore(lists.count) { SHA256.hex(lists[$0].json) }
+        for (list, hash) in zip(lists, hashes) {
             let name = "\(list.id).\(hash.prefix(hashPrefixLength)).json"
             planned.append(PlannedList(id: list.id, rules: list.ruleCount, sha256: hash, fileName: name, identity: list.json, gzip: nil))
         }
@@ -99,23 +101,30 @@ struct PublishPlan: Sendable {
     }
 
     /// Compresses the lists whose gzip sibling is missing, spreading the work over every core.
+    /// The largest lists go first, so that no core is left alone with a big list at the end.
     private static func compressMissing(_ planned: inout [PlannedList], gzipExists: (String) -> Bool) throws {
         let jobs = planned.indices.filter { !gzipExists(planned[$0].gzipName) }
+            .sorted { planned[$0].identity.count > planned[$1].identity.count || (planned[$0].identity.count == planned[$1].identity.count && $0 < $1) }
         guard !jobs.isEmpty else { return }
-        var results = [Result<[UInt8], Error>?](repeating: nil, count: jobs.count)
         let inputs = jobs.map { planned[$0].identity }
-        results.withUnsafeMutableBufferPointer { slots in
-            let base = slots.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: inputs.count) { slot in
-                // Each iteration writes only its own slot.
-                base[slot] = Result { try Gzip.compress(inputs[slot]) }
-            }
-        }
+        let results = onEveryCore(inputs.count) { slot in Result { try Gzip.compress(inputs[slot]) } }
         for (slot, index) in jobs.enumerated() {
-            switch results[slot]! {
+            switch results[slot] {
             case .success(let bytes): planned[index].gzip = bytes
             case .failure(let error): throw PublishError.compression(planned[index].fileName, "\(error)")
             }
         }
+    }
+
+    /// `(0..<count).map(body)` with the calls spread over every core; results in index order.
+    private static func onEveryCore<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+        guard count > 0 else { return [] }
+        var slots = [T?](repeating: nil, count: count)
+        slots.withUnsafeMutableBufferPointer { buffer in
+            let base = buffer.baseAddress!
+            // Each iteration writes only its own slot.
+            DispatchQueue.concurrentPerform(iterations: count) { base[$0] = body($0) }
+        }
+        return slots.map { $0! }
     }
 }

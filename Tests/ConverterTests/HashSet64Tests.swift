@@ -1,0 +1,62 @@
+@testable import Converter
+import Testing
+
+/// `HashSet64` stands in for `Set<UInt64>` in `HostRelationIndex`: it must answer exactly as a `Set` would.
+@Suite struct HashSet64Tests {
+    @Test func agreesWithSetOnSeededRandomValues() {
+        var generator = SplitMix64(seed: 42)
+        var reference = Set<UInt64>()
+        var set = HashSet64()
+        for round in 0..<20_000 {
+            // Small values collide often in the low bits; edge values exercise the empty-slot marker.
+            let value: UInt64 = round % 7 == 0 ? generator.next() % 64 : (round % 1_001 == 0 ? .max : generator.next())
+            set.insert(value)
+            reference.insert(value)
+        }
+        #expect(set.count == reference.count)
+        for value in reference { #expect(set.contains(value)) }
+        var misses = 0
+        for _ in 0..<20_000 {
+            let probe = generator.next()
+            if !reference.contains(probe) {
+                #expect(!set.contains(probe))
+                misses += 1
+            }
+        }
+        #expect(misses > 19_000)
+    }
+
+    @Test func edgeValuesAndDuplicates() {
+        var set = HashSet64()
+        #expect(set.isEmpty)
+        #expect(!set.contains(0))
+        #expect(!set.contains(.max))
+        for value: UInt64 in [0, .max, 0, .max, 1, .max - 1] { set.insert(value) }
+        #expect(set.count == 4)
+        for value: UInt64 in [0, 1, .max - 1, .max] { #expect(set.contains(value)) }
+        #expect(!set.contains(2))
+    }
+
+    @Test func hostRelationsThroughTheIndex() {
+        var index = HostRelationIndex()
+        index.insert("ads.example.com")
+        #expect(index.relates(to: "ads.example.com"))
+        #expect(index.relates(to: "x.ads.example.com"))
+        #expect(index.relates(to: "example.com"))
+        #expect(!index.relates(to: "other.com"))
+        #expect(!index.relates(to: "s.example.com"))
+    }
+}
+
+/// Deterministic generator for test inputs.
+private struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}
