@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <idn2.h>
+#include <malloc.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 #include <zlib.h>
@@ -237,4 +238,8 @@ extern int memfd_create(const char *name, unsigned int flags);
 
 int shim_memfd_create(const char *name) {
     return memfd_create(name, 0x0001U /* MFD_CLOEXEC */);
+}
+
+int shim_malloc_set_trim_threshold(int bytes) {
+    return mallopt(M_TRIM_THRESHOLD, bytes);
 }

@@ -26,6 +26,7 @@ enum ListServerMain {
     }
 
     static func main() {
+        MemoryTuning.apply()
         exit(run(Array(CommandLine.arguments.dropFirst())))
     }
 

@@ -92,4 +92,8 @@ int shim_accept_nonblocking(int fd);
 /// response body once, so it can be sent with sendfile (no user-space copy per response).
 int shim_memfd_create(const char *name);
 
+/// mallopt(M_TRIM_THRESHOLD, bytes): freed memory above this at the heap top goes back to the
+/// system (setting it also stops glibc from raising the threshold by itself). 1 on success.
+int shim_malloc_set_trim_threshold(int bytes);
+
 #endif
