@@ -1,5 +1,3 @@
-import Dispatch
-
 /// One list as layout built it: rule objects in the order WebKit must see them.
 struct LaidOutList: Sendable, Equatable {
     var id: String
@@ -203,16 +201,7 @@ struct ListLayout: Sendable {
 
     /// Builds every list, the lists spread over the cores (each is independent of the others).
     private func build(_ placed: [PlacedList], _ input: LayoutInput) -> [LaidOutList] {
-        guard placed.count > 1 else { return placed.map { build($0, input) } }
-        var built = [LaidOutList?](repeating: nil, count: placed.count)
-        built.withUnsafeMutableBufferPointer { slots in
-            let base = slots.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: placed.count) { index in
-                // Each iteration writes only its own slot.
-                base[index] = build(placed[index], input)
-            }
-        }
-        return built.map { $0! }
+        Parallel.map(placed.count) { build(placed[$0], input) }
     }
 
     private func build(_ list: PlacedList, _ input: LayoutInput) -> LaidOutList {
@@ -376,22 +365,13 @@ struct LayoutInput: Sendable {
             previousFamily: previousFamily, pathListExists: pathListExists, churn: churn)
         // Each rule is analysed on its own (the costly part: reading its JSON, hashing its key),
         // spread over the cores; the results are then collected in input order.
-        let analyses = rules.network.withUnsafeBufferPointer { network in
-            var analyses = [NetworkAnalysis?](repeating: nil, count: network.count)
-            analyses.withUnsafeMutableBufferPointer { slots in
-                let base = slots.baseAddress!
-                let stripe = 4_096
-                DispatchQueue.concurrentPerform(iterations: (network.count + stripe - 1) / stripe) { chunk in
-                    // Each iteration writes only its own stripe of slots.
-                    for index in chunk * stripe..<min(network.count, (chunk + 1) * stripe) {
-                        base[index] = lookup.analyse(network[index], index: index)
-                    }
-                }
-            }
-            return analyses
-        }
+        let stripe = 4_096
+        let network = rules.network
+        let analyses = Parallel.map((network.count + stripe - 1) / stripe) { chunk in
+            (chunk * stripe..<min(network.count, (chunk + 1) * stripe)).map { lookup.analyse(network[$0], index: $0) }
+        }.joined()
         for (index, analysis) in analyses.enumerated() {
-            switch analysis! {
+            switch analysis {
             case .exception(let pages, let types):
                 networkPages.append(pages)
                 exceptions.append(index)
