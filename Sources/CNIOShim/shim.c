@@ -240,6 +240,6 @@ int shim_memfd_create(const char *name) {
     return memfd_create(name, 0x0001U /* MFD_CLOEXEC */);
 }
 
-int shim_malloc_set_trim_threshold(int bytes) {
-    return mallopt(M_TRIM_THRESHOLD, bytes);
+int shim_malloc_set_mmap_threshold(int bytes) {
+    return mallopt(M_MMAP_THRESHOLD, bytes);
 }

@@ -92,8 +92,9 @@ int shim_accept_nonblocking(int fd);
 /// response body once, so it can be sent with sendfile (no user-space copy per response).
 int shim_memfd_create(const char *name);
 
-/// mallopt(M_TRIM_THRESHOLD, bytes): freed memory above this at the heap top goes back to the
-/// system (setting it also stops glibc from raising the threshold by itself). 1 on success.
-int shim_malloc_set_trim_threshold(int bytes);
+/// mallopt(M_MMAP_THRESHOLD, bytes): blocks at least this large get their own mapping, which goes
+/// back to the system when freed (setting it also stops glibc from raising the mmap and trim
+/// thresholds by itself). 1 on success.
+int shim_malloc_set_mmap_threshold(int bytes);
 
 #endif
