@@ -169,7 +169,7 @@ import Glibc
         var manifests = Set<Data>()
         var sawManifest = false
         for round in 0..<120 {
-            FileManager.default.createFile(atPath: announcements, contents: nil)
+            _ = FileManager.default.createFile(atPath: announcements, contents: nil)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["fetch", "--publish-loop", directory]

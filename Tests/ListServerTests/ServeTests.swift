@@ -21,7 +21,7 @@ import Glibc
         init(directory: String, environment: [String: String] = [:], timeout: Double = 60) throws {
             let binary = try FaultTests.listserverBinary()
             output = directory + "/serve-\(UUID().uuidString.prefix(6)).out"
-            FileManager.default.createFile(atPath: output, contents: nil)
+            _ = FileManager.default.createFile(atPath: output, contents: nil)
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["serve", "--config", directory + "/config.json", "--port", "0"]
             var env = ProcessInfo.processInfo.environment
@@ -29,7 +29,7 @@ import Glibc
             for (key, value) in environment { env[key] = value }
             process.environment = env
             process.standardOutput = FileHandle(forWritingAtPath: output)
-            FileManager.default.createFile(atPath: directory + "/serve.err", contents: nil)
+            _ = FileManager.default.createFile(atPath: directory + "/serve.err", contents: nil)
             let errors = FileHandle(forWritingAtPath: directory + "/serve.err")
             process.standardError = errors
             try process.run()
