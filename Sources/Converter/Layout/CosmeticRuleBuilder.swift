@@ -5,15 +5,16 @@
 /// grouped by site, one rule per site (split every `perRule` selectors), whose trigger matches the
 /// document's own URL: `url-filter` `||site^` with `resource-type: ["document"]`. That is ABP's
 /// meaning (hiding follows the frame's domain, so a site's iframe is covered on any page, and
-/// another site's iframe on the site is not), and it compiles in about 0.6× the time of one rule
-/// per domain set with `if-domain` (measured on 2025-10: 7,303 rules against 5,162, both in real
-/// WebKit; `scripts/webkit/hiding_check.py` shows what each form hides). Groups follow list order,
+/// another site's iframe on the site is not), and it compiles in about 0.7× the CPU time of one
+/// rule per domain set with `if-domain`, though it makes more rules (2025-10 site lists: 8,428
+/// rules against 5,162, compiled alternately in real WebKit; `scripts/webkit/hiding_check.py`
+/// shows what each form hides). Groups follow list order,
 /// and list order keeps survivors in place and appends newcomers, so a new selector lands in the
 /// last group of its kind instead of reshuffling the others.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
 
-    /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then `if-domain` groups.
+    /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then site groups.
     func rules(_ selectors: [CosmeticSelector]) -> [[UInt8]] {
         var everywhere: [String] = []
         var except = DomainGroups()
