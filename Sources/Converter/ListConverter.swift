@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Entry point: parse every source, convert rules, lay them out into lists.
 public struct ListConverter: Sendable {
     public var configuration: ConverterConfiguration
@@ -60,45 +58,45 @@ public struct ListConverter: Sendable {
     /// (keys, selectors, rules no list holds) is released there too, off the sequential path.
     private func finish(_ laidOut: consuming [LaidOutList], previousLists: [String: [UInt8]], state: LayoutState,
                         releasing rules: consuming ConvertedRules) -> Finished {
-        let count = laidOut.count
-        var lists = [RuleList?](repeating: nil, count: count)
-        var problems = [[WebKitListValidator.Problem]](repeating: [], count: count)
-        var encodedState: [UInt8] = []
+        enum Piece {
+            case state([UInt8])
+            case list(RuleList, problems: [WebKitListValidator.Problem])
+        }
         let validates = configuration.validatesLists
-        laidOut.withUnsafeMutableBufferPointer { input in
-            lists.withUnsafeMutableBufferPointer { listSlots in
-                problems.withUnsafeMutableBufferPointer { problemSlots in
-                    let input = input.baseAddress!, listBase = listSlots.baseAddress!, problemBase = problemSlots.baseAddress!
-                    withUnsafeMutablePointer(to: &encodedState) { stateSlot in
-                        // Each iteration touches only its own slots.
-                        // Iteration 0, handed out first, frees the rules while the lists' JSON is
-                        // being allocated; then the lists follow.
-                        DispatchQueue.concurrentPerform(iterations: count + 1) { iteration in
-                            guard iteration > 0 else {
-                                rules = ConvertedRules()
-                                stateSlot.pointee = state.encoded()
-                                return
-                            }
-                            let index = iteration - 1
-                            let json = input[index].json
-                            let list = RuleList(id: input[index].id, json: json, ruleCount: input[index].ruleCount)
-                            input[index].rules = []
-                            input[index].kept = nil
-                            // A list republished byte for byte was validated when it was first published.
-                            if validates, previousLists[list.id] != json {
-                                problemBase[index] = WebKitListValidator().problems(in: json)
-                            }
-                            listBase[index] = list
-                        }
-                    }
+        let pieces = laidOut.withUnsafeMutableBufferPointer { input in
+            // Piece 0, handed out first, frees the rules while the lists' JSON is being allocated.
+            Parallel.map(input.count + 1) { piece -> Piece in
+                guard piece > 0 else {
+                    rules = ConvertedRules()
+                    return .state(state.encoded())
                 }
+                // Each piece touches only its own list.
+                let index = piece - 1
+                let json = input[index].json
+                let list = RuleList(id: input[index].id, json: json, ruleCount: input[index].ruleCount)
+                input[index].rules = []
+                input[index].kept = nil
+                // A list republished byte for byte was validated when it was first published.
+                let problems = validates && previousLists[list.id] != json ? WebKitListValidator().problems(in: json) : []
+                return .list(list, problems: problems)
+            }
+        }
+        var lists: [RuleList] = []
+        var problems: [[WebKitListValidator.Problem]] = []
+        var encodedState: [UInt8] = []
+        for piece in pieces {
+            switch piece {
+            case .state(let bytes): encodedState = bytes
+            case .list(let list, let found):
+                lists.append(list)
+                problems.append(found)
             }
         }
         var problem: ConversionError?
         if let index = problems.firstIndex(where: { !$0.isEmpty }) {
             let shown = problems[index].prefix(3).map(\.description).joined(separator: "; ")
-            problem = .invalidList("\(lists[index]!.id): \(problems[index].count) problems, first: \(shown)")
+            problem = .invalidList("\(lists[index].id): \(problems[index].count) problems, first: \(shown)")
         }
-        return Finished(lists: lists.map { $0! }, state: encodedState, problem: problem)
+        return Finished(lists: lists, state: encodedState, problem: problem)
     }
 }

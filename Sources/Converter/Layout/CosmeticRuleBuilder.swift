@@ -56,30 +56,41 @@ struct CosmeticRuleBuilder: Sendable {
         return filter.variants[0]
     }
 
-    private func rule(selectors: ArraySlice<String>, documentFilter: [UInt8]) -> [UInt8] {
-        var out = Array(#"{"trigger":{"url-filter":"#.utf8)
-        JSONWriter.appendString(documentFilter, to: &out)
-        out += Array(#","resource-type":["document"]},"action":{"type":"css-display-none","selector":"#.utf8)
-        JSONWriter.appendString(selectors.joined(separator: ", "), to: &out)
-        out += Array("}}".utf8)
-        return out
-    }
-
     private func chunks(_ selectors: [String]) -> [ArraySlice<String>] {
         stride(from: 0, to: selectors.count, by: max(1, perRule)).map {
             selectors[$0..<min($0 + max(1, perRule), selectors.count)]
         }
     }
 
-    private func rule(selectors: ArraySlice<String>, condition: String?, domains: [String]) -> [UInt8] {
-        var out = Array(#"{"trigger":{"url-filter":".*""#.utf8)
-        if let condition {
-            out += Array(",\"\(condition)\":".utf8)
-            JSONWriter.appendStringArray(domains.map { "*" + $0 }, to: &out)
+    /// A rule for every page, or with `condition` (`if-domain`, `unless-domain`) on `domains`.
+    private func rule(selectors: ArraySlice<String>, condition: StaticString?, domains: [String]) -> [UInt8] {
+        rule(selectors: selectors) { out in
+            JSONWriter.appendLiteral(#""url-filter":".*""#, to: &out)
+            if let condition {
+                out.append(UInt8(ascii: ","))
+                JSONWriter.appendKey(condition, to: &out)
+                JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &out)
+            }
         }
-        out += Array(#"},"action":{"type":"css-display-none","selector":"#.utf8)
+    }
+
+    /// A rule matching the documents of the site whose `||site^` url-filter is `documentFilter`.
+    private func rule(selectors: ArraySlice<String>, documentFilter: [UInt8]) -> [UInt8] {
+        rule(selectors: selectors) { out in
+            JSONWriter.appendKey("url-filter", to: &out)
+            JSONWriter.appendString(documentFilter, to: &out)
+            JSONWriter.appendLiteral(#","resource-type":["document"]"#, to: &out)
+        }
+    }
+
+    /// `{"trigger":{…},"action":{"type":"css-display-none","selector":"a, b"}}`, the trigger's fields written by `trigger`.
+    private func rule(selectors: ArraySlice<String>, trigger: (inout [UInt8]) -> Void) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
+        trigger(&out)
+        JSONWriter.appendLiteral(#"},"action":{"type":"css-display-none","selector":"#, to: &out)
         JSONWriter.appendString(selectors.joined(separator: ", "), to: &out)
-        out += Array("}}".utf8)
+        JSONWriter.appendLiteral("}}", to: &out)
         return out
     }
 }

@@ -42,10 +42,10 @@ struct HostRelationIndex: Sendable {
     static func forEachSuffixHash(_ host: String, _ body: (UInt64) -> Void) {
         var host = host
         host.withUTF8 { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            var hash = FNV1a.offsetBasis
             var index = bytes.count - 1
             while index >= 0 {
-                hash = (hash ^ UInt64(bytes[index])) &* 0x0000_0100_0000_01b3
+                hash = FNV1a.step(hash, bytes[index])
                 if index == 0 || bytes[index - 1] == UInt8(ascii: ".") { body(hash) }
                 index -= 1
             }

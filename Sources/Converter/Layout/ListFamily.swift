@@ -25,7 +25,7 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
     case networkNavigation = "network-navigation"
     /// `##sel` everywhere, and generic selectors with `#@#` exceptions (`unless-domain`).
     case cosmeticGeneric = "cosmetic-generic"
-    /// `site##sel`: hiding limited to some sites (`if-domain`).
+    /// `site##sel`: hiding limited to some sites' documents (see `CosmeticRuleBuilder`).
     case cosmeticSites = "cosmetic-sites"
 
     /// Families whose new rules wait in a small "recent" list before moving to stable lists in a

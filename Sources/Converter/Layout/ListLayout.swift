@@ -457,7 +457,7 @@ struct FamilyLookup: Sendable {
         }
         var family: ListFamily
         var order: [UInt8]
-        let anchoredHost = rule.anchorHost.flatMap { $0.utf8.contains(UInt8(ascii: ".")) ? $0 : nil }
+        let anchoredHost = rule.anchorHost.flatMap { ExceptionScope.hasDot($0) ? $0 : nil }
         switch (rule.navigation, pages, anchoredHost) {
         case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
             family = .networkHosts

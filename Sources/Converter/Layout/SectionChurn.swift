@@ -64,7 +64,7 @@ struct SectionChurn: Sendable {
                         if line[0] == UInt8(ascii: "!") {
                             if let section = SectionChurn.sectionName(line) { current = ChurnClass.of(section: section) }
                         } else if current != .calm, line[0] != UInt8(ascii: "[") {
-                            lines[SectionChurn.hash(line)] = current
+                            lines[FNV1a.hash(line)] = current
                         }
                     }
                     start = end + 1
@@ -80,23 +80,15 @@ struct SectionChurn: Sendable {
         guard let lines = classes[sourceID] else { return .calm }
         var key = key
         return key.withUTF8 { bytes in
-            if let found = lines[SectionChurn.hash(bytes)] { return found }
+            if let found = lines[FNV1a.hash(bytes)] { return found }
             // `line#n`: look the line up without the suffix.
             var hashIndex = bytes.count - 1
             while hashIndex > 0, bytes[hashIndex] >= UInt8(ascii: "0"), bytes[hashIndex] <= UInt8(ascii: "9") { hashIndex -= 1 }
             guard hashIndex > 0, bytes[hashIndex] == UInt8(ascii: "#") else { return .calm }
-            return lines[SectionChurn.hash(UnsafeBufferPointer(rebasing: bytes[..<hashIndex]))] ?? .calm
+            return lines[FNV1a.hash(UnsafeBufferPointer(rebasing: bytes[..<hashIndex]))] ?? .calm
         }
     }
 
-    /// FNV-1a, 64 bits: stable across runs and machines (Swift's `Hasher` is seeded per process).
-    private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return value
-    }
 
     private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0d }
 

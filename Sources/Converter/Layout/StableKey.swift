@@ -9,19 +9,8 @@ struct StableKey: Hashable, Comparable, Sendable {
     }
 
     init(sourceID: String, key: String) {
-        var hash = StableKey.fnv1a(sourceID, 0xcbf2_9ce4_8422_2325)
-        hash = (hash ^ 0) &* 0x0000_0100_0000_01b3
-        value = StableKey.fnv1a(key, hash)
-    }
-
-    /// FNV-1a over the string's UTF-8 bytes, read from its contiguous storage (native strings are).
-    private static func fnv1a(_ text: String, _ start: UInt64) -> UInt64 {
-        var text = text
-        return text.withUTF8 { bytes in
-            var hash = start
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            return hash
-        }
+        // The source id, a 0 byte, then the key.
+        value = FNV1a.hash(key, from: FNV1a.step(FNV1a.hash(sourceID), 0))
     }
 
     /// Parses the 16-digit lowercase hex form written by `hex`.

@@ -28,9 +28,7 @@ struct RuleConverter: Sendable {
 
         init(_ bytes: UnsafeBufferPointer<UInt8>) {
             text = String(decoding: bytes, as: UTF8.self)
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-            self.hash = hash
+            hash = FNV1a.hash(bytes)
         }
 
         func hash(into hasher: inout Hasher) { hasher.combine(hash) }
@@ -46,6 +44,14 @@ struct RuleConverter: Sendable {
         case hiding(Result<CosmeticFolder.HidingRule, SkipReasonError>)
         case siteException(Result<(scope: SiteException.Scope, json: [UInt8]), SkipReasonError>)
         case network(Result<NetworkRuleBuilder.Built, SkipReasonError>)
+
+        /// A network filter (site exceptions included): what `$badfilter` can cancel.
+        var isNetwork: Bool {
+            switch self {
+            case .siteException, .network: return true
+            case .skipped, .badfilter, .cosmeticException, .hiding: return false
+            }
+        }
     }
 
     /// A line the second pass converts: where its outcome is in the first pass's results.
@@ -142,12 +148,13 @@ struct RuleConverter: Sendable {
             guard case .filter(let lineKey, let filter) = outcomes[Int(position.chunk)][Int(position.line)] else { continue }
             let entry = (source: chunks[Int(position.chunk)].source, key: lineKey.text)
             let sourceID = sources[entry.source].id
+            // A `$badfilter` can stand anywhere in any list, so only now is it known whether one cancels this line.
+            if filter.isNetwork, badfilterTargets.contains(lineKey) {
+                tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
+                continue
+            }
             switch filter {
             case .siteException(let site):
-                if badfilterTargets.contains(lineKey) {
-                    tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
-                    continue
-                }
                 switch site {
                 case .success(let built):
                     rules.siteExceptions.append(SiteException(key: entry.key, scope: built.scope, json: built.json, sourceID: sourceID))
@@ -156,10 +163,6 @@ struct RuleConverter: Sendable {
                     tallies[entry.source].skip(error.reason, line: entry.key)
                 }
             case .network(let result):
-                if badfilterTargets.contains(lineKey) {
-                    tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
-                    continue
-                }
                 switch result {
                 case .failure(let error):
                     tallies[entry.source].skip(error.reason, line: entry.key)
