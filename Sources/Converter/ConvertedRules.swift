@@ -65,6 +65,24 @@ struct NetworkRule: Sendable, Equatable {
     var carveOut: [UInt8]? = nil
     /// Whether the list holding this rule must, may or must not end with `ConvertedRules.navigationGuards`.
     var navigation: NavigationPolicy = .unaffected
+    /// The trigger's page condition, as written in `json`: `if-domain` sites without `*` or
+    /// `unless-domain` sites. Layout reads these rather than parsing the JSON again.
+    var pageCondition: PageCondition = .any
+    /// The trigger's `resource-type` (nil: none, so every type), as written in `json`.
+    var resourceTypes: WebKitResourceTypes?
+
+    /// `if-domain` or `unless-domain` of a trigger.
+    enum PageCondition: Sendable, Equatable {
+        case any
+        case only([String])
+        case except([String])
+
+        /// The `if-domain` sites (nil: the rule may act on any page, `unless-domain` included).
+        var ifDomain: [String]? {
+            if case .only(let domains) = self { return domains }
+            return nil
+        }
+    }
 }
 
 /// One element-hiding selector with the sites it applies to.

@@ -14,7 +14,8 @@ enum LayoutFixture {
 
     static func siteBlock(_ host: String, on site: String) -> NetworkRule {
         let json = Array(#"{"trigger":{"url-filter":"\#(host)","if-domain":["*\#(site)"]},"action":{"type":"block"}}"#.utf8)
-        return NetworkRule(key: "||\(host)^$domain=\(site)", kind: .block, json: json, anchorHost: host, sourceID: "easylist")
+        return NetworkRule(key: "||\(host)^$domain=\(site)", kind: .block, json: json, anchorHost: host, sourceID: "easylist",
+                           pageCondition: .only([site]))
     }
 
     static func exception(_ host: String?, key: String? = nil) -> NetworkRule {
@@ -128,12 +129,12 @@ enum LayoutFixture {
         #expect(pagedScope.mayCancel(exceptionHost: nil, pages: nil))                 // exception on every page
         #expect(pagedScope.mayCancel(exceptionHost: nil, pages: ["www.news.example"])) // subdomain page
         // Resource types: popup-only blocks cannot be cancelled by a script-only exception.
-        let typed = ExceptionScope(urlHosts: [nil], pageDomains: [nil], resourceTypes: [["popup"], ["document"]])
-        #expect(!typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: ["script", "fetch"]))
-        #expect(typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: ["popup"]))
+        let typed = ExceptionScope(urlHosts: [nil], pageDomains: [nil], resourceTypes: [.popup, .document])
+        #expect(!typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: [.script, .fetch]))
+        #expect(typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: .popup))
         #expect(typed.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: nil))
-        let untyped = ExceptionScope(urlHosts: [nil], pageDomains: [nil], resourceTypes: [["popup"], nil])
-        #expect(untyped.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: ["script"]))
+        let untyped = ExceptionScope(urlHosts: [nil], pageDomains: [nil], resourceTypes: [.popup, nil])
+        #expect(untyped.mayCancel(exceptionHost: nil, pages: nil, resourceTypes: .script))
         #expect(pagedScope.mayCancel(exceptionHost: nil, pages: ["example"]))          // parent domain
         #expect(!pagedScope.mayCancel(exceptionHost: nil, pages: ["other.example"]))
         #expect(!pagedScope.mayActOnPage(of: ["other.example", "third.example"]))
@@ -151,7 +152,7 @@ enum LayoutFixture {
         var paged = F.noGuards()
         let siteException = NetworkRule(key: "@@/x/$domain=other.example", kind: .exception,
                                         json: Array(#"{"trigger":{"url-filter":"x","if-domain":["*other.example"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
-                                        anchorHost: nil, sourceID: "easylist")
+                                        anchorHost: nil, sourceID: "easylist", pageCondition: .only(["other.example"]))
         paged.network = [F.siteBlock("c.example", on: "news.example"), F.path("/ad/"), siteException]
         // The `$genericblock` on news.example keeps the site block in a site list of its own.
         paged.siteExceptions = [F.site(.document, "other.example"), F.site(.document, "www.news.example"),
@@ -243,7 +244,7 @@ enum LayoutFixture {
         func popup(on site: String) -> NetworkRule {
             let json = Array(#"{"trigger":{"url-filter":"pop","resource-type":["popup"],"if-domain":["*\#(site)"]},"action":{"type":"block"}}"#.utf8)
             return NetworkRule(key: "/pop$popup,domain=\(site)", kind: .block, json: json, anchorHost: nil, sourceID: "easylist",
-                               navigation: .mustNotBeGuarded)
+                               navigation: .mustNotBeGuarded, pageCondition: .only([site]), resourceTypes: .popup)
         }
         rules.network = [with(F.path("/ad/"), .needsGuard), popup(on: "news.example"), popup(on: "shop.example")]
         rules.siteExceptions = [F.site(.genericBlocking, "news.example")]

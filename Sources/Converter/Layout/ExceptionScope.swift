@@ -23,10 +23,10 @@ struct ExceptionScope: Sendable {
     private var pageDomains = HostRelationIndex()
     /// Some rule matches every resource type.
     private var anyType = false
-    private var types = Set<String>()
+    private var types: WebKitResourceTypes = []
     /// For small lists, every rule's conditions, so the three checks can be combined per rule: an
     /// exception is kept only if one single rule passes all three.
-    private var rules: [(host: String?, pages: [String]?, types: [String]?)]?
+    private var rules: [(host: String?, pages: [String]?, types: WebKitResourceTypes?)]?
     /// Lists up to this many rules get the exact per-rule check (it costs rules × exceptions).
     static let exactCheckLimit = 200
 
@@ -35,7 +35,7 @@ struct ExceptionScope: Sendable {
     ///   - pageDomains: each cancellable rule's `if-domain` domains without `*` (nil: any page).
     ///   - resourceTypes: each cancellable rule's `resource-type` (nil: every type); nil for the whole
     ///     argument when unknown (cosmetic rules, site exceptions).
-    init(urlHosts: [String?], pageDomains: [[String]?], resourceTypes: [[String]?]? = nil) {
+    init(urlHosts: [String?], pageDomains: [[String]?], resourceTypes: [WebKitResourceTypes?]? = nil) {
         if let resourceTypes, urlHosts.count <= ExceptionScope.exactCheckLimit, urlHosts.count == pageDomains.count,
            urlHosts.count == resourceTypes.count {
             rules = (0..<urlHosts.count).map { (urlHosts[$0], pageDomains[$0], resourceTypes[$0]) }
@@ -62,12 +62,12 @@ struct ExceptionScope: Sendable {
 
     /// Whether an exception anchored to `host` (nil: unanchored) with `if-domain` `domains` (nil:
     /// any page) and `resource-type` `resourceTypes` (nil: every type) can cancel a rule of the list.
-    func mayCancel(exceptionHost host: String?, pages domains: [String]?, resourceTypes: [String]? = nil) -> Bool {
+    func mayCancel(exceptionHost host: String?, pages domains: [String]?, resourceTypes: WebKitResourceTypes? = nil) -> Bool {
         guard mayMatchURL(on: host) && mayActOnPage(of: domains) && mayMatchType(resourceTypes) else { return false }
         guard let rules else { return true }
         return rules.contains { rule in
             ExceptionScope.related(host, rule.host) && ExceptionScope.overlap(domains, rule.pages, related: ExceptionScope.related)
-                && ExceptionScope.overlap(resourceTypes, rule.types, related: ==)
+                && ExceptionScope.overlap(resourceTypes, rule.types)
         }
     }
 
@@ -89,9 +89,15 @@ struct ExceptionScope: Sendable {
         return lhs.contains { left in rhs.contains { related(left, $0) } }
     }
 
-    private func mayMatchType(_ exceptionTypes: [String]?) -> Bool {
+    /// Whether two `resource-type` sets (nil: every type) share a type.
+    static func overlap(_ lhs: WebKitResourceTypes?, _ rhs: WebKitResourceTypes?) -> Bool {
+        guard let lhs, let rhs else { return true }
+        return !lhs.isDisjoint(with: rhs)
+    }
+
+    private func mayMatchType(_ exceptionTypes: WebKitResourceTypes?) -> Bool {
         guard !anyType, let exceptionTypes else { return true }
-        return exceptionTypes.contains { types.contains($0) }
+        return !exceptionTypes.isDisjoint(with: types)
     }
 
     /// For site exceptions (`url-filter: ".*"`), only the page condition matters.

@@ -247,7 +247,7 @@ struct ListLayout: Sendable {
         var important: [[UInt8]] = []
         var blockHosts: [String?] = []
         var blockPages: [[String]?] = []
-        var blockTypes: [[String]?] = []
+        var blockTypes: [WebKitResourceTypes?] = []
         var allPages: [[String]?] = []
         input.rules.network.withUnsafeBufferPointer { network in
             for index in indices {
@@ -258,7 +258,7 @@ struct ListLayout: Sendable {
                 case .block, .exception:
                     blockHosts.append(network[index].anchorHost)
                     blockPages.append(input.networkPages[index])
-                    blockTypes.append(ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: network[index].json))
+                    blockTypes.append(network[index].resourceTypes)
                     if network[index].navigation == .needsGuard { needsGuards = true }
                     if let carveOut = network[index].carveOut {
                         carveOuts.append(network[index].json)
@@ -315,7 +315,7 @@ struct LayoutInput: Sendable {
     /// `if-domain` of each site exception.
     var siteExceptionPages: [[String]?] = []
     /// `resource-type` of each exception (parallel to `exceptions`; nil: every type).
-    var exceptionTypes: [[String]?] = []
+    var exceptionTypes: [WebKitResourceTypes?] = []
 
     /// - Parameter churn: a fresh layout sorts each family by churn class first (hot sections
     ///   first), so a family's first lists take the rules upstream edits most and its last lists
@@ -432,7 +432,7 @@ struct LayoutInput: Sendable {
 
 /// What `LayoutInput` learns about one network rule: an exception's pages and types, or the member it becomes.
 enum NetworkAnalysis: Sendable {
-    case exception(pages: [String]?, types: [String]?)
+    case exception(pages: [String]?, types: WebKitResourceTypes?)
     case member(pages: [String]?, LayoutMember)
 }
 
@@ -448,12 +448,10 @@ struct FamilyLookup: Sendable {
     var pathListExists: Bool
     var churn: SectionChurn
 
-    private static let unlessDomain = Array(#""unless-domain""#.utf8)
-
     func analyse(_ rule: NetworkRule, index: Int) -> NetworkAnalysis {
-        let pages = ByteSearch.ifDomain(in: rule.json)
+        let pages = rule.pageCondition.ifDomain
         if rule.kind == .exception {
-            return .exception(pages: pages, types: ByteSearch.stringArray(forKey: ByteSearch.resourceTypeKey, in: rule.json))
+            return .exception(pages: pages, types: rule.resourceTypes)
         }
         var family: ListFamily
         var order: [UInt8]
@@ -461,7 +459,7 @@ struct FamilyLookup: Sendable {
         switch (rule.navigation, pages, anchoredHost) {
         case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
             family = .networkHosts
-            order = hostOrder(host, rule.json)
+            order = hostOrder(host, rule.pageCondition)
         case (.mustNotBeGuarded, let pages, _)
         where navigationAfterGuards && rule.carveOut == nil && !(pages.map(concernsGenericBlock) ?? false):
             // Placed after the guards of a path list, which carries every exception anyway:
@@ -481,7 +479,7 @@ struct FamilyLookup: Sendable {
             order = [Volatility.calm]
         case (.needsGuard, nil, let host?):
             family = .networkHostPaths
-            order = hostOrder(host, rule.json)
+            order = hostOrder(host, rule.pageCondition)
         default:
             // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
             // exception on a .com host could cancel.
@@ -506,8 +504,10 @@ struct FamilyLookup: Sendable {
         }
     }
 
-    private func hostOrder(_ host: String, _ json: [UInt8]) -> [UInt8] {
-        let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || ByteSearch.contains(json, FamilyLookup.unlessDomain)
+    private func hostOrder(_ host: String, _ pages: NetworkRule.PageCondition) -> [UInt8] {
+        var excludesPages = false
+        if case .except = pages { excludesPages = true }
+        let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || excludesPages
         return [contested ? Volatility.volatile : Volatility.calm] + ByteSearch.reversedLabels(host)
     }
 }
@@ -525,8 +525,6 @@ enum Volatility {
 /// Byte helpers for the hot path (no per-character `String` work).
 enum ByteSearch {
     private static let ifDomainKey = Array(#""if-domain":["#.utf8)
-
-    static let resourceTypeKey = Array(#""resource-type":["#.utf8)
 
     /// The domains of a rule's `"if-domain":[...]`, without the `*` prefix; nil when it has none.
     /// Domains are lowercase punycode, so they hold no escapes.
@@ -552,10 +550,6 @@ enum ByteSearch {
             index += 1
         }
         return domains
-    }
-
-    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
-        firstIndex(of: needle, in: haystack) != nil
     }
 
     static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {

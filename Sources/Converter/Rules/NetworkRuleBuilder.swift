@@ -5,6 +5,8 @@ struct NetworkRuleBuilder {
     struct BuiltRule: Equatable {
         var json: [UInt8]
         var carveOut: [UInt8]?
+        /// The rule's `resource-type` (nil: it has none, so every type).
+        var resourceTypes: WebKitResourceTypes?
     }
 
     struct Built: Equatable {
@@ -75,17 +77,18 @@ struct NetworkRuleBuilder {
         }
         for variant in urlFilter.variants {
             for group in groups {
+                let types = group.resourceTypes.map(WebKitResourceTypes.init)
                 switch condition {
                 case .any:
-                    rules.append(BuiltRule(json: json(variant, group, nil, [], action)))
+                    rules.append(BuiltRule(json: json(variant, group, nil, [], action), resourceTypes: types))
                 case .only(let domains):
-                    rules.append(BuiltRule(json: json(variant, group, "if-domain", domains, action)))
+                    rules.append(BuiltRule(json: json(variant, group, "if-domain", domains, action), resourceTypes: types))
                 case .except(let domains):
-                    rules.append(BuiltRule(json: json(variant, group, "unless-domain", domains, action)))
+                    rules.append(BuiltRule(json: json(variant, group, "unless-domain", domains, action), resourceTypes: types))
                 case .carvedOut(let included, let excluded):
                     rules.append(BuiltRule(
                         json: json(variant, group, "if-domain", included, action),
-                        carveOut: json(variant, group, "if-domain", excluded, "ignore-previous-rules")))
+                        carveOut: json(variant, group, "if-domain", excluded, "ignore-previous-rules"), resourceTypes: types))
                 }
             }
         }
@@ -129,29 +132,9 @@ struct NetworkRuleBuilder {
         return .success(groups)
     }
 
-    /// WebKit type names in the order they are written; `$image` also covers SVG images (`svg-document`).
-    /// `$ping` stays `ping` only: WebKitGTK 2.50 loads `navigator.sendBeacon()` as `other`, but adding
-    /// `other` turns EasyPrivacy's `$ping,third-party` into a block of every third-party `other` load
-    /// (measured over-blocks), so beacons are a known gap rather than an approximation.
-    private static let webKitTypeNames: [(RequestTypes, StaticString)] = [
-        (.image, "image"), (.stylesheet, "style-sheet"), (.script, "script"), (.font, "font"), (.image, "svg-document"),
-        (.media, "media"), (.popup, "popup"), (.ping, "ping"), (.xmlHTTPRequest, "fetch"), (.websocket, "websocket"), (.other, "other"),
-    ]
-
-    static func appendResourceTypes(_ types: RequestTypes, to out: inout [UInt8]) {
+    static func appendResourceTypes(_ types: WebKitResourceTypes, to out: inout [UInt8]) {
         JSONWriter.appendLiteral(#","resource-type":["#, to: &out)
-        if types == .document || types == [.document, .subdocument] {
-            JSONWriter.appendLiteral(#""document""#, to: &out)
-        } else {
-            var first = true
-            for (type, name) in webKitTypeNames where !types.isDisjoint(with: type) {
-                if !first { out.append(UInt8(ascii: ",")) }
-                first = false
-                out.append(UInt8(ascii: "\""))
-                name.withUTF8Buffer { out.append(contentsOf: $0) }
-                out.append(UInt8(ascii: "\""))
-            }
-        }
+        types.appendNames(to: &out)
         out.append(UInt8(ascii: "]"))
     }
 
@@ -164,7 +147,7 @@ struct NetworkRuleBuilder {
             JSONWriter.appendLiteral(#","url-filter-is-case-sensitive":true"#, to: &out)
         }
         if let resourceTypes = group.resourceTypes {
-            appendResourceTypes(resourceTypes, to: &out)
+            appendResourceTypes(WebKitResourceTypes(resourceTypes), to: &out)
         }
         if let thirdParty = options.thirdParty {
             JSONWriter.appendLiteral(thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#, to: &out)

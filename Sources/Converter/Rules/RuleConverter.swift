@@ -175,11 +175,17 @@ struct RuleConverter: Sendable {
                         }
                         carveOuts.append(unit)
                     }
+                    let pages: NetworkRule.PageCondition
+                    switch built.condition {
+                    case .any: pages = .any
+                    case .only(let domains), .carvedOut(let domains, _): pages = .only(domains)
+                    case .except(let domains): pages = .except(domains)
+                    }
                     for (index, rule) in built.rules.enumerated() {
                         rules.network.append(NetworkRule(
                             key: index == 0 ? entry.key : entry.key + "#\(index)", kind: built.kind, json: rule.json,
                             anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
-                            navigation: built.navigation))
+                            navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes))
                     }
                     tallies[entry.source].converted += 1
                 }
