@@ -71,7 +71,18 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
     /// Id of the family's list of recently added rules.
     var recentID: String { rawValue + "-recent" }
 
-    private var order: Int { ListFamily.allCases.firstIndex(of: self)! }
+    /// The family's place in `allCases`: publish order, and an index for per-family arrays.
+    var position: Int {
+        switch self {
+        case .networkHosts: return 0
+        case .networkHostPaths: return 1
+        case .networkPaths: return 2
+        case .networkSites: return 3
+        case .networkNavigation: return 4
+        case .cosmeticGeneric: return 5
+        case .cosmeticSites: return 6
+        }
+    }
 
-    static func < (lhs: ListFamily, rhs: ListFamily) -> Bool { lhs.order < rhs.order }
+    static func < (lhs: ListFamily, rhs: ListFamily) -> Bool { lhs.position < rhs.position }
 }

@@ -136,9 +136,10 @@ struct ListLayout: Sendable {
             counts[best]! += 1
             spare -= 1
         }
-        return ListFamily.allCases.flatMap { family in
-            placer(family, input).fresh(stableLists: counts[family] ?? 0)
-        }
+        // Families are placed independently (sorting the host blocks is most of it).
+        let families = ListFamily.allCases
+        return Parallel.map(families.count) { placer(families[$0], input).fresh(stableLists: counts[families[$0]] ?? 0) }
+            .flatMap { $0 }
     }
 
     private func state(_ placed: [PlacedList], _ built: [LaidOutList], _ input: LayoutInput) -> LayoutState {
@@ -363,42 +364,62 @@ struct LayoutInput: Sendable {
             exceptionHosts: exceptionHosts, unanchoredException: unanchoredException, genericBlockPages: genericBlockPages,
             genericBlockEverywhere: genericBlockEverywhere, navigationAfterGuards: navigationAfterGuards,
             previousFamily: previousFamily, pathListExists: pathListExists, churn: churn)
-        // Each rule is analysed on its own (the costly part: reading its JSON, hashing its key),
-        // spread over the cores; the results are then collected in input order.
+        // Each rule is analysed on its own (the costly part: hashing its key, its sort key), in
+        // stripes spread over the cores, the selectors' stripes with the network rules'; the
+        // results are then collected in input order.
         let stripe = 4_096
-        let network = rules.network
-        let analyses = Parallel.map((network.count + stripe - 1) / stripe) { chunk in
-            (chunk * stripe..<min(network.count, (chunk + 1) * stripe)).map { lookup.analyse(network[$0], index: $0) }
-        }.joined()
-        for (index, analysis) in analyses.enumerated() {
-            switch analysis {
-            case .exception(let pages, let types):
-                networkPages.append(pages)
-                exceptions.append(index)
-                exceptionTypes.append(types)
-            case .member(let pages, let member):
-                networkPages.append(pages)
-                members[member.family, default: []].append(member)
+        let network = rules.network, cosmetic = rules.cosmetic
+        let networkStripes = (network.count + stripe - 1) / stripe
+        let cosmeticStripes = (cosmetic.count + stripe - 1) / stripe
+        let pieces = Parallel.map(networkStripes + cosmeticStripes) { piece -> [NetworkAnalysis] in
+            if piece < networkStripes {
+                return (piece * stripe..<min(network.count, (piece + 1) * stripe)).map { lookup.analyse(network[$0], index: $0) }
+            }
+            let start = (piece - networkStripes) * stripe
+            return (start..<min(cosmetic.count, start + stripe)).map { .member(pages: nil, Self.member(cosmetic[$0], index: $0, churn: churn)) }
+        }
+        var byFamily = [[LayoutMember]](repeating: [], count: ListFamily.allCases.count)
+        var index = 0
+        for piece in pieces[..<networkStripes] {
+            for analysis in piece {
+                switch analysis {
+                case .exception(let pages, let types):
+                    networkPages.append(pages)
+                    exceptions.append(index)
+                    exceptionTypes.append(types)
+                case .member(let pages, let member):
+                    networkPages.append(pages)
+                    byFamily[member.family.position].append(member)
+                }
+                index += 1
             }
         }
-        for (index, selector) in rules.cosmetic.enumerated() {
-            let family: ListFamily
-            var order: [UInt8]
-            switch selector.domains {
-            case .everywhere:
-                family = .cosmeticGeneric
-                order = [Volatility.calm]
-            case .except:
-                family = .cosmeticGeneric
-                order = [Volatility.volatile]
-            case .only(let domains):
-                family = .cosmeticSites
-                order = [domains.count > 1 ? Volatility.volatile : Volatility.calm] + Array(domains.joined(separator: ",").utf8)
-            }
-            order.insert(churn.churnClass(sourceID: selector.sourceID, key: selector.key).rawValue, at: 1)
-            members[family, default: []].append(
-                LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order))
+        for piece in pieces[networkStripes...] {
+            for case .member(_, let member) in piece { byFamily[member.family.position].append(member) }
         }
+        for family in ListFamily.allCases where !byFamily[family.position].isEmpty {
+            members[family] = byFamily[family.position]
+        }
+    }
+
+    /// A selector's member: generic selectors (with or without exceptions) and site selectors
+    /// are families of their own; a fresh layout groups site selectors by their domain set.
+    private static func member(_ selector: CosmeticSelector, index: Int, churn: SectionChurn) -> LayoutMember {
+        let family: ListFamily
+        var order: [UInt8]
+        switch selector.domains {
+        case .everywhere:
+            family = .cosmeticGeneric
+            order = [Volatility.calm]
+        case .except:
+            family = .cosmeticGeneric
+            order = [Volatility.volatile]
+        case .only(let domains):
+            family = .cosmeticSites
+            order = [domains.count > 1 ? Volatility.volatile : Volatility.calm] + Array(domains.joined(separator: ",").utf8)
+        }
+        order.insert(churn.churnClass(sourceID: selector.sourceID, key: selector.key).rawValue, at: 1)
+        return LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order)
     }
 
     /// Rules the family's members become at most (a carve-out unit is two).
