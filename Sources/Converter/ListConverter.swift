@@ -34,8 +34,10 @@ public struct ListConverter: Sendable {
         let state = layout.state
         let isFresh = layout.isFresh
         let laidOut = layout.lists
+        let input = layout.input
         layout.lists = []
-        let finished = finish(laidOut, previousLists: previousLists, state: state, releasing: rules)
+        layout.input = nil
+        let finished = finish(laidOut, previousLists: previousLists, state: state, releasing: rules, input)
         if let problem = finished.problem { throw problem }
         let report = ConversionReport(
             sources: sourceReports,
@@ -55,9 +57,10 @@ public struct ListConverter: Sendable {
     /// Serializes every list and validates the new ones, the lists spread over the cores (with the
     /// layout state's encoding as one more piece of work). Each list's rule objects are released as
     /// soon as its JSON is built, so the rules and the JSON are not both held in full; `rules`
-    /// (keys, selectors, rules no list holds) is released there too, off the sequential path.
+    /// (keys, selectors, rules no list holds) and `layoutInput` are released there too, off the
+    /// sequential path.
     private func finish(_ laidOut: consuming [LaidOutList], previousLists: [String: [UInt8]], state: LayoutState,
-                        releasing rules: consuming ConvertedRules) -> Finished {
+                        releasing rules: consuming ConvertedRules, _ layoutInput: consuming LayoutInput?) -> Finished {
         enum Piece {
             case state([UInt8])
             case list(RuleList, problems: [WebKitListValidator.Problem])
@@ -68,6 +71,7 @@ public struct ListConverter: Sendable {
             Parallel.map(input.count + 1) { piece -> Piece in
                 guard piece > 0 else {
                     rules = ConvertedRules()
+                    layoutInput = nil
                     return .state(state.encoded())
                 }
                 // Each piece touches only its own list.

@@ -34,6 +34,9 @@ struct ListLayout: Sendable {
         var state: LayoutState
         /// Whether history was ignored (first run, changed knobs, or a limit forced a rebuild).
         var isFresh: Bool
+        /// What layout worked from (a hundred thousand small sort keys and condition arrays),
+        /// handed over so the caller can free it on a core that has nothing else to do.
+        var input: LayoutInput?
     }
 
     /// WebKit refuses lists longer than this (measured: 150,000 compiles, 150,001 fails).
@@ -63,7 +66,7 @@ struct ListLayout: Sendable {
                     promoteIntoChangedLists(&placed, &built, input, previous: previous, previousLists: previousLists)
                 }
                 if violation(built, chunkSize: chunkSize) == nil {
-                    return Result(lists: built, state: state(placed, built, input), isFresh: false)
+                    return Result(lists: built, state: state(placed, built, input), isFresh: false, input: input)
                 }
             }
         }
@@ -71,7 +74,7 @@ struct ListLayout: Sendable {
         let placed = try freshPlacement(input)
         let built = build(placed, input)
         if let problem = violation(built, chunkSize: chunkSize) { throw ConversionError.layoutImpossible(problem) }
-        return Result(lists: built, state: state(placed, built, input), isFresh: true)
+        return Result(lists: built, state: state(placed, built, input), isFresh: true, input: input)
     }
 
     // MARK: placement
