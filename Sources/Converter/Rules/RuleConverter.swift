@@ -18,6 +18,36 @@ struct RuleConverter: Sendable {
         case unusable(SkipReason, example: String)
         /// A usable filter line; `key` is its text.
         case filter(key: LineKey, Filter)
+        /// Moved out by the second pass, its last reader.
+        case taken
+
+        /// The line's text (rare paths only: it copies the string reference).
+        var keyText: String {
+            if case .filter(let key, _) = self { return key.text }
+            return ""
+        }
+    }
+
+    /// What the sequential first pass needs of a line, kept apart from its outcome so that the
+    /// pass reads plain values for the common lines and touches no reference-counted payload.
+    private struct LineSummary {
+        enum Role: UInt8 {
+            case unusable, skipped, badfilter, cosmeticException
+            /// Converted later, in the second pass: hiding rules, site exceptions, network rules.
+            case rule
+        }
+
+        /// `LineKey.hash` (0 for unusable lines).
+        var hash: UInt64
+        var role: Role
+        /// WebKit rules the line's network filter became (to reserve the output's capacity).
+        var networkRules: Int32 = 0
+    }
+
+    /// The per-line work's results for one chunk, parallel arrays in line order.
+    private struct ParsedChunk {
+        var outcomes: [LineOutcome] = []
+        var summaries: [LineSummary] = []
     }
 
     /// A line's text with its hash computed by the per-line work, so the sequential passes'
@@ -84,34 +114,54 @@ struct RuleConverter: Sendable {
                 chunks.append(Chunk(source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count)))
             }
         }
-        var outcomes = Parallel.map(chunks.count + 1) { index -> [LineOutcome] in
+        var parsed = Parallel.map(chunks.count + 1) { index -> ParsedChunk in
             guard index > 0 else {
                 alongside()
-                return []
+                return ParsedChunk()
             }
             let chunk = chunks[index - 1]
             return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source])
         }
-        outcomes.removeFirst()
+        parsed.removeFirst()
 
         var entries: [Entry] = []
-        entries.reserveCapacity(outcomes.reduce(0) { $0 + $1.count })
-        var seen = Set<LineKey>(minimumCapacity: entries.capacity)
+        entries.reserveCapacity(parsed.reduce(0) { $0 + $1.summaries.count })
+        // Duplicates: the first line of each hash, by position (chunk << 32 | line); the texts are
+        // compared only when a hash repeats, and different lines of one hash are told apart by text.
+        var firstLine = HashIndex64()
+        firstLine.reserveCapacity(entries.capacity)
+        var collisions = Set<String>()
         var badfilterTargets = Set<LineKey>()
         var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
         var networkRuleCount = 0
-        for (chunkIndex, (chunk, lines)) in zip(chunks, outcomes).enumerated() {
-            let sourceIndex = chunk.source
-            tallies[sourceIndex].rules += lines.count
-            for (lineIndex, line) in lines.enumerated() {
-                switch line {
-                case .unusable(let reason, let example):
-                    tallies[sourceIndex].skip(reason, line: example)
-                case .filter(let lineKey, let filter):
-                    if !seen.insert(lineKey).inserted {
-                        tallies[sourceIndex].skip(.duplicate, line: lineKey.text)
+        for chunkIndex in chunks.indices {
+            let sourceIndex = chunks[chunkIndex].source
+            let summaries = parsed[chunkIndex].summaries
+            tallies[sourceIndex].rules += summaries.count
+            for (lineIndex, summary) in summaries.enumerated() {
+                if summary.role == .unusable {
+                    if case .unusable(let reason, let example) = parsed[chunkIndex].outcomes[lineIndex] {
+                        tallies[sourceIndex].skip(reason, line: example)
+                    }
+                    continue
+                }
+                let first = firstLine.insert(summary.hash, value: chunkIndex << 32 | lineIndex)
+                if !first.inserted {
+                    let text = parsed[chunkIndex].outcomes[lineIndex].keyText
+                    if text == parsed[first.stored >> 32].outcomes[first.stored & 0xffff_ffff].keyText
+                        || !collisions.insert(text).inserted {
+                        tallies[sourceIndex].skip(.duplicate, line: text)
                         continue
                     }
+                }
+                switch summary.role {
+                case .rule:
+                    networkRuleCount += Int(summary.networkRules)
+                    entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
+                case .unusable:
+                    break  // counted above
+                case .skipped, .badfilter, .cosmeticException:
+                    guard case .filter(let lineKey, let filter) = parsed[chunkIndex].outcomes[lineIndex] else { continue }
                     let key = lineKey.text
                     switch filter {
                     case .skipped(let reason):
@@ -127,29 +177,32 @@ struct RuleConverter: Sendable {
                         cosmeticExceptions[exception.selector] = entry
                         tallies[sourceIndex].converted += 1
                     case .hiding, .siteException, .network:
-                        if case .network(.success(let built)) = filter { networkRuleCount += built.rules.count }
-                        entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
+                        break  // role .rule
                     }
                 }
             }
         }
 
-        seen = []  // the second pass allocates every rule: free the biggest leftover of the first one before it
+        firstLine = HashIndex64()  // the second pass allocates every rule: free the biggest leftover of the first one before it
         var rules = ConvertedRules()
         rules.network.reserveCapacity(networkRuleCount)
         var carveOuts: [CarveOutUnit] = []
         var released = 0
         for position in entries {
+            let chunkIndex = Int(position.chunk), lineIndex = Int(position.line)
             // Entries come in chunk order: release each chunk's results once its last entry is done.
-            while released < Int(position.chunk) {
-                outcomes[released] = []
+            while released < chunkIndex {
+                parsed[released] = ParsedChunk()
                 released += 1
             }
-            guard case .filter(let lineKey, let filter) = outcomes[Int(position.chunk)][Int(position.line)] else { continue }
-            let entry = (source: chunks[Int(position.chunk)].source, key: lineKey.text)
+            // Pass 2 is the outcome's last reader: moving it out costs no reference counting.
+            var outcome = LineOutcome.taken
+            swap(&outcome, &parsed[chunkIndex].outcomes[lineIndex])
+            guard case .filter(let lineKey, let filter) = outcome else { continue }
+            let entry = (source: chunks[chunkIndex].source, key: lineKey.text)
             let sourceID = sources[entry.source].id
             // A `$badfilter` can stand anywhere in any list, so only now is it known whether one cancels this line.
-            if filter.isNetwork, badfilterTargets.contains(lineKey) {
+            if !badfilterTargets.isEmpty, filter.isNetwork, badfilterTargets.contains(lineKey) {
                 tallies[entry.source].skip(.cancelledByBadfilter, line: entry.key)
                 continue
             }
@@ -208,10 +261,12 @@ struct RuleConverter: Sendable {
 
     /// The per-line work for one chunk: classify, parse and build, for every filter line (comments,
     /// headers and blank lines are dropped). Pure: reads only the chunk's own lines.
-    private static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>]) -> [LineOutcome] {
+    private static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>]) -> ParsedChunk {
         let source = sources[chunk.source]
         var outcomes: [LineOutcome] = []
+        var summaries: [LineSummary] = []
         outcomes.reserveCapacity(chunk.lines.count)
+        summaries.reserveCapacity(chunk.lines.count)
         source.bytes.withUnsafeBufferPointer { buffer in
             for range in lineRanges[chunk.lines] {
                 let line = UnsafeBufferPointer(rebasing: buffer[range])
@@ -219,6 +274,7 @@ struct RuleConverter: Sendable {
                 if kind == .notARule { continue }
                 if case .unusable(let reason) = kind {
                     outcomes.append(.unusable(reason, example: String(decoding: line.prefix(200), as: UTF8.self)))
+                    summaries.append(LineSummary(hash: 0, role: .unusable))
                     continue
                 }
                 let lineKey = LineKey(line)
@@ -249,10 +305,19 @@ struct RuleConverter: Sendable {
                         }
                     }
                 }
+                var summary = LineSummary(hash: lineKey.hash, role: .rule)
+                switch filter {
+                case .skipped: summary.role = .skipped
+                case .badfilter: summary.role = .badfilter
+                case .cosmeticException: summary.role = .cosmeticException
+                case .network(.success(let built)): summary.networkRules = Int32(built.rules.count)
+                case .network(.failure), .hiding, .siteException: break
+                }
                 outcomes.append(.filter(key: lineKey, filter))
+                summaries.append(summary)
             }
         }
-        return outcomes
+        return ParsedChunk(outcomes: outcomes, summaries: summaries)
     }
 
     /// True when `later`'s carve-out exception could cancel `earlier`'s block on a page where it applies:

@@ -1,8 +1,36 @@
 @testable import Converter
 import Testing
 
-/// `HashSet64` stands in for `Set<UInt64>` in `HostRelationIndex`: it must answer exactly as a `Set` would.
-@Suite struct HashSet64Tests {
+/// `HashSet64` stands in for `Set<UInt64>` in `HostRelationIndex`, and `HashIndex64` for
+/// `[UInt64: Int]` in the converter's duplicate check: they must answer exactly as those would.
+@Suite struct HashIndex64Tests {
+    @Test func indexAgreesWithDictionaryOnSeededRandomKeys() {
+        var generator = SplitMix64(seed: 7)
+        var reference: [UInt64: Int] = [:]
+        var index = HashIndex64()
+        for round in 0..<20_000 {
+            let key: UInt64 = round % 5 == 0 ? generator.next() % 32 : (round % 997 == 0 ? .max : generator.next())
+            let result = index.insert(key, value: round)
+            let expected = reference[key] == nil
+            if expected { reference[key] = round }
+            #expect(result.inserted == expected)
+            #expect(result.stored == reference[key])
+        }
+        #expect(index.count == reference.count)
+        for (key, value) in reference {
+            #expect(index[key] == value)
+            #expect(index.contains(key))
+        }
+        for _ in 0..<5_000 {
+            let probe = generator.next()
+            if reference[probe] == nil {
+                #expect(index[probe] == nil)
+                #expect(!index.contains(probe))
+            }
+        }
+        #expect(HashIndex64()[.max] == nil && HashIndex64()[0] == nil)
+    }
+
     @Test func agreesWithSetOnSeededRandomValues() {
         var generator = SplitMix64(seed: 42)
         var reference = Set<UInt64>()
