@@ -46,6 +46,13 @@ struct HashIndex64: Sendable {
         return (true, value)
     }
 
+    /// Stores `value` for `key`, replacing any value it had.
+    mutating func update(_ key: UInt64, value: Int) {
+        if !insert(key, value: value).inserted {
+            if key == .max { maxValue = value } else { values[find(key)] = value }
+        }
+    }
+
     /// The slot holding `key`, or the empty slot where it would go.
     private func find(_ key: UInt64) -> Int {
         let stored = key &+ 1

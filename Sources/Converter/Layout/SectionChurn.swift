@@ -41,7 +41,7 @@ enum ChurnClass: UInt8, Sendable, Comparable {
 /// layout sorts one rule, never what a list means.
 struct SectionChurn: Sendable {
     /// Hashes of the lines of sections that are not `.calm`, by source id; every other line is `.calm`.
-    private var classes: [String: [UInt64: ChurnClass]] = [:]
+    private var classes: [String: HashIndex64] = [:]
 
     init() {}
 
@@ -49,7 +49,7 @@ struct SectionChurn: Sendable {
     /// tabs and `\r`, like the parser's rule keys.
     init(_ sources: [FilterListSource]) {
         for source in sources {
-            var lines: [UInt64: ChurnClass] = [:]
+            var lines = HashIndex64()
             var current = ChurnClass.calm
             source.bytes.withUnsafeBufferPointer { bytes in
                 var start = 0
@@ -64,7 +64,7 @@ struct SectionChurn: Sendable {
                         if line[0] == UInt8(ascii: "!") {
                             if let section = SectionChurn.sectionName(line) { current = ChurnClass.of(section: section) }
                         } else if current != .calm, line[0] != UInt8(ascii: "[") {
-                            lines[FNV1a.hash(line)] = current
+                            lines.update(FNV1a.hash(line), value: Int(current.rawValue))
                         }
                     }
                     start = end + 1
@@ -79,14 +79,15 @@ struct SectionChurn: Sendable {
     func churnClass(sourceID: String, key: String) -> ChurnClass {
         guard let lines = classes[sourceID] else { return .calm }
         var key = key
-        return key.withUTF8 { bytes in
+        let found = key.withUTF8 { bytes -> Int? in
             if let found = lines[FNV1a.hash(bytes)] { return found }
             // `line#n`: look the line up without the suffix.
             var hashIndex = bytes.count - 1
             while hashIndex > 0, bytes[hashIndex] >= UInt8(ascii: "0"), bytes[hashIndex] <= UInt8(ascii: "9") { hashIndex -= 1 }
-            guard hashIndex > 0, bytes[hashIndex] == UInt8(ascii: "#") else { return .calm }
-            return lines[FNV1a.hash(UnsafeBufferPointer(rebasing: bytes[..<hashIndex]))] ?? .calm
+            guard hashIndex > 0, bytes[hashIndex] == UInt8(ascii: "#") else { return nil }
+            return lines[FNV1a.hash(UnsafeBufferPointer(rebasing: bytes[..<hashIndex]))]
         }
+        return found.flatMap { ChurnClass(rawValue: UInt8($0)) } ?? .calm
     }
 
 
