@@ -81,6 +81,22 @@ enum LayoutFixture {
 @Suite struct LayoutTests {
     typealias F = LayoutFixture
 
+    @Test func freshSortKeysPutAHostsLastLabelFirst() {
+        func reversed(_ host: String) -> String {
+            var out: [UInt8] = []
+            ByteSearch.appendReversedLabels(host, to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(reversed("ads.example.com") == "com.example.ads")
+        #expect(reversed("localhost") == "localhost")
+        #expect(reversed(".com") == "com.")
+        #expect(reversed("com.") == ".com")
+        #expect(reversed("a..b") == "b..a")
+        #expect(reversed("") == "")
+        #expect(Volatility.sortKey(Volatility.volatile, .warm, tailBytes: 8) == [0, 1])
+        #expect(ListFamily.allCases.map(\.position) == Array(0..<ListFamily.allCases.count))
+    }
+
     @Test func chunkSizeCountsExceptionsAndSiteExceptions() throws {
         var rules = F.noGuards()
         for index in 0..<95 { rules.network.append(F.path("/p\(index)/")) }

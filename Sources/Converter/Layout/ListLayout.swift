@@ -409,19 +409,25 @@ struct LayoutInput: Sendable {
     /// are families of their own; a fresh layout groups site selectors by their domain set.
     private static func member(_ selector: CosmeticSelector, index: Int, churn: SectionChurn) -> LayoutMember {
         let family: ListFamily
-        var order: [UInt8]
+        var volatility = Volatility.calm
+        var sites: [String] = []
         switch selector.domains {
         case .everywhere:
             family = .cosmeticGeneric
-            order = [Volatility.calm]
         case .except:
             family = .cosmeticGeneric
-            order = [Volatility.volatile]
+            volatility = Volatility.volatile
         case .only(let domains):
             family = .cosmeticSites
-            order = [domains.count > 1 ? Volatility.volatile : Volatility.calm] + Array(domains.joined(separator: ",").utf8)
+            if domains.count > 1 { volatility = Volatility.volatile }
+            sites = domains
         }
-        order.insert(churn.churnClass(sourceID: selector.sourceID, key: selector.key).rawValue, at: 1)
+        var order = Volatility.sortKey(volatility, churn.churnClass(sourceID: selector.sourceID, key: selector.key),
+                                       tailBytes: sites.reduce(0) { $0 + $1.utf8.count + 1 })
+        for (position, site) in sites.enumerated() {
+            if position > 0 { order.append(UInt8(ascii: ",")) }
+            order.append(contentsOf: site.utf8)
+        }
         return LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order)
     }
 
@@ -478,39 +484,41 @@ struct FamilyLookup: Sendable {
             return .exception(pages: pages, types: rule.resourceTypes)
         }
         var family: ListFamily
-        var order: [UInt8]
+        var volatility = Volatility.calm
+        /// Host blocks sort by their host's labels, last label first, so a site's hosts end up together.
+        var sortHost: String?
         let anchoredHost = rule.anchorHost.flatMap { ExceptionScope.hasDot($0) ? $0 : nil }
         switch (rule.navigation, pages, anchoredHost) {
         case (.mustNotBeGuarded, nil, let host?), (.unaffected, nil, let host?):
             family = .networkHosts
-            order = hostOrder(host, rule.pageCondition)
+            volatility = hostVolatility(host, rule.pageCondition)
+            sortHost = host
         case (.mustNotBeGuarded, let pages, _)
         where navigationAfterGuards && rule.carveOut == nil && !(pages.map(concernsGenericBlock) ?? false):
             // Placed after the guards of a path list, which carries every exception anyway:
             // a list of its own repeated them all and changed with each of them.
             family = .networkPaths
-            order = [Volatility.calm]
         case (.mustNotBeGuarded, _, _):
             family = .networkNavigation
-            order = [Volatility.calm]
         case (_, let pages?, _) where concernsGenericBlock(pages):
             family = .networkSites
-            order = [pages.count > 1 ? Volatility.volatile : Volatility.calm]
+            if pages.count > 1 { volatility = Volatility.volatile }
         case (_, _?, _):
             // Acts only on pages no `$genericblock` concerns, and the path lists carry every
             // exception anyway: a list of its own would repeat them all (and change with them).
             family = .networkPaths
-            order = [Volatility.calm]
         case (.needsGuard, nil, let host?):
             family = .networkHostPaths
-            order = hostOrder(host, rule.pageCondition)
+            volatility = hostVolatility(host, rule.pageCondition)
+            sortHost = host
         default:
             // Unanchored, or anchored to a bare label such as `||com/banners/`, which every
             // exception on a .com host could cancel.
             family = .networkPaths
-            order = [Volatility.calm]
         }
-        order.insert(churn.churnClass(sourceID: rule.sourceID, key: rule.key).rawValue, at: 1)
+        var order = Volatility.sortKey(volatility, churn.churnClass(sourceID: rule.sourceID, key: rule.key),
+                                       tailBytes: sortHost?.utf8.count ?? 0)
+        if let sortHost { ByteSearch.appendReversedLabels(sortHost, to: &order) }
         let key = StableKey(sourceID: rule.sourceID, key: rule.key)
         if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
         return .member(pages: pages, LayoutMember(key: key, family: family, index: index, freshOrder: order))
@@ -528,11 +536,11 @@ struct FamilyLookup: Sendable {
         }
     }
 
-    private func hostOrder(_ host: String, _ pages: NetworkRule.PageCondition) -> [UInt8] {
+    private func hostVolatility(_ host: String, _ pages: NetworkRule.PageCondition) -> UInt8 {
         var excludesPages = false
         if case .except = pages { excludesPages = true }
         let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || excludesPages
-        return [contested ? Volatility.volatile : Volatility.calm] + ByteSearch.reversedLabels(host)
+        return contested ? Volatility.volatile : Volatility.calm
     }
 }
 
@@ -544,6 +552,16 @@ struct FamilyLookup: Sendable {
 enum Volatility {
     static let volatile: UInt8 = 0
     static let calm: UInt8 = 1
+
+    /// A fresh layout's sort key: volatility, churn class, then `tailBytes` more bytes the caller
+    /// appends (room reserved, so the key is one allocation).
+    static func sortKey(_ volatility: UInt8, _ churn: ChurnClass, tailBytes: Int) -> [UInt8] {
+        var key: [UInt8] = []
+        key.reserveCapacity(2 + tailBytes)
+        key.append(volatility)
+        key.append(churn.rawValue)
+        return key
+    }
 }
 
 /// Byte helpers for the hot path (no per-character `String` work).
@@ -595,16 +613,20 @@ enum ByteSearch {
         }
     }
 
-    /// `ads.example.com` → `com.example.ads`, so sorting groups a site's hosts together.
-    static func reversedLabels(_ host: String) -> [UInt8] {
-        var bytes = Array(host.utf8)
-        // Reverse the whole string, then each label back: `ads.example.com` → `moc.elpmaxe.sda` → `com.example.ads`.
-        bytes.reverse()
-        var start = 0
-        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: ".") {
-            bytes[start..<index].reverse()
-            start = index + 1
+    /// Appends `ads.example.com` as `com.example.ads`, so sorting groups a site's hosts together.
+    static func appendReversedLabels(_ host: String, to out: inout [UInt8]) {
+        var host = host
+        host.withUTF8 { bytes in
+            var end = bytes.count
+            var index = bytes.count
+            while index > 0 {
+                index -= 1
+                guard bytes[index] == UInt8(ascii: ".") else { continue }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))
+                out.append(UInt8(ascii: "."))
+                end = index
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<end]))
         }
-        return bytes
     }
 }
