@@ -25,7 +25,7 @@ cleanup() {
 trap cleanup EXIT
 
 build() { # source-dir scratch-dir → path of the release binary
-    swift build -c release --package-path "$1" --scratch-path "$2" --product listserver >&2
+    swift build -c release --static-swift-stdlib --package-path "$1" --scratch-path "$2" --product listserver >&2
     echo "$2/release/listserver"
 }
 

@@ -12,7 +12,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 lists="$root/Tests/Fixtures/lists"
 if [[ -z "${LISTSERVER:-}" ]]; then
-    swift build -c release --scratch-path "$root/.build-layout" --product listserver >/dev/null
+    swift build -c release --static-swift-stdlib --scratch-path "$root/.build-layout" --product listserver >/dev/null
     LISTSERVER="$root/.build-layout/release/listserver"
 fi
 work="$(mktemp -d /tmp/daily-updates.XXXXXX)"

@@ -14,7 +14,7 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 lists="$root/Tests/Fixtures/lists"
 command -v nginx >/dev/null || { echo "$0: nginx not found; apt-get install -y nginx" >&2; exit 1; }
 if [[ -z "${LISTSERVER:-}" ]]; then
-    swift build -c release --scratch-path "$root/.build-sync" --product listserver >/dev/null
+    swift build -c release --static-swift-stdlib --scratch-path "$root/.build-sync" --product listserver >/dev/null
     LISTSERVER="$root/.build-sync/release/listserver"
 fi
 work="$(mktemp -d /tmp/device-updates.XXXXXX)"

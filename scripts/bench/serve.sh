@@ -25,7 +25,7 @@ else
   echo "== building listserver (release)"
   # Retried: other engineers may be editing sources while this compiles.
   for attempt in 1 2 3 4; do
-    if swift build -c release --product listserver --scratch-path "$SCRATCH" --package-path "$ROOT" >"/tmp/listserver-bench-build.log" 2>&1; then break; fi
+    if swift build -c release --static-swift-stdlib --product listserver --scratch-path "$SCRATCH" --package-path "$ROOT" >"/tmp/listserver-bench-build.log" 2>&1; then break; fi
     [[ $attempt == 4 ]] && { tail -20 /tmp/listserver-bench-build.log >&2; exit 1; }
     sleep 15
   done

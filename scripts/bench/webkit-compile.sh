@@ -15,7 +15,7 @@ PYTHON="${LISTSERVER_WEBKIT_PYTHON:-.venv/bin/python}"
 OUT=bench-out/webkit-compile
 mkdir -p "$OUT"
 
-swift build -c release --scratch-path "$SCRATCH" --product listserver >/dev/null
+swift build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product listserver >/dev/null
 rm -rf "$OUT/set"
 "$SCRATCH/release/listserver" convert --input snapshot/easylist.txt snapshot/easyprivacy.txt --out "$OUT/set" > "$OUT/convert.txt"
 head -1 "$OUT/convert.txt"
