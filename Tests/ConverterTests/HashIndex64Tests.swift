@@ -80,8 +80,8 @@ import Testing
     }
 }
 
-/// Deterministic generator for test inputs.
-private struct SplitMix64 {
+/// A seeded generator for reproducible random test inputs (shared by the converter tests).
+struct SplitMix64 {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {

@@ -97,6 +97,24 @@ enum LayoutFixture {
         #expect(ListFamily.allCases.map(\.position) == Array(0..<ListFamily.allCases.count))
     }
 
+    @Test func freshOrderSortsBigFamiliesInHalvesToTheSameOrder() {
+        var generator = SplitMix64(seed: 11)
+        // Short keys from a small alphabet tie often, in the packed prefix and in full.
+        func key() -> [UInt8] {
+            (0..<Int(generator.next() % 24)).map { _ in UInt8(truncatingIfNeeded: generator.next() % 3) }
+        }
+        for count in [FamilyPlacer.parallelSortMinimum - 1, FamilyPlacer.parallelSortMinimum * 2 + 1] {
+            let members = (0..<count).map {
+                LayoutMember(key: StableKey(value: UInt64($0)), family: .networkHosts, index: $0, freshOrder: key())
+            }
+            let expected = members.indices.sorted { lhs, rhs in
+                members[lhs].freshOrder == members[rhs].freshOrder
+                    ? lhs < rhs : members[lhs].freshOrder.lexicographicallyPrecedes(members[rhs].freshOrder)
+            }
+            #expect(FamilyPlacer.freshOrder(members) == expected)
+        }
+    }
+
     @Test func chunkSizeCountsExceptionsAndSiteExceptions() throws {
         var rules = F.noGuards()
         for index in 0..<95 { rules.network.append(F.path("/p\(index)/")) }

@@ -85,13 +85,9 @@ struct FamilyPlacer: Sendable {
     }
 
     /// Member indices sorted by `freshOrder`, then input order. Compares a packed 16-byte prefix
-    /// first, so the full keys are only read on a tie.
+    /// first, so the full keys are only read on a tie. A big family is sorted in two halves on two
+    /// cores and merged; the order is total (input order breaks ties), so the result is the same.
     static func freshOrder(_ members: [LayoutMember]) -> [Int] {
-        struct Entry {
-            var high: UInt64
-            var low: UInt64
-            var index: Int
-        }
         func pack(_ bytes: [UInt8], from start: Int) -> UInt64 {
             var value: UInt64 = 0
             for offset in 0..<8 {
@@ -99,19 +95,49 @@ struct FamilyPlacer: Sendable {
             }
             return value
         }
-        var entries = members.enumerated().map { index, member in
-            Entry(high: pack(member.freshOrder, from: 0), low: pack(member.freshOrder, from: 8), index: index)
-        }
-        members.withUnsafeBufferPointer { members in
-            entries.sort { lhs, rhs in
+        return members.withUnsafeBufferPointer { members -> [Int] in
+            func precedes(_ lhs: SortEntry, _ rhs: SortEntry) -> Bool {
                 if lhs.high != rhs.high { return lhs.high < rhs.high }
                 if lhs.low != rhs.low { return lhs.low < rhs.low }
                 let left = members[lhs.index].freshOrder, right = members[rhs.index].freshOrder
                 if left != right { return left.lexicographicallyPrecedes(right) }
                 return lhs.index < rhs.index
             }
+            func sorted(_ range: Range<Int>) -> [SortEntry] {
+                var entries = range.map { index in
+                    SortEntry(high: pack(members[index].freshOrder, from: 0), low: pack(members[index].freshOrder, from: 8), index: index)
+                }
+                entries.sort(by: precedes)
+                return entries
+            }
+            guard members.count >= parallelSortMinimum else { return sorted(0..<members.count).map(\.index) }
+            let middle = members.count / 2
+            let halves = Parallel.map(2) { $0 == 0 ? sorted(0..<middle) : sorted(middle..<members.count) }
+            var order: [Int] = []
+            order.reserveCapacity(members.count)
+            var left = 0, right = 0
+            while left < halves[0].count, right < halves[1].count {
+                if precedes(halves[1][right], halves[0][left]) {
+                    order.append(halves[1][right].index)
+                    right += 1
+                } else {
+                    order.append(halves[0][left].index)
+                    left += 1
+                }
+            }
+            order += halves[0][left...].map(\.index)
+            order += halves[1][right...].map(\.index)
+            return order
         }
-        return entries.map(\.index)
+    }
+
+    /// Families at least this big are sorted on two cores.
+    static let parallelSortMinimum = 8_192
+
+    private struct SortEntry {
+        var high: UInt64
+        var low: UInt64
+        var index: Int
     }
 
     private func recentSlot(_ slots: inout [PlacedList]) -> Int {
