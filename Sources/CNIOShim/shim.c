@@ -56,11 +56,13 @@ CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **valu
 
 // MARK: zlib
 
-int shim_gzip(const uint8_t *input, size_t length, int level, uint8_t **out, size_t *out_length) {
+int shim_gzip(const uint8_t *input, size_t length, int level, int max_chain, uint8_t **out, size_t *out_length) {
     z_stream stream;
     memset(&stream, 0, sizeof(stream));
     // windowBits 15 + 16 selects the gzip wrapper; memLevel 8 is zlib's default.
     if (deflateInit2(&stream, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) return -1;
+    // Level 9's match lengths (good 32, lazy 258, nice 258) with a shorter hash chain.
+    if (max_chain > 0 && deflateTune(&stream, 32, 258, 258, max_chain) != Z_OK) { deflateEnd(&stream); return -1; }
     gz_header header;
     memset(&header, 0, sizeof(header));
     header.time = 0;

@@ -7,14 +7,7 @@ import Testing
 @Suite struct DeterminismTests {
     typealias F = LayoutFixture
 
-    func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
-        var out: UnsafeMutablePointer<UInt8>?
-        var count = 0
-        let status = bytes.withUnsafeBufferPointer { shim_gzip($0.baseAddress, $0.count, 9, &out, &count) }
-        try #require(status == 0 && out != nil)
-        defer { free(out) }
-        return Array(UnsafeBufferPointer(start: out, count: count))
-    }
+    func gzip(_ bytes: [UInt8]) throws -> [UInt8] { try ListConverterTests.gzip(bytes) }
 
     @Test func twoRunsGiveIdenticalBytesAndGzip() throws {
         var rules = F.mixed()

@@ -32,8 +32,10 @@ CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **valu
 // MARK: zlib
 
 /// Deterministic gzip: mtime 0, OS byte 255 (unknown), no file name, so the same input gives
-/// the same bytes on every machine with the same zlib. Returns 0 on success; *out is malloc'd.
-int shim_gzip(const uint8_t *input, size_t length, int level, uint8_t **out, size_t *out_length);
+/// the same bytes on every machine with the same zlib. max_chain > 0 keeps level 9's match
+/// lengths but follows at most that many hash-chain links (deflateTune); 0 is the level's own
+/// setting. Returns 0 on success; *out is malloc'd.
+int shim_gzip(const uint8_t *input, size_t length, int level, int max_chain, uint8_t **out, size_t *out_length);
 
 /// Inflates gzip or zlib data (auto-detected). Fails with -2 if the output would exceed max_output.
 /// Returns 0 on success; *out is malloc'd.

@@ -8,10 +8,26 @@ enum Gzip {
         let description: String
     }
 
-    static func compress(_ bytes: [UInt8], level: Int32 = 9) throws -> [UInt8] {
+    /// How hard deflate looks for matches.
+    struct Effort: Sendable, Equatable {
+        var level: Int32
+        /// Hash-chain links followed per match at level 9's match lengths (nil: the level's own, 4,096 at level 9).
+        var maxChain: Int32?
+
+        static let best = Effort(level: 9, maxChain: nil)
+        /// Published lists: compressed once, downloaded by every device. Level 9 with chains of
+        /// 128 links gives 0.8 % more bytes than plain level 9 on the 2025-10 lists (1,240,977
+        /// against 1,231,403) in a third of the time (0.17 s against 0.52 s on one core), and
+        /// 1.9 % fewer than level 6 (1,264,509) in about the same time.
+        static let published = Effort(level: 9, maxChain: 128)
+    }
+
+    static func compress(_ bytes: [UInt8], effort: Effort = .published) throws -> [UInt8] {
         var out: UnsafeMutablePointer<UInt8>?
         var count = 0
-        let status = bytes.withUnsafeBufferPointer { shim_gzip($0.baseAddress, $0.count, level, &out, &count) }
+        let status = bytes.withUnsafeBufferPointer {
+            shim_gzip($0.baseAddress, $0.count, effort.level, effort.maxChain ?? 0, &out, &count)
+        }
         guard status == 0, let out else { throw Failure(description: "gzip compression failed (zlib status \(status))") }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: count))
