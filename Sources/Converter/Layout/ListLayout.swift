@@ -244,50 +244,68 @@ struct ListLayout: Sendable {
     /// `LayoutInput` puts `.mustNotBeGuarded` blocks in path lists only when no `$important` block
     /// needs the guards and they have no carve-out.
     private func networkRules(_ indices: [Int], _ input: LayoutInput, guards: Bool) -> ([[UInt8]], ExceptionScope, Bool) {
-        var carveOuts: [[UInt8]] = []
-        var blocks: [[UInt8]] = []
-        var afterGuards: [[UInt8]] = []
+        // Rule indices by place in the list first, then one array of exactly the list's rules:
+        // every JSON array is referenced once, not once per intermediate array.
+        var carveOuts: [Int] = []
+        var blocks: [Int] = []
+        var afterGuards: [Int] = []
+        var important: [Int] = []
         var needsGuards = false
-        var important: [[UInt8]] = []
         var blockHosts: [String?] = []
         var blockPages: [[String]?] = []
         var blockTypes: [WebKitResourceTypes?] = []
         var allPages: [[String]?] = []
+        blocks.reserveCapacity(indices.count)
+        blockHosts.reserveCapacity(indices.count)
+        blockPages.reserveCapacity(indices.count)
+        blockTypes.reserveCapacity(indices.count)
+        allPages.reserveCapacity(indices.count)
         input.rules.network.withUnsafeBufferPointer { network in
             for index in indices {
-                allPages.append(input.networkPages[index])
+                allPages.append(network[index].pageCondition.ifDomain)
                 switch network[index].kind {
                 case .importantBlock:
-                    important.append(network[index].json)
+                    important.append(index)
                 case .block, .exception:
                     blockHosts.append(network[index].anchorHost)
-                    blockPages.append(input.networkPages[index])
+                    blockPages.append(network[index].pageCondition.ifDomain)
                     blockTypes.append(network[index].resourceTypes)
                     if network[index].navigation == .needsGuard { needsGuards = true }
-                    if let carveOut = network[index].carveOut {
-                        carveOuts.append(network[index].json)
-                        carveOuts.append(carveOut)
+                    if network[index].carveOut != nil {
+                        carveOuts.append(index)
                     } else if guards, network[index].navigation == .mustNotBeGuarded {
-                        afterGuards.append(network[index].json)
+                        afterGuards.append(index)
                     } else {
-                        blocks.append(network[index].json)
+                        blocks.append(index)
                     }
                 }
             }
         }
-        var out = carveOuts + blocks
-        let guardsInside = needsGuards && !afterGuards.isEmpty
-        if guardsInside { out += input.rules.navigationGuards }
-        out += afterGuards
+        var exceptions: [Int] = []
         if !blockHosts.isEmpty {
             let scope = ExceptionScope(urlHosts: blockHosts, pageDomains: blockPages, resourceTypes: blockTypes)
-            for (position, index) in input.exceptions.enumerated()
-            where scope.mayCancel(exceptionHost: input.rules.network[index].anchorHost, pages: input.networkPages[index],
-                                  resourceTypes: input.exceptionTypes[position]) {
-                out.append(input.rules.network[index].json)
+            for index in input.exceptions
+            where scope.mayCancel(exceptionHost: input.rules.network[index].anchorHost, pages: input.rules.network[index].pageCondition.ifDomain,
+                                  resourceTypes: input.rules.network[index].resourceTypes) {
+                exceptions.append(index)
             }
         }
-        return (out + important, ExceptionScope(urlHosts: [], pageDomains: allPages), guardsInside)
+        let guardsInside = needsGuards && !afterGuards.isEmpty
+        var out: [[UInt8]] = []
+        out.reserveCapacity(2 * carveOuts.count + blocks.count + afterGuards.count + exceptions.count + important.count
+                            + (guardsInside ? input.rules.navigationGuards.count : 0))
+        input.rules.network.withUnsafeBufferPointer { network in
+            for index in carveOuts {
+                out.append(network[index].json)
+                out.append(network[index].carveOut!)
+            }
+            for index in blocks { out.append(network[index].json) }
+            if guardsInside { out += input.rules.navigationGuards }
+            for index in afterGuards { out.append(network[index].json) }
+            for index in exceptions { out.append(network[index].json) }
+            for index in important { out.append(network[index].json) }
+        }
+        return (out, ExceptionScope(urlHosts: [], pageDomains: allPages), guardsInside)
     }
 
     private func cosmeticRules(_ indices: [Int], _ input: LayoutInput) -> [[UInt8]] {
@@ -314,12 +332,8 @@ struct LayoutInput: Sendable {
     /// Indices of the `@@` rules in `rules.network`, in input order.
     var exceptions: [Int] = []
     var siteExceptions: [SiteException]
-    /// `if-domain` of each network rule (nil: any page), read from its JSON.
-    var networkPages: [[String]?] = []
     /// `if-domain` of each site exception.
     var siteExceptionPages: [[String]?] = []
-    /// `resource-type` of each exception (parallel to `exceptions`; nil: every type).
-    var exceptionTypes: [WebKitResourceTypes?] = []
 
     /// - Parameter churn: a fresh layout sorts each family by churn class first (hot sections
     ///   first), so a family's first lists take the rules upstream edits most and its last lists
@@ -329,7 +343,6 @@ struct LayoutInput: Sendable {
         self.rules = rules
         siteExceptions = rules.siteExceptions
         siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
-        networkPages.reserveCapacity(rules.network.count)
         var exceptionHosts = HostRelationIndex()
         var unanchoredException = false
         for rule in rules.network where rule.kind == .exception {
@@ -379,26 +392,23 @@ struct LayoutInput: Sendable {
                 return (piece * stripe..<min(network.count, (piece + 1) * stripe)).map { lookup.analyse(network[$0], index: $0) }
             }
             let start = (piece - networkStripes) * stripe
-            return (start..<min(cosmetic.count, start + stripe)).map { .member(pages: nil, Self.member(cosmetic[$0], index: $0, churn: churn)) }
+            return (start..<min(cosmetic.count, start + stripe)).map { .member(Self.member(cosmetic[$0], index: $0, churn: churn)) }
         }
         var byFamily = [[LayoutMember]](repeating: [], count: ListFamily.allCases.count)
         var index = 0
         for piece in pieces[..<networkStripes] {
             for analysis in piece {
                 switch analysis {
-                case .exception(let pages, let types):
-                    networkPages.append(pages)
+                case .exception:
                     exceptions.append(index)
-                    exceptionTypes.append(types)
-                case .member(let pages, let member):
-                    networkPages.append(pages)
+                case .member(let member):
                     byFamily[member.family.position].append(member)
                 }
                 index += 1
             }
         }
         for piece in pieces[networkStripes...] {
-            for case .member(_, let member) in piece { byFamily[member.family.position].append(member) }
+            for case .member(let member) in piece { byFamily[member.family.position].append(member) }
         }
         for family in ListFamily.allCases where !byFamily[family.position].isEmpty {
             members[family] = byFamily[family.position]
@@ -460,10 +470,10 @@ struct LayoutInput: Sendable {
     }
 }
 
-/// What `LayoutInput` learns about one network rule: an exception's pages and types, or the member it becomes.
+/// What `LayoutInput` learns about one network rule: an exception (lists derive their exceptions), or the member it becomes.
 enum NetworkAnalysis: Sendable {
-    case exception(pages: [String]?, types: WebKitResourceTypes?)
-    case member(pages: [String]?, LayoutMember)
+    case exception
+    case member(LayoutMember)
 }
 
 /// Everything a network rule's family and fresh sort key depend on besides the rule itself, so
@@ -479,10 +489,8 @@ struct FamilyLookup: Sendable {
     var churn: SectionChurn
 
     func analyse(_ rule: NetworkRule, index: Int) -> NetworkAnalysis {
+        if rule.kind == .exception { return .exception }
         let pages = rule.pageCondition.ifDomain
-        if rule.kind == .exception {
-            return .exception(pages: pages, types: rule.resourceTypes)
-        }
         var family: ListFamily
         var volatility = Volatility.calm
         /// Host blocks sort by their host's labels, last label first, so a site's hosts end up together.
@@ -521,7 +529,7 @@ struct FamilyLookup: Sendable {
         if let sortHost { ByteSearch.appendReversedLabels(sortHost, to: &order) }
         let key = StableKey(sourceID: rule.sourceID, key: rule.key)
         if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
-        return .member(pages: pages, LayoutMember(key: key, family: family, index: index, freshOrder: order))
+        return .member(LayoutMember(key: key, family: family, index: index, freshOrder: order))
     }
 
     private func concernsGenericBlock(_ pages: [String]) -> Bool {
