@@ -394,7 +394,13 @@ struct LayoutInput: Sendable {
             let start = (piece - networkStripes) * stripe
             return (start..<min(cosmetic.count, start + stripe)).map { .member(Self.member(cosmetic[$0], index: $0, churn: churn)) }
         }
-        var byFamily = [[LayoutMember]](repeating: [], count: ListFamily.allCases.count)
+        // Room for every rule in each family: big arrays are mapped lazily, so the pages a family
+        // does not fill cost nothing, and no array is copied while it grows.
+        var byFamily = ListFamily.allCases.map { family -> [LayoutMember] in
+            var members: [LayoutMember] = []
+            members.reserveCapacity(family.isNetwork ? network.count : cosmetic.count)
+            return members
+        }
         var index = 0
         for piece in pieces[..<networkStripes] {
             for analysis in piece {

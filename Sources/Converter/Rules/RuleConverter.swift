@@ -126,7 +126,7 @@ struct RuleConverter: Sendable {
 
         var entries: [Entry] = []
         entries.reserveCapacity(parsed.reduce(0) { $0 + $1.summaries.count })
-        // Duplicates: the first line of each hash, by position (chunk << 32 | line); the texts are
+        // Duplicates: the first line of each hash, by position (chunk × linesPerChunk + line); the texts are
         // compared only when a hash repeats, and different lines of one hash are told apart by text.
         var firstLine = HashIndex64()
         firstLine.reserveCapacity(entries.capacity)
@@ -134,6 +134,7 @@ struct RuleConverter: Sendable {
         var badfilterTargets = Set<LineKey>()
         var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
         var networkRuleCount = 0
+        var otherRuleCount = 0  // hiding rules and site exceptions, at most
         for chunkIndex in chunks.indices {
             let sourceIndex = chunks[chunkIndex].source
             let summaries = parsed[chunkIndex].summaries
@@ -145,10 +146,11 @@ struct RuleConverter: Sendable {
                     }
                     continue
                 }
-                let first = firstLine.insert(summary.hash, value: chunkIndex << 32 | lineIndex)
+                let first = firstLine.insert(summary.hash, value: chunkIndex * Self.linesPerChunk + lineIndex)
                 if !first.inserted {
                     let text = parsed[chunkIndex].outcomes[lineIndex].keyText
-                    if text == parsed[first.stored >> 32].outcomes[first.stored & 0xffff_ffff].keyText
+                    let (firstChunk, firstIndex) = first.stored.quotientAndRemainder(dividingBy: Self.linesPerChunk)
+                    if text == parsed[firstChunk].outcomes[firstIndex].keyText
                         || !collisions.insert(text).inserted {
                         tallies[sourceIndex].skip(.duplicate, line: text)
                         continue
@@ -157,6 +159,7 @@ struct RuleConverter: Sendable {
                 switch summary.role {
                 case .rule:
                     networkRuleCount += Int(summary.networkRules)
+                    if summary.networkRules == 0 { otherRuleCount += 1 }
                     entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
                 case .unusable:
                     break  // counted above
@@ -186,6 +189,7 @@ struct RuleConverter: Sendable {
         firstLine = HashIndex64()  // the second pass allocates every rule: free the biggest leftover of the first one before it
         var rules = ConvertedRules()
         rules.network.reserveCapacity(networkRuleCount)
+        rules.cosmetic.reserveCapacity(otherRuleCount)
         var carveOuts: [CarveOutUnit] = []
         var released = 0
         for position in entries {
