@@ -284,10 +284,12 @@ struct ListLayout: Sendable {
         var exceptions: [Int] = []
         if !blockHosts.isEmpty {
             let scope = ExceptionScope(urlHosts: blockHosts, pageDomains: blockPages, resourceTypes: blockTypes)
-            for index in input.exceptions
-            where scope.mayCancel(exceptionHost: input.rules.network[index].anchorHost, pages: input.rules.network[index].pageCondition.ifDomain,
-                                  resourceTypes: input.rules.network[index].resourceTypes) {
-                exceptions.append(index)
+            for index in input.exceptions {
+                let exception = input.rules.network[index]
+                if scope.mayCancel(exceptionHost: exception.anchorHost, pages: exception.pageCondition.ifDomain,
+                                   resourceTypes: exception.resourceTypes) {
+                    exceptions.append(index)
+                }
             }
         }
         let guardsInside = needsGuards && !afterGuards.isEmpty
@@ -499,7 +501,7 @@ struct FamilyLookup: Sendable {
         let pages = rule.pageCondition.ifDomain
         var family: ListFamily
         var volatility = Volatility.calm
-        /// Host blocks sort by their host's labels, last label first, so a site's hosts end up together.
+        // Host blocks sort by their host's labels, last label first, so a site's hosts end up together.
         var sortHost: String?
         let anchoredHost = rule.anchorHost.flatMap { ExceptionScope.hasDot($0) ? $0 : nil }
         switch (rule.navigation, pages, anchoredHost) {
