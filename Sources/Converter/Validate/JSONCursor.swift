@@ -91,7 +91,9 @@ struct JSONCursor {
         index += 1
         let start = index
         let count = bytes.count
-        while index < count {
+        while true {
+            while index + 8 <= count, !Self.hasSpecialByte(word(at: index)) { index += 8 }
+            guard index < count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -101,7 +103,23 @@ struct JSONCursor {
             if byte < 0x20 { throw fail("control character in string") }
             index += 1
         }
-        throw fail("unterminated string")
+    }
+
+    /// The 8 input bytes at `offset` as one little-endian word (the caller checks `offset + 8 <= count`).
+    @inline(__always) private func word(at offset: Int) -> UInt64 {
+        UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+    }
+
+    /// Whether any byte of `word` ends a plain run inside a string: `"`, `\` or a control byte (< 0x20).
+    /// Exact for presence (the classic has-zero-byte / has-less-than tests), so no byte is ever skipped wrongly.
+    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & 0x8080_8080_8080_8080 != 0
     }
 
     /// The rest of a string whose first escape is at the cursor: the plain run before it is copied, then
@@ -111,7 +129,16 @@ struct JSONCursor {
         var length = index - start
         out.update(from: bytes.baseAddress! + start, count: length)
         let count = bytes.count
-        while index < count {
+        while true {
+            while index + 8 <= count {
+                let plain = word(at: index)
+                if Self.hasSpecialByte(plain) { break }
+                // In bounds: `length <= index - start` and the buffer is as long as the input.
+                UnsafeMutableRawPointer(out + length).storeBytes(of: plain, as: UInt64.self)
+                length += 8
+                index += 8
+            }
+            guard index < count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 index += 1
@@ -126,7 +153,6 @@ struct JSONCursor {
             length += 1
             index += 1
         }
-        throw fail("unterminated string")
     }
 
     /// Decodes one escape at `\` into `out`, leaving the cursor after it; the number of bytes written.

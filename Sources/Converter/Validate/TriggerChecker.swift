@@ -113,6 +113,7 @@ enum TriggerChecker {
                 try cursor.skipValue(depth: 3)
             }
         } while try cursor.next(closing: UInt8(ascii: "}"))
+        if urlFilterProblem == nil && conditions.count < 2 { return problems }
         var result: [String] = []
         if let urlFilterProblem { result.append(urlFilterProblem) }
         if conditions.count > 1 { result.append("more than one condition (\(conditions.names.joined(separator: ", "))) in one trigger") }

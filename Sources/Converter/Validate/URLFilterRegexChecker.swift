@@ -9,12 +9,48 @@ struct URLFilterRegexChecker {
         return Array(pattern).withUnsafeBufferPointer { problem(in: $0) }
     }
 
-    static func problem(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
+    /// Where a scan stands after some leading bytes: all that the verdict on the following bytes depends on.
+    struct Scan: Equatable {
         var index = 0
         var depth = 0
         var canQuantify = false
         var lastWasQuantifier = false
+    }
+
+    /// The host anchor that starts most url-filters (`URLFilterBuilder` writes it for `||host` filters).
+    static let hostAnchor: StaticString = #"^[^:]+://+([^:/]+\.)?"#
+    /// The scan's state right after `hostAnchor`. It does not depend on what follows: no construct in the
+    /// anchor looks past its last byte (a `?`), and it holds no `$`. ValidatorTests checks this state
+    /// against a real scan of the anchor and the verdicts with and without the shortcut.
+    static let afterHostAnchor = Scan(index: 21, depth: 0, canQuantify: false, lastWasQuantifier: true)
+
+    /// - Parameter skippingHostAnchor: start after a leading `hostAnchor` from its known state instead of
+    ///   scanning it (false only in tests, to compare).
+    static func problem(in bytes: UnsafeBufferPointer<UInt8>, skippingHostAnchor: Bool = true) -> String? {
+        if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
+        var scan = skippingHostAnchor && startsWithHostAnchor(bytes) ? afterHostAnchor : Scan()
+        if let problem = run(bytes, &scan) { return problem }
+        if scan.depth != 0 { return "unbalanced '(' (WebKit: Internal error in YARR)" }
+        return nil
+    }
+
+    /// Three overlapping 8-byte compares cover the 21 bytes of `hostAnchor`.
+    @inline(__always) static func startsWithHostAnchor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 21 else { return false }
+        let actual = UnsafeRawPointer(bytes.baseAddress!)
+        let expected = UnsafeRawPointer(hostAnchor.utf8Start)
+        return actual.loadUnaligned(as: UInt64.self) == expected.loadUnaligned(as: UInt64.self)
+            && actual.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            && actual.loadUnaligned(fromByteOffset: 13, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
+    }
+
+    /// Scans from `scan` to the end of `bytes`; the first problem, or nil with `scan` at the end.
+    static func run(_ bytes: UnsafeBufferPointer<UInt8>, _ scan: inout Scan) -> String? {
+        var index = scan.index
+        var depth = scan.depth
+        var canQuantify = scan.canQuantify
+        var lastWasQuantifier = scan.lastWasQuantifier
+        defer { scan = Scan(index: index, depth: depth, canQuantify: canQuantify, lastWasQuantifier: lastWasQuantifier) }
         while index < bytes.count {
             let byte = bytes[index]
             // Most bytes are plain atoms (letters, digits, `.`, `/`, `-`…): the `default` case below, inline.
@@ -75,7 +111,6 @@ struct URLFilterRegexChecker {
             if quantifier { canQuantify = false }
             index += 1
         }
-        if depth != 0 { return "unbalanced '(' (WebKit: Internal error in YARR)" }
         return nil
     }
 

@@ -90,6 +90,8 @@ public struct WebKitListValidator: Sendable {
                 }
             } while try cursor.next(closing: UInt8(ascii: "}"))
         }
+        // The common case, a clean rule, builds nothing.
+        if let trigger, let action, trigger.isEmpty { return action }
         var problems = trigger ?? ["missing or invalid trigger object (WebKit: Invalid trigger object)"]
         problems.append(contentsOf: action ?? ["missing or invalid action object (WebKit: Invalid action object)"])
         return problems
