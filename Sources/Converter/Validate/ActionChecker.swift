@@ -28,7 +28,8 @@ enum ActionChecker {
         }
     }
 
-    static func problems(_ cursor: inout JSONCursor) throws -> [String] {
+    /// The action's problem (WebKit rejects or drops the rule), nil when there is none.
+    static func problem(_ cursor: inout JSONCursor) throws -> String? {
         /// The last `type` member's value; nil when absent or not a string.
         var type: ActionType?
         var selectorVerdict: CSSSelectorChecker.Verdict?
@@ -57,19 +58,19 @@ enum ActionChecker {
             } while try cursor.next(closing: UInt8(ascii: "}"))
         }
         switch type {
-        case nil: return ["action without a type string (WebKit: Invalid action type)"]
-        case .simple?: return []
+        case nil: return "action without a type string (WebKit: Invalid action type)"
+        case .simple?: return nil
         case .cssDisplayNone?:
             switch selectorVerdict {
-            case nil: return ["css-display-none without a selector string (WebKit: Requires a selector)"]
-            case .valid?: return []
-            case .extendedCSS?: return ["selector uses procedural (non-CSS) operators; WebKit would drop the rule silently"]
-            case .invalid?: return ["selector \"\(selectorPrefix)\" may be rejected by WebKit's CSS parser, which drops the rule silently"]
+            case nil: return "css-display-none without a selector string (WebKit: Requires a selector)"
+            case .valid?: return nil
+            case .extendedCSS?: return "selector uses procedural (non-CSS) operators; WebKit would drop the rule silently"
+            case .invalid?: return "selector \"\(selectorPrefix)\" may be rejected by WebKit's CSS parser, which drops the rule silently"
             }
-        case .notify?: return hasNotification ? [] : ["notify without a notification string"]
-        case .redirect?: return hasRedirect ? [] : ["redirect without a redirect member"]
-        case .modifyHeaders?: return hasPriority ? [] : ["modify-headers without a positive priority"]
-        case .unknown?: return ["unknown action type (WebKit: Invalid action type)"]
+        case .notify?: return hasNotification ? nil : "notify without a notification string"
+        case .redirect?: return hasRedirect ? nil : "redirect without a redirect member"
+        case .modifyHeaders?: return hasPriority ? nil : "modify-headers without a positive priority"
+        case .unknown?: return "unknown action type (WebKit: Invalid action type)"
         }
     }
 }

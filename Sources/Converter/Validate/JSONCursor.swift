@@ -146,6 +146,16 @@ struct JSONCursor {
             }
             if byte < 0x20 { throw fail("control character in string") }
             if byte == UInt8(ascii: "\\") {
+                // `\\`, `\"` and `\/` (the usual ones) inline; the rest, and every error, through `escape`.
+                if index + 1 < count {
+                    let escaped = bytes[index + 1]
+                    if escaped == UInt8(ascii: "\\") || escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "/") {
+                        out[length] = escaped
+                        length += 1
+                        index += 2
+                        continue
+                    }
+                }
                 length += try escape(into: out + length)
                 continue
             }

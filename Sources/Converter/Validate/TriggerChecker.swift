@@ -11,22 +11,43 @@ enum TriggerChecker {
     private enum Field {
         case urlFilter
         case condition(Int)
-        case flags(StaticString, [StaticString])
+        case flags(Flags)
         case other
 
         init(_ key: UnsafeBufferPointer<UInt8>) {
             if ByteName.equals(key, "url-filter") {
                 self = .urlFilter
             } else if ByteName.equals(key, "resource-type") {
-                self = .flags("resource-type", TriggerChecker.resourceTypes)
+                self = .flags(.resourceType)
             } else if ByteName.equals(key, "load-type") {
-                self = .flags("load-type", TriggerChecker.loadTypes)
+                self = .flags(.loadType)
             } else if ByteName.equals(key, "load-context") {
-                self = .flags("load-context", TriggerChecker.loadContexts)
+                self = .flags(.loadContext)
             } else if let condition = ByteName.index(of: key, in: TriggerChecker.conditionKeys) {
                 self = .condition(condition)
             } else {
                 self = .other
+            }
+        }
+    }
+
+    /// The trigger's flag arrays and the strings each accepts.
+    private enum Flags {
+        case resourceType, loadType, loadContext
+
+        var name: StaticString {
+            switch self {
+            case .resourceType: "resource-type"
+            case .loadType: "load-type"
+            case .loadContext: "load-context"
+            }
+        }
+
+        func allows(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+            switch self {
+            case .resourceType: ByteName.index(of: value, in: TriggerChecker.resourceTypes) != nil
+            case .loadType: ByteName.index(of: value, in: TriggerChecker.loadTypes) != nil
+            case .loadContext: ByteName.index(of: value, in: TriggerChecker.loadContexts) != nil
             }
         }
     }
@@ -47,12 +68,13 @@ enum TriggerChecker {
         var names: [String] { (0..<count).map { "\(TriggerChecker.conditionKeys[Int(order >> (4 * $0) & 0xF)])" } }
     }
 
-    static func problems(_ cursor: inout JSONCursor) throws -> [String] {
+    /// Appends the trigger's problems to `problems` (empty on entry): the url-filter's first, then a
+    /// second condition kind, then those of the condition and flag values in order.
+    static func check(_ cursor: inout JSONCursor, into problems: inout [String]) throws {
         let missingURLFilter = "url-filter missing or not a string (WebKit: Invalid url-filter object)"
         var urlFilterProblem: String? = missingURLFilter
         var conditions = ConditionKinds()
-        var problems: [String] = []
-        guard try cursor.beginObject() else { return [missingURLFilter] }
+        guard try cursor.beginObject() else { return problems.append(missingURLFilter) }
         repeat {
             switch Field(try cursor.key()) {
             case .urlFilter:
@@ -89,7 +111,8 @@ enum TriggerChecker {
                         problems.append("\(name): \(problem)")
                     }
                 } while try cursor.next(closing: UInt8(ascii: "]"))
-            case .flags(let name, let allowed):
+            case .flags(let flags):
+                let name = flags.name
                 guard cursor.peek() == UInt8(ascii: "[") else {
                     try cursor.skipValue(depth: 3)
                     problems.append("\(name) is not an array")
@@ -100,7 +123,7 @@ enum TriggerChecker {
                 repeat {
                     var valid = false
                     if cursor.peek() == UInt8(ascii: "\"") {
-                        valid = ByteName.index(of: try cursor.string(), in: allowed) != nil
+                        valid = flags.allows(try cursor.string())
                     } else {
                         try cursor.skipValue(depth: 4)
                     }
@@ -113,11 +136,11 @@ enum TriggerChecker {
                 try cursor.skipValue(depth: 3)
             }
         } while try cursor.next(closing: UInt8(ascii: "}"))
-        if urlFilterProblem == nil && conditions.count < 2 { return problems }
-        var result: [String] = []
-        if let urlFilterProblem { result.append(urlFilterProblem) }
-        if conditions.count > 1 { result.append("more than one condition (\(conditions.names.joined(separator: ", "))) in one trigger") }
-        return result + problems
+        if urlFilterProblem == nil && conditions.count < 2 { return }
+        var first: [String] = []
+        if let urlFilterProblem { first.append(urlFilterProblem) }
+        if conditions.count > 1 { first.append("more than one condition (\(conditions.names.joined(separator: ", "))) in one trigger") }
+        problems.insert(contentsOf: first, at: 0)
     }
 
     /// WebKit wants domains in lowercase ASCII (punycode for the rest).

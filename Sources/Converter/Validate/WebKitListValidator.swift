@@ -40,6 +40,7 @@ public struct WebKitListValidator: Sendable {
 
     private static func listProblems(_ cursor: inout JSONCursor) -> [Problem] {
         var ruleProblems: [Problem] = []
+        var triggerMessages: [String] = []
         var count = 0
         do {
             guard cursor.peek() == UInt8(ascii: "[") else {
@@ -48,9 +49,7 @@ public struct WebKitListValidator: Sendable {
             }
             if try cursor.beginArray() {
                 repeat {
-                    for message in try Self.ruleProblems(&cursor) {
-                        ruleProblems.append(Problem(ruleIndex: count, message: message))
-                    }
+                    try Self.checkRule(&cursor, index: count, triggerMessages: &triggerMessages, into: &ruleProblems)
                     count += 1
                 } while try cursor.next(closing: UInt8(ascii: "]"))
             }
@@ -69,32 +68,45 @@ public struct WebKitListValidator: Sendable {
         return problems + ruleProblems
     }
 
-    static func ruleProblems(_ cursor: inout JSONCursor) throws -> [String] {
+    /// Checks one rule and appends its problems: the trigger's first, then the action's, whatever the key
+    /// order; a repeated `trigger` or `action` key replaces the earlier one, as in WebKit's parser.
+    /// - Parameter triggerMessages: reused across rules (empty on entry and on return), so a clean rule
+    ///   allocates nothing.
+    static func checkRule(_ cursor: inout JSONCursor, index: Int, triggerMessages: inout [String], into problems: inout [Problem]) throws {
         guard cursor.peek() == UInt8(ascii: "{") else {
             try cursor.skipValue(depth: 1)
-            return ["not an object (WebKit: Invalid rule)"]
+            problems.append(Problem(ruleIndex: index, message: "not an object (WebKit: Invalid rule)"))
+            return
         }
-        var trigger: [String]?
-        var action: [String]?
+        var hasTrigger = false
+        var hasAction = false
+        var actionProblem: String?
         if try cursor.beginObject() {
             repeat {
                 let key = try cursor.key()
                 if ByteName.equals(key, "trigger") {
-                    trigger = cursor.peek() == UInt8(ascii: "{") ? try TriggerChecker.problems(&cursor) : nil
-                    if trigger == nil { try cursor.skipValue(depth: 2) }
+                    if !triggerMessages.isEmpty { triggerMessages.removeAll(keepingCapacity: true) }
+                    hasTrigger = cursor.peek() == UInt8(ascii: "{")
+                    if hasTrigger { try TriggerChecker.check(&cursor, into: &triggerMessages) } else { try cursor.skipValue(depth: 2) }
                 } else if ByteName.equals(key, "action") {
-                    action = cursor.peek() == UInt8(ascii: "{") ? try ActionChecker.problems(&cursor) : nil
-                    if action == nil { try cursor.skipValue(depth: 2) }
+                    hasAction = cursor.peek() == UInt8(ascii: "{")
+                    if hasAction { actionProblem = try ActionChecker.problem(&cursor) } else { try cursor.skipValue(depth: 2) }
                 } else {
                     try cursor.skipValue(depth: 2)
                 }
             } while try cursor.next(closing: UInt8(ascii: "}"))
         }
-        // The common case, a clean rule, builds nothing.
-        if let trigger, let action, trigger.isEmpty { return action }
-        var problems = trigger ?? ["missing or invalid trigger object (WebKit: Invalid trigger object)"]
-        problems.append(contentsOf: action ?? ["missing or invalid action object (WebKit: Invalid action object)"])
-        return problems
+        if !hasTrigger {
+            problems.append(Problem(ruleIndex: index, message: "missing or invalid trigger object (WebKit: Invalid trigger object)"))
+        } else if !triggerMessages.isEmpty {
+            for message in triggerMessages { problems.append(Problem(ruleIndex: index, message: message)) }
+            triggerMessages.removeAll(keepingCapacity: true)
+        }
+        if !hasAction {
+            problems.append(Problem(ruleIndex: index, message: "missing or invalid action object (WebKit: Invalid action object)"))
+        } else if let actionProblem {
+            problems.append(Problem(ruleIndex: index, message: actionProblem))
+        }
     }
 }
 
