@@ -92,7 +92,14 @@ struct JSONCursor {
         let start = index
         let count = bytes.count
         while true {
-            while index + 8 <= count, !Self.hasSpecialByte(word(at: index)) { index += 8 }
+            while index + 8 <= count {
+                let special = Self.specialBytes(word(at: index))
+                if special != 0 {
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
+                index += 8
+            }
             guard index < count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -105,21 +112,23 @@ struct JSONCursor {
         }
     }
 
-    /// The 8 input bytes at `offset` as one little-endian word (the caller checks `offset + 8 <= count`).
+    /// The 8 input bytes at `offset` as one word, the first in the lowest bits (the caller checks `offset + 8 <= count`).
     @inline(__always) private func word(at offset: Int) -> UInt64 {
-        UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
-    /// Whether any byte of `word` ends a plain run inside a string: `"`, `\` or a control byte (< 0x20).
-    /// Exact for presence (the classic has-zero-byte / has-less-than tests), so no byte is ever skipped wrongly.
-    @inline(__always) static func hasSpecialByte(_ word: UInt64) -> Bool {
+    /// The bytes of `word` that end a plain run inside a string (`"`, `\` or a control byte below 0x20),
+    /// as their high bits; 0 when there is none. The lowest set bit is exactly the first such byte (the
+    /// classic has-zero-byte / has-less-than tests err only in bytes above a true hit), so no byte is
+    /// ever skipped wrongly.
+    @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
         let zeroQuote = (quote &- ones) & ~quote
         let zeroBackslash = (backslash &- ones) & ~backslash
         let control = (word &- ones &* 0x20) & ~word
-        return (zeroQuote | zeroBackslash | control) & 0x8080_8080_8080_8080 != 0
+        return (zeroQuote | zeroBackslash | control) & 0x8080_8080_8080_8080
     }
 
     /// The rest of a string whose first escape is at the cursor: the plain run before it is copied, then
@@ -131,10 +140,17 @@ struct JSONCursor {
         let count = bytes.count
         while true {
             while index + 8 <= count {
-                let plain = word(at: index)
-                if Self.hasSpecialByte(plain) { break }
-                // In bounds: `length <= index - start` and the buffer is as long as the input.
-                UnsafeMutableRawPointer(out + length).storeBytes(of: plain, as: UInt64.self)
+                let run = word(at: index)
+                // All 8 bytes are stored, but only the plain ones before the first special byte count. In
+                // bounds: `length <= index - start` and the buffer is as long as the input.
+                UnsafeMutableRawPointer(out + length).storeBytes(of: run.littleEndian, as: UInt64.self)
+                let special = Self.specialBytes(run)
+                if special != 0 {
+                    let plain = special.trailingZeroBitCount >> 3
+                    length += plain
+                    index += plain
+                    break
+                }
                 length += 8
                 index += 8
             }
