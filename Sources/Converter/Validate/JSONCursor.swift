@@ -47,30 +47,36 @@ struct JSONCursor {
         }
     }
 
-    mutating func expect(_ byte: UInt8) throws {
-        guard peek() == byte else { throw fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+    // The structural steps below run a few times per rule: inlined, with their errors built out of line.
+
+    @inline(__always) mutating func expect(_ byte: UInt8) throws {
+        guard peek() == byte else { throw expected(byte) }
         index += 1
     }
 
+    @inline(never) private func expected(_ byte: UInt8) -> SyntaxError { fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+
     /// After the first element/member: true when another follows (`,` consumed), false at the closing byte (consumed).
-    mutating func next(closing: UInt8) throws -> Bool {
+    @inline(__always) mutating func next(closing: UInt8) throws -> Bool {
         let byte = peek()
-        index += 1
-        if byte == UInt8(ascii: ",") { return true }
-        if byte == closing { return false }
-        index -= 1
-        throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+        if byte == UInt8(ascii: ",") { index += 1; return true }
+        if byte == closing { index += 1; return false }
+        throw expectedSeparator(closing)
+    }
+
+    @inline(never) private func expectedSeparator(_ closing: UInt8) -> SyntaxError {
+        fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
     }
 
     /// Consumes `[`; returns false (and consumes `]`) when the array is empty.
-    mutating func beginArray() throws -> Bool {
+    @inline(__always) mutating func beginArray() throws -> Bool {
         try expect(UInt8(ascii: "["))
         if peek() == UInt8(ascii: "]") { index += 1; return false }
         return true
     }
 
     /// Consumes `{`; returns false (and consumes `}`) when the object is empty.
-    mutating func beginObject() throws -> Bool {
+    @inline(__always) mutating func beginObject() throws -> Bool {
         try expect(UInt8(ascii: "{"))
         if peek() == UInt8(ascii: "}") { index += 1; return false }
         return true
