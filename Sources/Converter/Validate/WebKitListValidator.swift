@@ -22,8 +22,8 @@ public struct WebKitListValidator: Sendable {
     public init() {}
 
     /// Every problem in the list; empty means WebKit compiles it with all its rules.
-    /// One pass over the bytes: strings are checked in place (escaped ones decoded into one reused
-    /// buffer), and Strings are built only for problem messages.
+    /// A UTF-8 pass (ASCII a word at a time), then one pass over the JSON: strings are checked in place
+    /// (escaped ones decoded into one reused buffer), and Strings are built only for problem messages.
     public func problems(in json: [UInt8]) -> [Problem] {
         json.withUnsafeBufferPointer { buffer in
             guard UTF8Scan.isValid(buffer) else {
