@@ -133,6 +133,26 @@ import Testing
         }
     }
 
+    @Test func everyEscapedByteGetsTheVerdictOfTheEscapeRule() {
+        for byte in 0...255 {
+            let escaped = UInt8(byte)
+            let allowed = escaped > 0x20 && escaped < 0x7F && !NetworkFilterParser.isAlphanumeric(escaped)
+            #expect(URLFilterRegexChecker.isPunctuation(escaped) == allowed, "\(byte)")
+            // After a plain atom, inside a group, and right after the host anchor.
+            for pattern in [[UInt8(ascii: "a"), 0x5C, escaped], [UInt8(ascii: "("), 0x5C, escaped, UInt8(ascii: ")"), UInt8(ascii: "+")],
+                            Array(#"^[^:]+://+([^:/]+\.)?"#.utf8) + [0x5C, escaped, UInt8(ascii: "*")]] {
+                let problem = pattern.withUnsafeBufferPointer { URLFilterRegexChecker.problem(in: $0) }
+                if allowed {
+                    #expect(problem == nil, "\(pattern)")
+                } else {
+                    let at = pattern.count - (pattern.last == escaped ? 2 : pattern.first == UInt8(ascii: "(") ? 4 : 3)
+                    #expect(problem == "unsupported escape '\\\(Character(Unicode.Scalar(escaped)))' at \(at)", "\(pattern)")
+                }
+            }
+        }
+        #expect(Array(#"a\"#.utf8).withUnsafeBufferPointer { URLFilterRegexChecker.problem(in: $0) } == "trailing backslash")
+    }
+
     @Test func problemsKeepTheirOrderWhateverTheKeyOrder() {
         #expect(messages(#"[{"action":{"type":"bogus"},"trigger":{"url-filter":"a|b"}}]"#) == [
             "rule 0: url-filter: alternation '|' at 1 (WebKit: Disjunctions are not supported yet)",

@@ -60,6 +60,13 @@ struct URLFilterRegexChecker {
                 index += 1
                 continue
             }
+            // So are valid escapes (`\.`, `\/`…): the `\` case below, inline.
+            if byte == UInt8(ascii: "\\"), index + 1 < bytes.count, isPunctuation(bytes[index + 1]) {
+                canQuantify = true
+                lastWasQuantifier = false
+                index += 2
+                continue
+            }
             if byte >= 0x80 { return "non-ASCII byte at \(index) (WebKit: Only ASCII characters are supported in pattern)" }
             if byte < 0x20 || byte == 0x7F { return "control character at \(index)" }
             var quantifier = false
@@ -124,6 +131,11 @@ struct URLFilterRegexChecker {
         if byte < 64 { return plainLow >> byte & 1 != 0 }
         if byte < 128 { return plainHigh >> (byte - 64) & 1 != 0 }
         return false
+    }
+
+    /// Printable ASCII other than letters and digits: what `\` may escape.
+    @inline(__always) static func isPunctuation(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && !NetworkFilterParser.isAlphanumeric(byte)
     }
 
     /// Index of the `]` closing the class at `start`, or nil if it is empty, unterminated, uses letter
