@@ -20,7 +20,7 @@ struct URLFilterRegexChecker {
     /// The host anchor that starts most url-filters (`URLFilterBuilder` writes it for `||host` filters).
     static let hostAnchor: StaticString = #"^[^:]+://+([^:/]+\.)?"#
     /// The scan's state right after `hostAnchor`. It does not depend on what follows: no construct in the
-    /// anchor looks past its last byte (a `?`), and it holds no `$`. ValidatorTests checks this state
+    /// anchor looks past its last byte (a `?`), and it holds no `$`. ValidatorFastPathTests checks this state
     /// against a real scan of the anchor and the verdicts with and without the shortcut.
     static let afterHostAnchor = Scan(index: 21, depth: 0, canQuantify: false, lastWasQuantifier: true)
 
@@ -123,7 +123,7 @@ struct URLFilterRegexChecker {
 
     /// Printable ASCII that is no regex operator: 0x20-0x7E minus `$ ( ) * + ?` (low word) and
     /// `[ \ ^ { |` (high word). Exactly the bytes the main loop's `default` case takes.
-    /// (Bit n of `plainLow` is byte n, bit n of `plainHigh` is byte 64 + n; ValidatorTests checks them byte by byte.)
+    /// (Bit n of `plainLow` is byte n, bit n of `plainHigh` is byte 64 + n; ValidatorFastPathTests checks them byte by byte.)
     @inline(__always) private static var plainLow: UInt64 { 0x7FFF_F0EF_0000_0000 }
     @inline(__always) private static var plainHigh: UInt64 { 0x67FF_FFFF_A7FF_FFFF }
 
