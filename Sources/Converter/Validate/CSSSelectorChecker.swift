@@ -36,6 +36,14 @@ struct CSSSelectorChecker {
         var previousSignificant: UInt8 = 0
         while index < bytes.endIndex {
             let byte = bytes[index]
+            // Name bytes outside quotes, most of any selector: what the steps below do for them, inline.
+            if quote == 0 && isNameByte(byte) {
+                if firstSignificant == 0 { firstSignificant = byte }
+                previousSignificant = byte
+                lastSignificant = byte
+                index += 1
+                continue
+            }
             if byte < 0x20 || byte == 0x7F { return .invalid }
             if quote != 0 {
                 if byte == UInt8(ascii: "\\") { index += 2; continue }

@@ -1,6 +1,6 @@
 /// A streaming JSON reader (RFC 8259) over bytes for the list validator: it checks syntax as it goes
-/// and decodes only the strings the validator asks for, so an 11 MB list is checked without building
-/// a document tree. Depth is bounded so hostile input cannot overflow the stack.
+/// and hands out strings without building a document tree, so an 11 MB list is checked without copying
+/// it. Depth is bounded so hostile input cannot overflow the stack.
 struct JSONCursor {
     struct SyntaxError: Error {
         var offset: Int
@@ -10,21 +10,36 @@ struct JSONCursor {
     static let maximumDepth = 64
 
     let bytes: UnsafeBufferPointer<UInt8>
+    /// Where strings with escapes are decoded. At least as long as `bytes`, because decoding never
+    /// lengthens a string, so writes into it need no bounds checks beyond the input's own.
+    private let decoded: UnsafeMutableBufferPointer<UInt8>
     var index = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>) {
+        self.bytes = bytes
+        self.decoded = decoded
+    }
+
+    /// Runs `body` with a cursor at the start of `bytes`; the decode buffer lives as long as the call.
+    static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows -> R {
+        // Large buffers are mmapped, so only the pages escaped strings touch are ever faulted in.
+        let decoded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
+        defer { decoded.deallocate() }
+        var cursor = JSONCursor(bytes, decoded: decoded)
+        return try body(&cursor)
+    }
 
     func fail(_ message: String) -> SyntaxError { SyntaxError(offset: index, message: message) }
 
     var atEnd: Bool { index >= bytes.count }
 
     /// The next byte after whitespace, without consuming it (0 at the end).
-    mutating func peek() -> UInt8 {
+    @inline(__always) mutating func peek() -> UInt8 {
         skipWhitespace()
         return index < bytes.count ? bytes[index] : 0
     }
 
-    mutating func skipWhitespace() {
+    @inline(__always) mutating func skipWhitespace() {
         while index < bytes.count {
             let byte = bytes[index]
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
@@ -32,79 +47,160 @@ struct JSONCursor {
         }
     }
 
-    mutating func expect(_ byte: UInt8) throws {
-        guard peek() == byte else { throw fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+    // The structural steps below run a few times per rule: inlined, with their errors built out of line.
+
+    @inline(__always) mutating func expect(_ byte: UInt8) throws {
+        guard peek() == byte else { throw expected(byte) }
         index += 1
     }
 
+    @inline(never) private func expected(_ byte: UInt8) -> SyntaxError { fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+
     /// After the first element/member: true when another follows (`,` consumed), false at the closing byte (consumed).
-    mutating func next(closing: UInt8) throws -> Bool {
+    @inline(__always) mutating func next(closing: UInt8) throws -> Bool {
         let byte = peek()
-        index += 1
-        if byte == UInt8(ascii: ",") { return true }
-        if byte == closing { return false }
-        index -= 1
-        throw fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
+        if byte == UInt8(ascii: ",") { index += 1; return true }
+        if byte == closing { index += 1; return false }
+        throw expectedSeparator(closing)
+    }
+
+    @inline(never) private func expectedSeparator(_ closing: UInt8) -> SyntaxError {
+        fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
     }
 
     /// Consumes `[`; returns false (and consumes `]`) when the array is empty.
-    mutating func beginArray() throws -> Bool {
+    @inline(__always) mutating func beginArray() throws -> Bool {
         try expect(UInt8(ascii: "["))
         if peek() == UInt8(ascii: "]") { index += 1; return false }
         return true
     }
 
     /// Consumes `{`; returns false (and consumes `}`) when the object is empty.
-    mutating func beginObject() throws -> Bool {
+    @inline(__always) mutating func beginObject() throws -> Bool {
         try expect(UInt8(ascii: "{"))
         if peek() == UInt8(ascii: "}") { index += 1; return false }
         return true
     }
 
-    /// Reads a member key and its `:` into `key` (decoded).
-    mutating func key(into key: inout [UInt8]) throws {
+    /// Reads a member key and its `:`; the key's decoded bytes, valid until the next string is read.
+    mutating func key() throws -> UnsafeBufferPointer<UInt8> {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected an object key") }
-        try string(into: &key)
+        let key = try string()
         try expect(UInt8(ascii: ":"))
+        return key
     }
 
-    /// Decodes the string at the cursor (which must be on its opening quote) into `out`, replacing its contents.
-    mutating func string(into out: inout [UInt8]) throws {
-        out.removeAll(keepingCapacity: true)
+    /// Reads the string at the cursor (which must be on its opening quote) and returns its decoded bytes:
+    /// a view of the input when it has no escapes (no copy), else of the decode buffer. Either is valid
+    /// only until the next string is read.
+    mutating func string() throws -> UnsafeBufferPointer<UInt8> {
         index += 1
-        var runStart = index
-        while index < bytes.count {
+        let start = index
+        let count = bytes.count
+        while true {
+            while index + 8 <= count {
+                let special = Self.specialBytes(word(at: index))
+                if special != 0 {
+                    index += special.trailingZeroBitCount >> 3
+                    break
+                }
+                index += 8
+            }
+            guard index < count else { throw fail("unterminated string") }
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 index += 1
-                return
+                return UnsafeBufferPointer(rebasing: bytes[start..<(index - 1)])
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte < 0x20 { throw fail("control character in string") }
+            index += 1
+        }
+    }
+
+    /// The 8 input bytes at `offset` as one word, the first in the lowest bits (the caller checks `offset + 8 <= count`).
+    @inline(__always) private func word(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    /// The bytes of `word` that end a plain run inside a string (`"`, `\` or a control byte below 0x20),
+    /// as their high bits; 0 when there is none. The lowest set bit is exactly the first such byte (the
+    /// classic has-zero-byte / has-less-than tests err only in bytes above a true hit), so no byte is
+    /// ever skipped wrongly.
+    @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        let control = (word &- ones &* 0x20) & ~word
+        return (zeroQuote | zeroBackslash | control) & 0x8080_8080_8080_8080
+    }
+
+    /// The rest of a string whose first escape is at the cursor: the plain run before it is copied, then
+    /// everything is decoded into `decoded`.
+    private mutating func escapedString(from start: Int) throws -> UnsafeBufferPointer<UInt8> {
+        let out = decoded.baseAddress!
+        var length = index - start
+        out.update(from: bytes.baseAddress! + start, count: length)
+        let count = bytes.count
+        while true {
+            while index + 8 <= count {
+                let run = word(at: index)
+                // All 8 bytes are stored, but only the plain ones before the first special byte count. In
+                // bounds: `length <= index - start` and the buffer is as long as the input.
+                UnsafeMutableRawPointer(out + length).storeBytes(of: run.littleEndian, as: UInt64.self)
+                let special = Self.specialBytes(run)
+                if special != 0 {
+                    let plain = special.trailingZeroBitCount >> 3
+                    length += plain
+                    index += plain
+                    break
+                }
+                length += 8
+                index += 8
+            }
+            guard index < count else { throw fail("unterminated string") }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return UnsafeBufferPointer(start: out, count: length)
             }
             if byte < 0x20 { throw fail("control character in string") }
             if byte == UInt8(ascii: "\\") {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
-                try escape(into: &out)
-                runStart = index
+                // `\\`, `\"` and `\/` (the usual ones) inline; the rest, and every error, through `escape`.
+                if index + 1 < count {
+                    let escaped = bytes[index + 1]
+                    if escaped == UInt8(ascii: "\\") || escaped == UInt8(ascii: "\"") || escaped == UInt8(ascii: "/") {
+                        out[length] = escaped
+                        length += 1
+                        index += 2
+                        continue
+                    }
+                }
+                length += try escape(into: out + length)
                 continue
             }
+            out[length] = byte
+            length += 1
             index += 1
         }
-        throw fail("unterminated string")
     }
 
-    /// Decodes one escape at `\`, leaving the cursor after it.
-    private mutating func escape(into out: inout [UInt8]) throws {
+    /// Decodes one escape at `\` into `out`, leaving the cursor after it; the number of bytes written.
+    private mutating func escape(into out: UnsafeMutablePointer<UInt8>) throws -> Int {
         index += 1
         guard index < bytes.count else { throw fail("unterminated string") }
+        let written: Int
         switch bytes[index] {
-        case UInt8(ascii: "\""): out.append(0x22)
-        case UInt8(ascii: "\\"): out.append(0x5C)
-        case UInt8(ascii: "/"): out.append(0x2F)
-        case UInt8(ascii: "b"): out.append(0x08)
-        case UInt8(ascii: "f"): out.append(0x0C)
-        case UInt8(ascii: "n"): out.append(0x0A)
-        case UInt8(ascii: "r"): out.append(0x0D)
-        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "\""): out[0] = 0x22; written = 1
+        case UInt8(ascii: "\\"): out[0] = 0x5C; written = 1
+        case UInt8(ascii: "/"): out[0] = 0x2F; written = 1
+        case UInt8(ascii: "b"): out[0] = 0x08; written = 1
+        case UInt8(ascii: "f"): out[0] = 0x0C; written = 1
+        case UInt8(ascii: "n"): out[0] = 0x0A; written = 1
+        case UInt8(ascii: "r"): out[0] = 0x0D; written = 1
+        case UInt8(ascii: "t"): out[0] = 0x09; written = 1
         case UInt8(ascii: "u"):
             var scalar = try hex4()
             if scalar >= 0xD800, scalar < 0xDC00 {
@@ -118,11 +214,36 @@ struct JSONCursor {
             } else if scalar >= 0xDC00, scalar < 0xE000 {
                 throw fail("unpaired surrogate")
             }
-            out.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
+            written = Self.encodeUTF8(scalar, into: out)
         default:
             throw fail("invalid escape")
         }
         index += 1
+        return written
+    }
+
+    /// UTF-8 of a scalar value (never a surrogate here); at most 4 bytes, never more than its `\u` form.
+    @inline(__always) private static func encodeUTF8(_ scalar: UInt32, into out: UnsafeMutablePointer<UInt8>) -> Int {
+        switch scalar {
+        case ..<0x80:
+            out[0] = UInt8(scalar)
+            return 1
+        case ..<0x800:
+            out[0] = UInt8(0xC0 | scalar >> 6)
+            out[1] = UInt8(0x80 | scalar & 0x3F)
+            return 2
+        case ..<0x10000:
+            out[0] = UInt8(0xE0 | scalar >> 12)
+            out[1] = UInt8(0x80 | scalar >> 6 & 0x3F)
+            out[2] = UInt8(0x80 | scalar & 0x3F)
+            return 3
+        default:
+            out[0] = UInt8(0xF0 | scalar >> 18)
+            out[1] = UInt8(0x80 | scalar >> 12 & 0x3F)
+            out[2] = UInt8(0x80 | scalar >> 6 & 0x3F)
+            out[3] = UInt8(0x80 | scalar & 0x3F)
+            return 4
+        }
     }
 
     /// Reads the 4 hex digits after `\u`, leaving the cursor on the last one.
@@ -150,17 +271,14 @@ struct JSONCursor {
         switch peek() {
         case UInt8(ascii: "{"):
             guard try beginObject() else { return }
-            var scratch: [UInt8] = []
             repeat {
-                try key(into: &scratch)
+                _ = try key()
                 try skipValue(depth: depth + 1)
             } while try next(closing: UInt8(ascii: "}"))
         case UInt8(ascii: "["):
             guard try beginArray() else { return }
             repeat { try skipValue(depth: depth + 1) } while try next(closing: UInt8(ascii: "]"))
-        case UInt8(ascii: "\""):
-            var scratch: [UInt8] = []
-            try string(into: &scratch)
+        case UInt8(ascii: "\""): _ = try string()
         case UInt8(ascii: "t"): try literal("true")
         case UInt8(ascii: "f"): try literal("false")
         case UInt8(ascii: "n"): try literal("null")

@@ -9,14 +9,64 @@ struct URLFilterRegexChecker {
         return Array(pattern).withUnsafeBufferPointer { problem(in: $0) }
     }
 
-    private static func problem(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
+    /// Where a scan stands after some leading bytes: all that the verdict on the following bytes depends on.
+    struct Scan: Equatable {
         var index = 0
         var depth = 0
         var canQuantify = false
         var lastWasQuantifier = false
+    }
+
+    /// The host anchor that starts most url-filters (`URLFilterBuilder` writes it for `||host` filters).
+    static let hostAnchor: StaticString = #"^[^:]+://+([^:/]+\.)?"#
+    /// The scan's state right after `hostAnchor`. It does not depend on what follows: no construct in the
+    /// anchor looks past its last byte (a `?`), and it holds no `$`. ValidatorFastPathTests checks this state
+    /// against a real scan of the anchor and the verdicts with and without the shortcut.
+    static let afterHostAnchor = Scan(index: 21, depth: 0, canQuantify: false, lastWasQuantifier: true)
+
+    /// - Parameter skippingHostAnchor: start after a leading `hostAnchor` from its known state instead of
+    ///   scanning it (false only in tests, to compare).
+    static func problem(in bytes: UnsafeBufferPointer<UInt8>, skippingHostAnchor: Bool = true) -> String? {
+        if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
+        var scan = skippingHostAnchor && startsWithHostAnchor(bytes) ? afterHostAnchor : Scan()
+        if let problem = run(bytes, &scan) { return problem }
+        if scan.depth != 0 { return "unbalanced '(' (WebKit: Internal error in YARR)" }
+        return nil
+    }
+
+    /// Three overlapping 8-byte compares cover the 21 bytes of `hostAnchor`.
+    @inline(__always) static func startsWithHostAnchor(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count >= 21 else { return false }
+        let actual = UnsafeRawPointer(bytes.baseAddress!)
+        let expected = UnsafeRawPointer(hostAnchor.utf8Start)
+        return actual.loadUnaligned(as: UInt64.self) == expected.loadUnaligned(as: UInt64.self)
+            && actual.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            && actual.loadUnaligned(fromByteOffset: 13, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
+    }
+
+    /// Scans from `scan` to the end of `bytes`; the first problem, or nil with `scan` at the end.
+    static func run(_ bytes: UnsafeBufferPointer<UInt8>, _ scan: inout Scan) -> String? {
+        var index = scan.index
+        var depth = scan.depth
+        var canQuantify = scan.canQuantify
+        var lastWasQuantifier = scan.lastWasQuantifier
+        defer { scan = Scan(index: index, depth: depth, canQuantify: canQuantify, lastWasQuantifier: lastWasQuantifier) }
         while index < bytes.count {
             let byte = bytes[index]
+            // Most bytes are plain atoms (letters, digits, `.`, `/`, `-`…): the `default` case below, inline.
+            if isPlainAtom(byte) {
+                canQuantify = true
+                lastWasQuantifier = false
+                index += 1
+                continue
+            }
+            // So are valid escapes (`\.`, `\/`…): the `\` case below, inline.
+            if byte == UInt8(ascii: "\\"), index + 1 < bytes.count, isPunctuation(bytes[index + 1]) {
+                canQuantify = true
+                lastWasQuantifier = false
+                index += 2
+                continue
+            }
             if byte >= 0x80 { return "non-ASCII byte at \(index) (WebKit: Only ASCII characters are supported in pattern)" }
             if byte < 0x20 || byte == 0x7F { return "control character at \(index)" }
             var quantifier = false
@@ -68,8 +118,24 @@ struct URLFilterRegexChecker {
             if quantifier { canQuantify = false }
             index += 1
         }
-        if depth != 0 { return "unbalanced '(' (WebKit: Internal error in YARR)" }
         return nil
+    }
+
+    /// Printable ASCII that is no regex operator: 0x20-0x7E minus `$ ( ) * + ?` (low word) and
+    /// `[ \ ^ { |` (high word). Exactly the bytes the main loop's `default` case takes.
+    /// (Bit n of `plainLow` is byte n, bit n of `plainHigh` is byte 64 + n; ValidatorFastPathTests checks them byte by byte.)
+    @inline(__always) private static var plainLow: UInt64 { 0x7FFF_F0EF_0000_0000 }
+    @inline(__always) private static var plainHigh: UInt64 { 0x67FF_FFFF_A7FF_FFFF }
+
+    @inline(__always) static func isPlainAtom(_ byte: UInt8) -> Bool {
+        if byte < 64 { return plainLow >> byte & 1 != 0 }
+        if byte < 128 { return plainHigh >> (byte - 64) & 1 != 0 }
+        return false
+    }
+
+    /// Printable ASCII other than letters and digits: what `\` may escape.
+    @inline(__always) static func isPunctuation(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && !NetworkFilterParser.isAlphanumeric(byte)
     }
 
     /// Index of the `]` closing the class at `start`, or nil if it is empty, unterminated, uses letter
