@@ -70,6 +70,8 @@ struct NetworkRule: Sendable, Equatable {
     var pageCondition: PageCondition = .any
     /// The trigger's `resource-type` (nil: none, so every type), as written in `json`.
     var resourceTypes: WebKitResourceTypes?
+    /// How often upstream edits the section the line stands in (leads a fresh layout's sort order).
+    var churn: ChurnClass = .calm
 
     /// `if-domain` or `unless-domain` of a trigger.
     enum PageCondition: Sendable, Equatable {
@@ -102,6 +104,8 @@ struct CosmeticSelector: Sendable, Equatable, Hashable {
     var selector: String
     var domains: Domains
     var sourceID: String
+    /// How often upstream edits the section the line stands in (leads a fresh layout's sort order).
+    var churn: ChurnClass = .calm
 }
 
 /// A site-wide exception: `ignore-previous-rules` with `url-filter: ".*"` and `if-domain`.

@@ -14,23 +14,18 @@ public struct ListConverter: Sendable {
     ///   that only lost removed rules may keep its bytes (`ConverterConfiguration.removalGraceRuns`).
     public func convert(_ sources: consuming [FilterListSource], previousLayout: [UInt8]? = nil,
                         previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
-        // Section churn is one more pass over the bytes, independent of the rules: it runs on the
-        // cores together with the rules' per-line work.
         var input = consume sources
-        var churn = SectionChurn()
-        let (rules, reports) = RuleConverter().convert(input, alongside: { churn = SectionChurn(input) })
+        let (rules, reports) = RuleConverter().convert(input)
         input = []  // the input bytes are not needed any more: free them before layout
-        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
-                            churn: churn)
+        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists)
     }
 
     /// Lays out already converted rules, serializes each list and fills the report.
     func assemble(_ rules: consuming ConvertedRules, sourceReports: [ConversionReport.SourceReport],
-                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:],
-                  churn: SectionChurn = SectionChurn()) throws -> ConversionOutput {
+                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
-        var layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists, churn: churn)
+        var layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists)
         let state = layout.state
         let isFresh = layout.isFresh
         let laidOut = layout.lists

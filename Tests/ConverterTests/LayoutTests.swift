@@ -353,31 +353,39 @@ enum LayoutFixture {
     }
 
     @Test func sectionCommentsGiveEachLineItsChurnClass() {
-        let text = "[Adblock Plus 2.0]\r\n! *** easylist:easylist/easylist_general_hide.txt ***\r\n##.calm-ad\r\n"
+        let text = "[Adblock Plus 2.0]\r\n##.before-any-section\r\n! *** easylist:easylist/easylist_general_hide.txt ***\r\n##.calm-ad\r\n"
             + "! *** easylist:easylist/easylist_specific_hide.txt ***\r\nnews.example##.hot-ad  \r\n! a plain comment\r\n"
             + "||shared.example^\n! *** easylist:easylist/easylist_adservers.txt ***\n||ads.example^$third-party\n"
+            + "||multi.example^$script,subdocument\n"
             + "! *** easylist:easylist_adult/adult_adservers.txt ***\n||adult.example^\n"
             + "! *** easylist:easyprivacy/easyprivacy_specific_international.txt ***\n/intl-tracker."
-        let churn = SectionChurn([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
-        #expect(churn.churnClass(sourceID: "easylist", key: "##.calm-ad") == .calm)
-        #expect(churn.churnClass(sourceID: "easylist", key: "news.example##.hot-ad") == .hot)
-        #expect(churn.churnClass(sourceID: "easylist", key: "||shared.example^") == .hot)
-        #expect(churn.churnClass(sourceID: "easylist", key: "||ads.example^$third-party") == .warm)
-        #expect(churn.churnClass(sourceID: "easylist", key: "||ads.example^$third-party#2") == .warm)
-        #expect(churn.churnClass(sourceID: "easylist", key: "||adult.example^") == .calm)
-        #expect(churn.churnClass(sourceID: "easylist", key: "/intl-tracker.") == .calm)
-        #expect(churn.churnClass(sourceID: "easyprivacy", key: "news.example##.hot-ad") == .calm)
+        let (rules, _) = RuleConverter().convert([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
+        let network = Dictionary(rules.network.map { ($0.key, $0.churn) }, uniquingKeysWith: { first, _ in first })
+        let cosmetic = Dictionary(rules.cosmetic.map { ($0.key, $0.churn) }, uniquingKeysWith: { first, _ in first })
+        #expect(cosmetic == ["##.before-any-section": .calm, "##.calm-ad": .calm, "news.example##.hot-ad": .hot])
+        #expect(network == [
+            "||shared.example^": .hot,  // after a plain comment, still in the hot section
+            "||ads.example^$third-party": .warm,
+            "||multi.example^$script,subdocument": .warm, "||multi.example^$script,subdocument#1": .warm,
+            "||adult.example^": .calm, "/intl-tracker.": .calm,
+        ])
         #expect(ChurnClass.of(section: "easylist:easyprivacy/easyprivacy_specific.txt") == .warm)
         #expect(ChurnClass.of(section: "custom rules") == .calm)
+        // Where each parallel piece of parsing starts: the class after the lines before it.
+        let lines = FilterLineReader.lineRanges(in: Array(text.utf8))
+        #expect(SectionChurn.classes(at: [0, 3, 6, 9, lines.count], lines: lines, bytes: Array(text.utf8))
+            == [.calm, .calm, .hot, .warm, .calm])
     }
 
     @Test func freshLayoutPutsHotSectionsFirstAndVolatileMembersInASmallFirstList() throws {
         // Hot-section hosts sort before calm ones, whatever their names.
         var rules = F.noGuards()
-        rules.network = (0..<40).map { F.block("h\($0).example") }
-        let text = "! *** easylist:easylist/easylist_adservers.txt ***\n" + (20..<40).map { "||h\($0).example^" }.joined(separator: "\n")
-        let churn = SectionChurn([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
-        let input = LayoutInput(rules, churn: churn)
+        rules.network = (0..<40).map { index in
+            var rule = F.block("h\(index).example")
+            if index >= 20 { rule.churn = .warm }
+            return rule
+        }
+        let input = LayoutInput(rules)
         let placer = FamilyPlacer(family: .networkHosts, members: input.members[.networkHosts]!, capacity: 100, recentLimit: 10)
         let lists = placer.fresh(stableLists: 2)
         #expect(lists.map(\.members.count) == [20, 20])
@@ -386,7 +394,7 @@ enum LayoutFixture {
         // Blocks on hosts an exception concerns (volatile) get the first list to themselves…
         rules.network.append(F.exception("h3.example"))
         rules.network.append(F.exception("h33.example"))
-        let contested = LayoutInput(rules, churn: churn)
+        let contested = LayoutInput(rules)
         let split = FamilyPlacer(family: .networkHosts, members: contested.members[.networkHosts]!, capacity: 100, recentLimit: 10)
             .fresh(stableLists: 3)
         #expect(split.map(\.members.count) == [2, 19, 19])

@@ -49,13 +49,11 @@ struct ListLayout: Sendable {
 
     /// - Parameters:
     ///   - previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
-    ///   - churn: each rule's source-section churn class, which leads a fresh layout's sort order.
-    func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:],
-                churn: SectionChurn = SectionChurn()) throws -> Result {
+    func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:]) throws -> Result {
         let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
         if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
            previous.selectorsPerRule == configuration.genericSelectorsPerRule {
-            let input = LayoutInput(rules, churn: churn, previous: previous)
+            let input = LayoutInput(rules, previous: previous)
             var placed = ListFamily.allCases.flatMap { family in
                 placer(family, input).incremental(previous: previous.lists.filter { $0.family == family })
             }
@@ -70,7 +68,7 @@ struct ListLayout: Sendable {
                 }
             }
         }
-        let input = LayoutInput(rules, churn: churn)
+        let input = LayoutInput(rules)
         let placed = try freshPlacement(input)
         let built = build(placed, input)
         if let problem = violation(built, chunkSize: chunkSize) { throw ConversionError.layoutImpossible(problem) }
@@ -341,7 +339,7 @@ struct LayoutInput: Sendable {
     ///   first), so a family's first lists take the rules upstream edits most and its last lists
     ///   stay unchanged longer.
     /// - Parameter previous: with it, new host blocks join the path lists (see `joinsPathList`).
-    init(_ rules: ConvertedRules, churn: SectionChurn = SectionChurn(), previous: LayoutState? = nil) {
+    init(_ rules: ConvertedRules, previous: LayoutState? = nil) {
         self.rules = rules
         siteExceptions = rules.siteExceptions
         siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
@@ -381,7 +379,7 @@ struct LayoutInput: Sendable {
         let lookup = FamilyLookup(
             exceptionHosts: exceptionHosts, unanchoredException: unanchoredException, genericBlockPages: genericBlockPages,
             genericBlockEverywhere: genericBlockEverywhere, navigationAfterGuards: navigationAfterGuards,
-            previousFamily: previousFamily, pathListExists: pathListExists, churn: churn)
+            previousFamily: previousFamily, pathListExists: pathListExists)
         // Each rule is analysed on its own (the costly part: hashing its key, its sort key), in
         // stripes spread over the cores, the selectors' stripes with the network rules'; the
         // results are then collected in input order.
@@ -394,7 +392,7 @@ struct LayoutInput: Sendable {
                 return (piece * stripe..<min(network.count, (piece + 1) * stripe)).map { lookup.analyse(network[$0], index: $0) }
             }
             let start = (piece - networkStripes) * stripe
-            return (start..<min(cosmetic.count, start + stripe)).map { .member(Self.member(cosmetic[$0], index: $0, churn: churn)) }
+            return (start..<min(cosmetic.count, start + stripe)).map { .member(Self.member(cosmetic[$0], index: $0)) }
         }
         // Room for every rule in each family: big arrays are mapped lazily, so the pages a family
         // does not fill cost nothing, and no array is copied while it grows.
@@ -425,7 +423,7 @@ struct LayoutInput: Sendable {
 
     /// A selector's member: generic selectors (with or without exceptions) and site selectors
     /// are families of their own; a fresh layout groups site selectors by their domain set.
-    private static func member(_ selector: CosmeticSelector, index: Int, churn: SectionChurn) -> LayoutMember {
+    private static func member(_ selector: CosmeticSelector, index: Int) -> LayoutMember {
         let family: ListFamily
         var volatility = Volatility.calm
         var sites: [String] = []
@@ -440,7 +438,7 @@ struct LayoutInput: Sendable {
             if domains.count > 1 { volatility = Volatility.volatile }
             sites = domains
         }
-        var order = Volatility.sortKey(volatility, churn.churnClass(sourceID: selector.sourceID, key: selector.key),
+        var order = Volatility.sortKey(volatility, selector.churn,
                                        tailBytes: sites.reduce(0) { $0 + $1.utf8.count + 1 })
         for (position, site) in sites.enumerated() {
             if position > 0 { order.append(UInt8(ascii: ",")) }
@@ -494,7 +492,6 @@ struct FamilyLookup: Sendable {
     var navigationAfterGuards: Bool
     var previousFamily: [StableKey: ListFamily]
     var pathListExists: Bool
-    var churn: SectionChurn
 
     func analyse(_ rule: NetworkRule, index: Int) -> NetworkAnalysis {
         if rule.kind == .exception { return .exception }
@@ -532,7 +529,7 @@ struct FamilyLookup: Sendable {
             // exception on a .com host could cancel.
             family = .networkPaths
         }
-        var order = Volatility.sortKey(volatility, churn.churnClass(sourceID: rule.sourceID, key: rule.key),
+        var order = Volatility.sortKey(volatility, rule.churn,
                                        tailBytes: sortHost?.utf8.count ?? 0)
         if let sortHost { ByteSearch.appendReversedLabels(sortHost, to: &order) }
         let key = StableKey(sourceID: rule.sourceID, key: rule.key)

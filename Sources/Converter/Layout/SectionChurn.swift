@@ -34,64 +34,37 @@ enum ChurnClass: UInt8, Sendable, Comparable {
     static func < (lhs: ChurnClass, rhs: ChurnClass) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// The churn class of every filter line of the sources, read in one pass over their bytes.
-///
-/// Lines are remembered by a 64-bit hash of their bytes, not as `String`s: this runs on every
-/// conversion over about 130,000 lines, and a (very unlikely) collision only changes where a fresh
-/// layout sorts one rule, never what a list means.
-struct SectionChurn: Sendable {
-    /// Hashes of the lines of sections that are not `.calm`, by source id; every other line is `.calm`.
-    private var classes: [String: HashIndex64] = [:]
+/// Section comments, read as the parser meets them: each filter line takes the churn class of
+/// the section it stands in (lines before the first section comment are `.calm`).
+enum SectionChurn {
+    /// The class a section comment starts, or nil for any other line.
+    static func sectionClass(ofLine line: UnsafeBufferPointer<UInt8>) -> ChurnClass? {
+        guard line.first == UInt8(ascii: "!"), let section = sectionName(line) else { return nil }
+        return ChurnClass.of(section: section)
+    }
 
-    init() {}
-
-    /// Reads section comments and filter lines from each source. Lines are trimmed of spaces,
-    /// tabs and `\r`, like the parser's rule keys.
-    init(_ sources: [FilterListSource]) {
-        for source in sources {
-            var lines = HashIndex64()
-            var current = ChurnClass.calm
-            source.bytes.withUnsafeBufferPointer { bytes in
-                var start = 0
-                while start < bytes.count {
-                    var end = start
-                    while end < bytes.count, bytes[end] != 0x0a { end += 1 }
-                    var first = start, last = end
-                    while first < last, SectionChurn.isBlank(bytes[first]) { first += 1 }
-                    while last > first, SectionChurn.isBlank(bytes[last - 1]) { last -= 1 }
-                    if first < last {
-                        let line = UnsafeBufferPointer(rebasing: bytes[first..<last])
-                        if line[0] == UInt8(ascii: "!") {
-                            if let section = SectionChurn.sectionName(line) { current = ChurnClass.of(section: section) }
-                        } else if current != .calm, line[0] != UInt8(ascii: "[") {
-                            lines.update(FNV1a.hash(line), value: Int(current.rawValue))
-                        }
+    /// The class in force after each line of `lines` (ranges into `bytes`), for the lines at
+    /// `positions` (ascending): where each parallel piece of parsing starts.
+    static func classes(at positions: [Int], lines: [Range<Int>], bytes: [UInt8]) -> [ChurnClass] {
+        var out: [ChurnClass] = []
+        out.reserveCapacity(positions.count)
+        var current = ChurnClass.calm
+        var line = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for position in positions {
+                while line < position {
+                    let range = lines[line]
+                    if !range.isEmpty, buffer[range.lowerBound] == UInt8(ascii: "!"),
+                       let found = sectionClass(ofLine: UnsafeBufferPointer(rebasing: buffer[range])) {
+                        current = found
                     }
-                    start = end + 1
+                    line += 1
                 }
+                out.append(current)
             }
-            if !lines.isEmpty { classes[source.id] = lines }
         }
+        return out
     }
-
-    /// The class of the rule with this layout key: the ABP line, or the line and `#n` when one
-    /// line yields several rules.
-    func churnClass(sourceID: String, key: String) -> ChurnClass {
-        guard let lines = classes[sourceID] else { return .calm }
-        var key = key
-        let found = key.withUTF8 { bytes -> Int? in
-            if let found = lines[FNV1a.hash(bytes)] { return found }
-            // `line#n`: look the line up without the suffix.
-            var hashIndex = bytes.count - 1
-            while hashIndex > 0, bytes[hashIndex] >= UInt8(ascii: "0"), bytes[hashIndex] <= UInt8(ascii: "9") { hashIndex -= 1 }
-            guard hashIndex > 0, bytes[hashIndex] == UInt8(ascii: "#") else { return nil }
-            return lines[FNV1a.hash(UnsafeBufferPointer(rebasing: bytes[..<hashIndex]))]
-        }
-        return found.flatMap { ChurnClass(rawValue: UInt8($0)) } ?? .calm
-    }
-
-
-    private static func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0d }
 
     /// `easylist:easylist/x.txt` from `! *** easylist:easylist/x.txt ***`, or nil for other comments.
     private static func sectionName(_ line: UnsafeBufferPointer<UInt8>) -> String? {

@@ -9,6 +9,7 @@ struct CosmeticFolder {
         var domains: CosmeticSelector.Domains
         var sourceID: String
         var sourceIndex: Int
+        var churn: ChurnClass
     }
 
     /// Exceptions for one selector.
@@ -24,7 +25,7 @@ struct CosmeticFolder {
 
     static func fold(_ rule: HidingRule, exceptions: Exceptions?) -> Outcome {
         guard let exceptions else {
-            return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: rule.domains, sourceID: rule.sourceID))
+            return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: rule.domains, sourceID: rule.sourceID, churn: rule.churn))
         }
         if exceptions.everywhere { return .skipped(.cancelledByException) }
         let domains: CosmeticSelector.Domains
@@ -45,6 +46,6 @@ struct CosmeticFolder {
             if kept.isEmpty { return .skipped(.cancelledByException) }
             domains = .only(kept)
         }
-        return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: domains, sourceID: rule.sourceID))
+        return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: domains, sourceID: rule.sourceID, churn: rule.churn))
     }
 }

@@ -42,6 +42,8 @@ struct RuleConverter: Sendable {
         var role: Role
         /// WebKit rules the line's network filter became (to reserve the output's capacity).
         var networkRules: Int32 = 0
+        /// The churn class of the line's section.
+        var churn = ChurnClass.calm
     }
 
     /// The per-line work's results for one chunk, parallel arrays in line order.
@@ -100,29 +102,25 @@ struct RuleConverter: Sendable {
     private struct Chunk {
         var source: Int
         var lines: Range<Int>
+        /// The churn class of the section the chunk starts in.
+        var churn = ChurnClass.calm
     }
 
-    /// - Parameter alongside: other work to run on the cores together with the per-line work
-    ///   (it starts first); it must not touch what the conversion touches.
-    func convert(_ sources: [FilterListSource], alongside: () -> Void = {}) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport]) {
+    func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport]) {
         var tallies = sources.map { SourceTally(id: $0.id) }
         let lineRanges = sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
         var chunks: [Chunk] = []
         for (sourceIndex, ranges) in lineRanges.enumerated() {
             tallies[sourceIndex].lines = ranges.count
-            for start in stride(from: 0, to: ranges.count, by: Self.linesPerChunk) {
-                chunks.append(Chunk(source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count)))
+            let starts = Array(stride(from: 0, to: ranges.count, by: Self.linesPerChunk))
+            let classes = SectionChurn.classes(at: starts, lines: ranges, bytes: sources[sourceIndex].bytes)
+            for (start, churn) in zip(starts, classes) {
+                chunks.append(Chunk(source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count), churn: churn))
             }
         }
-        var parsed = Parallel.map(chunks.count + 1) { index -> ParsedChunk in
-            guard index > 0 else {
-                alongside()
-                return ParsedChunk()
-            }
-            let chunk = chunks[index - 1]
-            return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source])
+        var parsed = Parallel.map(chunks.count) { index -> ParsedChunk in
+            Self.parse(chunks[index], sources: sources, lineRanges: lineRanges[chunks[index].source])
         }
-        parsed.removeFirst()
 
         var entries: [Entry] = []
         entries.reserveCapacity(parsed.reduce(0) { $0 + $1.summaries.count })
@@ -242,7 +240,8 @@ struct RuleConverter: Sendable {
                         rules.network.append(NetworkRule(
                             key: index == 0 ? entry.key : entry.key + "#\(index)", kind: built.kind, json: rule.json,
                             anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
-                            navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes))
+                            navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes,
+                            churn: parsed[chunkIndex].summaries[lineIndex].churn))
                     }
                     tallies[entry.source].converted += 1
                 }
@@ -271,11 +270,15 @@ struct RuleConverter: Sendable {
         var summaries: [LineSummary] = []
         outcomes.reserveCapacity(chunk.lines.count)
         summaries.reserveCapacity(chunk.lines.count)
+        var churn = chunk.churn
         source.bytes.withUnsafeBufferPointer { buffer in
             for range in lineRanges[chunk.lines] {
                 let line = UnsafeBufferPointer(rebasing: buffer[range])
                 let kind = LineClassifier.classify(line)
-                if kind == .notARule { continue }
+                if kind == .notARule {
+                    if let section = SectionChurn.sectionClass(ofLine: line) { churn = section }
+                    continue
+                }
                 if case .unusable(let reason) = kind {
                     outcomes.append(.unusable(reason, example: String(decoding: line.prefix(200), as: UTF8.self)))
                     summaries.append(LineSummary(hash: 0, role: .unusable))
@@ -293,7 +296,7 @@ struct RuleConverter: Sendable {
                     case .success(let parsed) where parsed.isException:
                         filter = .cosmeticException(exception(parsed))
                     case .success(let parsed):
-                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, sourceIndex: chunk.source))
+                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, sourceIndex: chunk.source, churn: churn))
                     }
                 default:
                     switch NetworkFilterParser.parse(slice) {
@@ -309,7 +312,7 @@ struct RuleConverter: Sendable {
                         }
                     }
                 }
-                var summary = LineSummary(hash: lineKey.hash, role: .rule)
+                var summary = LineSummary(hash: lineKey.hash, role: .rule, churn: churn)
                 switch filter {
                 case .skipped: summary.role = .skipped
                 case .badfilter: summary.role = .badfilter
@@ -352,7 +355,8 @@ struct RuleConverter: Sendable {
         return .success((String(decoding: filter.selector, as: UTF8.self), domains))
     }
 
-    private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String, sourceIndex: Int) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
+    private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String, sourceIndex: Int,
+                                   churn: ChurnClass) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
         switch CSSSelectorChecker.check(filter.selector) {
         case .valid: break
         case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
@@ -367,6 +371,6 @@ struct RuleConverter: Sendable {
         case .success(.carvedOut): return .failure(SkipReasonError(reason: .mixedDomainCosmetic))
         }
         return .success(CosmeticFolder.HidingRule(key: key, selector: String(decoding: filter.selector, as: UTF8.self),
-                                                  domains: domains, sourceID: sourceID, sourceIndex: sourceIndex))
+                                                  domains: domains, sourceID: sourceID, sourceIndex: sourceIndex, churn: churn))
     }
 }
