@@ -89,11 +89,17 @@ struct FamilyPlacer: Sendable {
     /// cores and merged; the order is total (input order breaks ties), so the result is the same.
     static func freshOrder(_ members: [LayoutMember]) -> [Int] {
         func pack(_ bytes: [UInt8], from start: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for offset in 0..<8 {
-                value = value << 8 | UInt64(start + offset < bytes.count ? bytes[start + offset] : 0)
+            bytes.withUnsafeBufferPointer { bytes in
+                var value: UInt64 = 0
+                let end = min(bytes.count, start + 8)
+                var index = start
+                while index < end {
+                    value = value << 8 | UInt64(bytes[index])
+                    index += 1
+                }
+                // Missing bytes count as zeros after the key's end.
+                return start + 8 > end ? value << (8 * UInt64(start + 8 - max(end, start))) : value
             }
-            return value
         }
         return members.withUnsafeBufferPointer { members -> [Int] in
             func precedes(_ lhs: SortEntry, _ rhs: SortEntry) -> Bool {

@@ -26,6 +26,14 @@ struct NetworkRuleBuilder {
     }
 
     static func build(_ filter: NetworkFilter) -> Result<Built, SkipReasonError> {
+        var scratch: [UInt8] = []
+        return build(filter, scratch: &scratch)
+    }
+
+    /// - Parameter scratch: where each rule is written before it is copied out at its exact size
+    ///   (the rules live until layout ends, and a grown buffer's slack was about half their
+    ///   memory); reused from line to line by the caller, so a line costs no buffer allocation.
+    static func build(_ filter: NetworkFilter, scratch: inout [UInt8]) -> Result<Built, SkipReasonError> {
         func fail(_ reason: SkipReason) -> Result<Built, SkipReasonError> { .failure(SkipReasonError(reason: reason)) }
         let options = filter.options
         if options.siteException != nil { return fail(filter.isException ? .siteExceptionPattern : .unsupportedOption) }
@@ -66,9 +74,6 @@ struct NetworkRuleBuilder {
         let action: StaticString = filter.isException ? "ignore-previous-rules" : "block"
         var rules: [BuiltRule] = []
         rules.reserveCapacity(urlFilter.variants.count * groups.count)
-        // Every rule is written into one reused buffer and copied out at its exact size: the rules
-        // live until layout ends, and a grown buffer's slack was about half their memory.
-        var scratch: [UInt8] = []
         scratch.reserveCapacity(512)
         func json(_ variant: [UInt8], _ group: TypeGroup, _ domainKey: StaticString?, _ domains: [String], _ action: StaticString) -> [UInt8] {
             scratch.removeAll(keepingCapacity: true)

@@ -271,6 +271,7 @@ struct RuleConverter: Sendable {
         outcomes.reserveCapacity(chunk.lines.count)
         summaries.reserveCapacity(chunk.lines.count)
         var churn = chunk.churn
+        var scratch: [UInt8] = []
         source.bytes.withUnsafeBufferPointer { buffer in
             for range in lineRanges[chunk.lines] {
                 let line = UnsafeBufferPointer(rebasing: buffer[range])
@@ -308,7 +309,7 @@ struct RuleConverter: Sendable {
                         } else if let site = SiteExceptionBuilder.build(parsed) {
                             filter = .siteException(site)
                         } else {
-                            filter = .network(NetworkRuleBuilder.build(parsed))
+                            filter = .network(NetworkRuleBuilder.build(parsed, scratch: &scratch))
                         }
                     }
                 }
