@@ -83,9 +83,7 @@ enum LayoutFixture {
 
     @Test func freshSortKeysPutAHostsLastLabelFirst() {
         func reversed(_ host: String) -> String {
-            var out: [UInt8] = []
-            ByteSearch.appendReversedLabels(host, to: &out)
-            return String(decoding: out, as: UTF8.self)
+            String(decoding: Array(FreshOrder(volatility: 1, churn: .calm, tail: .reversedHost(host)).bytes).dropFirst(2), as: UTF8.self)
         }
         #expect(reversed("ads.example.com") == "com.example.ads")
         #expect(reversed("localhost") == "localhost")
@@ -93,23 +91,58 @@ enum LayoutFixture {
         #expect(reversed("com.") == ".com")
         #expect(reversed("a..b") == "b..a")
         #expect(reversed("") == "")
-        #expect(Volatility.sortKey(Volatility.volatile, .warm, tailBytes: 8) == [0, 1])
+        #expect(Array(FreshOrder(volatility: Volatility.volatile, churn: .warm).bytes) == [0, 1])
+        #expect(Array(FreshOrder(volatility: 1, churn: .hot, tail: .sites(["a.org", "b.net"])).bytes) == [1, 0] + Array("a.org,b.net".utf8))
+        #expect(Array(FreshOrder(volatility: 1, churn: .hot, tail: .sites([])).bytes) == [1, 0])
         #expect(ListFamily.allCases.map(\.position) == Array(0..<ListFamily.allCases.count))
+    }
+
+    /// Keys are read from hosts and sites on demand; they must order exactly as their bytes would.
+    @Test func freshOrderComparesAndPacksLikeItsBytes() {
+        var generator = SplitMix64(seed: 5)
+        // Labels from a small alphabet (with `-`, which sorts below `.`) tie often.
+        func name() -> String {
+            let alphabet = Array("ab-.".utf8)
+            return String(decoding: (0..<Int(generator.next() % 20)).map { _ in alphabet[Int(generator.next() % 4)] }, as: UTF8.self)
+        }
+        func order() -> FreshOrder {
+            let volatility = UInt8(generator.next() % 2), churn = ChurnClass(rawValue: UInt8(generator.next() % 3))!
+            switch generator.next() % 3 {
+            case 0: return FreshOrder(volatility: volatility, churn: churn)
+            case 1: return FreshOrder(volatility: volatility, churn: churn, tail: .reversedHost(name()))
+            default: return FreshOrder(volatility: volatility, churn: churn, tail: .sites((0..<Int(generator.next() % 3)).map { _ in name() }))
+            }
+        }
+        func reference(_ host: String) -> [UInt8] {
+            Array(host.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".").utf8)
+        }
+        for _ in 0..<3_000 {
+            let lhs = order(), rhs = order()
+            let left = Array(lhs.bytes), right = Array(rhs.bytes)
+            if case .reversedHost(let host) = lhs.tail { #expect(Array(left.dropFirst(2)) == reference(host)) }
+            let expected = left == right ? 0 : (left.lexicographicallyPrecedes(right) ? -1 : 1)
+            #expect(FreshOrder.compare(lhs, rhs) == expected)
+            let padded = left + [UInt8](repeating: 0, count: max(0, 16 - left.count))
+            let high = padded[0..<8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            let low = padded[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            #expect(lhs.prefix.high == high && lhs.prefix.low == low)
+        }
     }
 
     @Test func freshOrderSortsBigFamiliesInHalvesToTheSameOrder() {
         var generator = SplitMix64(seed: 11)
-        // Short keys from a small alphabet tie often, in the packed prefix and in full.
-        func key() -> [UInt8] {
-            (0..<Int(generator.next() % 24)).map { _ in UInt8(truncatingIfNeeded: generator.next() % 3) }
+        // Short hosts from a small alphabet tie often, in the packed prefix and in full.
+        func host() -> String {
+            String(decoding: (0..<Int(generator.next() % 24)).map { _ in Array("ab.".utf8)[Int(generator.next() % 3)] }, as: UTF8.self)
         }
         for count in [FamilyPlacer.parallelSortMinimum - 1, FamilyPlacer.parallelSortMinimum * 2 + 1] {
             let members = (0..<count).map {
-                LayoutMember(key: StableKey(value: UInt64($0)), family: .networkHosts, index: $0, freshOrder: key())
+                LayoutMember(key: StableKey(value: UInt64($0)), family: .networkHosts, index: $0,
+                             freshOrder: FreshOrder(volatility: UInt8(generator.next() % 2), churn: .calm, tail: .reversedHost(host())))
             }
+            let keys = members.map { Array($0.freshOrder.bytes) }
             let expected = members.indices.sorted { lhs, rhs in
-                members[lhs].freshOrder == members[rhs].freshOrder
-                    ? lhs < rhs : members[lhs].freshOrder.lexicographicallyPrecedes(members[rhs].freshOrder)
+                keys[lhs] == keys[rhs] ? lhs < rhs : keys[lhs].lexicographicallyPrecedes(keys[rhs])
             }
             #expect(FamilyPlacer.freshOrder(members) == expected)
         }

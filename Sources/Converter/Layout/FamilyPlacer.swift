@@ -22,7 +22,7 @@ struct FamilyPlacer: Sendable {
         guard !members.isEmpty else { return [] }
         let order = FamilyPlacer.freshOrder(members)
         let count = max(1, stableLists)
-        let volatile = members.reduce(0) { $0 + ($1.freshOrder.first == Volatility.volatile ? 1 : 0) }
+        let volatile = members.reduce(0) { $0 + ($1.freshOrder.isVolatile ? 1 : 0) }
         var sizes: [Int]
         if count > 1, volatile > 0, volatile < order.count / count, order.count - volatile <= (count - 1) * capacity {
             let rest = order.count - volatile, restCount = count - 1
@@ -88,30 +88,17 @@ struct FamilyPlacer: Sendable {
     /// first, so the full keys are only read on a tie. A big family is sorted in two halves on two
     /// cores and merged; the order is total (input order breaks ties), so the result is the same.
     static func freshOrder(_ members: [LayoutMember]) -> [Int] {
-        func pack(_ bytes: [UInt8], from start: Int) -> UInt64 {
-            bytes.withUnsafeBufferPointer { bytes in
-                var value: UInt64 = 0
-                let end = min(bytes.count, start + 8)
-                var index = start
-                while index < end {
-                    value = value << 8 | UInt64(bytes[index])
-                    index += 1
-                }
-                // Missing bytes count as zeros after the key's end.
-                return start + 8 > end ? value << (8 * UInt64(start + 8 - max(end, start))) : value
-            }
-        }
         return members.withUnsafeBufferPointer { members -> [Int] in
             func precedes(_ lhs: SortEntry, _ rhs: SortEntry) -> Bool {
                 if lhs.high != rhs.high { return lhs.high < rhs.high }
                 if lhs.low != rhs.low { return lhs.low < rhs.low }
-                let left = members[lhs.index].freshOrder, right = members[rhs.index].freshOrder
-                if left != right { return left.lexicographicallyPrecedes(right) }
-                return lhs.index < rhs.index
+                let order = FreshOrder.compare(members[lhs.index].freshOrder, members[rhs.index].freshOrder)
+                return order != 0 ? order < 0 : lhs.index < rhs.index
             }
             func sorted(_ range: Range<Int>) -> [SortEntry] {
                 var entries = range.map { index in
-                    SortEntry(high: pack(members[index].freshOrder, from: 0), low: pack(members[index].freshOrder, from: 8), index: index)
+                    let prefix = members[index].freshOrder.prefix
+                    return SortEntry(high: prefix.high, low: prefix.low, index: index)
                 }
                 entries.sort(by: precedes)
                 return entries

@@ -8,7 +8,7 @@ struct LayoutMember: Sendable {
     var index: Int
     /// Sort key of a fresh layout, so related rules start out in the same list (reversed host for
     /// host blocks, the domain set for site selectors); ties keep input order.
-    var freshOrder: [UInt8]
+    var freshOrder: FreshOrder
 }
 
 /// One list of a family after placement; `members` index the family's member array, in list order.

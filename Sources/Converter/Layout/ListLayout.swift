@@ -438,12 +438,7 @@ struct LayoutInput: Sendable {
             if domains.count > 1 { volatility = Volatility.volatile }
             sites = domains
         }
-        var order = Volatility.sortKey(volatility, selector.churn,
-                                       tailBytes: sites.reduce(0) { $0 + $1.utf8.count + 1 })
-        for (position, site) in sites.enumerated() {
-            if position > 0 { order.append(UInt8(ascii: ",")) }
-            order.append(contentsOf: site.utf8)
-        }
+        let order = FreshOrder(volatility: volatility, churn: selector.churn, tail: sites.isEmpty ? .none : .sites(sites))
         return LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order)
     }
 
@@ -529,9 +524,7 @@ struct FamilyLookup: Sendable {
             // exception on a .com host could cancel.
             family = .networkPaths
         }
-        var order = Volatility.sortKey(volatility, rule.churn,
-                                       tailBytes: sortHost?.utf8.count ?? 0)
-        if let sortHost { ByteSearch.appendReversedLabels(sortHost, to: &order) }
+        let order = FreshOrder(volatility: volatility, churn: rule.churn, tail: sortHost.map { .reversedHost($0) } ?? .none)
         let key = StableKey(sourceID: rule.sourceID, key: rule.key)
         if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
         return .member(LayoutMember(key: key, family: family, index: index, freshOrder: order))
@@ -565,16 +558,6 @@ struct FamilyLookup: Sendable {
 enum Volatility {
     static let volatile: UInt8 = 0
     static let calm: UInt8 = 1
-
-    /// A fresh layout's sort key: volatility, churn class, then `tailBytes` more bytes the caller
-    /// appends (room reserved, so the key is one allocation).
-    static func sortKey(_ volatility: UInt8, _ churn: ChurnClass, tailBytes: Int) -> [UInt8] {
-        var key: [UInt8] = []
-        key.reserveCapacity(2 + tailBytes)
-        key.append(volatility)
-        key.append(churn.rawValue)
-        return key
-    }
 }
 
 /// Byte helpers for the hot path (no per-character `String` work).
@@ -623,23 +606,6 @@ enum ByteSearch {
                 }
                 return nil
             }
-        }
-    }
-
-    /// Appends `ads.example.com` as `com.example.ads`, so sorting groups a site's hosts together.
-    static func appendReversedLabels(_ host: String, to out: inout [UInt8]) {
-        var host = host
-        host.withUTF8 { bytes in
-            var end = bytes.count
-            var index = bytes.count
-            while index > 0 {
-                index -= 1
-                guard bytes[index] == UInt8(ascii: ".") else { continue }
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(index + 1)..<end]))
-                out.append(UInt8(ascii: "."))
-                end = index
-            }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<end]))
         }
     }
 }
