@@ -10,11 +10,22 @@ struct NetworkRuleBuilder {
     }
 
     struct Built: Equatable {
-        var rules: [BuiltRule]
+        /// The line's first rule, kept inline: most lines yield exactly one, and a line's results
+        /// live until layout, so an array each would cost 100,000 allocations on the real lists.
+        var first: BuiltRule
+        /// Further rules, when the pattern has several url-filter variants or the types several triggers.
+        var more: [BuiltRule] = []
         var kind: NetworkRule.Kind
         var anchorHost: String?
         var condition: DomainCondition
         var navigation: NavigationPolicy
+
+        var ruleCount: Int { 1 + more.count }
+
+        func rule(_ index: Int) -> BuiltRule { index == 0 ? first : more[index - 1] }
+
+        /// Every rule, in order (allocates: for tests and rare paths).
+        var rules: [BuiltRule] { [first] + more }
     }
 
     /// The trigger fields a request-type set turns into (no heap storage: it is built per rule).
@@ -72,8 +83,11 @@ struct NetworkRuleBuilder {
         }
 
         let action: StaticString = filter.isException ? "ignore-previous-rules" : "block"
-        var rules: [BuiltRule] = []
-        rules.reserveCapacity(urlFilter.variants.count * groups.count)
+        var first: BuiltRule?
+        var more: [BuiltRule] = []
+        func add(_ rule: BuiltRule) {
+            if first == nil { first = rule } else { more.append(rule) }
+        }
         scratch.reserveCapacity(512)
         func json(_ variant: [UInt8], _ group: TypeGroup, _ domainKey: StaticString?, _ domains: [String], _ action: StaticString) -> [UInt8] {
             scratch.removeAll(keepingCapacity: true)
@@ -85,19 +99,20 @@ struct NetworkRuleBuilder {
                 let types = group.resourceTypes.map(WebKitResourceTypes.init)
                 switch condition {
                 case .any:
-                    rules.append(BuiltRule(json: json(variant, group, nil, [], action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, nil, [], action), resourceTypes: types))
                 case .only(let domains):
-                    rules.append(BuiltRule(json: json(variant, group, "if-domain", domains, action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, "if-domain", domains, action), resourceTypes: types))
                 case .except(let domains):
-                    rules.append(BuiltRule(json: json(variant, group, "unless-domain", domains, action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, "unless-domain", domains, action), resourceTypes: types))
                 case .carvedOut(let included, let excluded):
-                    rules.append(BuiltRule(
+                    add(BuiltRule(
                         json: json(variant, group, "if-domain", included, action),
                         carveOut: json(variant, group, "if-domain", excluded, "ignore-previous-rules"), resourceTypes: types))
                 }
             }
         }
-        return .success(Built(rules: rules, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
+        guard let first else { return fail(.emptyTypeSet) }
+        return .success(Built(first: first, more: more, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
                               navigation: explicitDefaultTypes ? .unaffected : navigationPolicy(filter)))
     }
 

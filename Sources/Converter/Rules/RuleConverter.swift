@@ -236,7 +236,8 @@ struct RuleConverter: Sendable {
                     case .only(let domains), .carvedOut(let domains, _): pages = .only(domains)
                     case .except(let domains): pages = .except(domains)
                     }
-                    for (index, rule) in built.rules.enumerated() {
+                    for index in 0..<built.ruleCount {
+                        let rule = built.rule(index)
                         rules.network.append(NetworkRule(
                             key: index == 0 ? entry.key : entry.key + "#\(index)", kind: built.kind, json: rule.json,
                             anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
@@ -318,7 +319,7 @@ struct RuleConverter: Sendable {
                 case .skipped: summary.role = .skipped
                 case .badfilter: summary.role = .badfilter
                 case .cosmeticException: summary.role = .cosmeticException
-                case .network(.success(let built)): summary.networkRules = Int32(built.rules.count)
+                case .network(.success(let built)): summary.networkRules = Int32(built.ruleCount)
                 case .network(.failure), .hiding, .siteException: break
                 }
                 outcomes.append(.filter(key: lineKey, filter))
