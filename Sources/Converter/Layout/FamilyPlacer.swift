@@ -84,22 +84,19 @@ struct FamilyPlacer: Sendable {
         return ordered(slots)
     }
 
-    /// Member indices sorted by `freshOrder`, then input order. Compares a packed 16-byte prefix
+    /// Member indices sorted by `freshOrder`, then input order. Compares a packed 32-byte prefix
     /// first, so the full keys are only read on a tie. A big family is sorted in two halves on two
     /// cores and merged; the order is total (input order breaks ties), so the result is the same.
     static func freshOrder(_ members: [LayoutMember]) -> [Int] {
         return members.withUnsafeBufferPointer { members -> [Int] in
             func precedes(_ lhs: SortEntry, _ rhs: SortEntry) -> Bool {
-                if lhs.high != rhs.high { return lhs.high < rhs.high }
-                if lhs.low != rhs.low { return lhs.low < rhs.low }
-                let order = FreshOrder.compare(members[lhs.index].freshOrder, members[rhs.index].freshOrder)
+                var order = FreshOrder.Prefix.compare(lhs.prefix, rhs.prefix)
+                // Equal 32-byte prefixes (rare): the whole keys.
+                if order == 0 { order = FreshOrder.compare(members[lhs.index].freshOrder, members[rhs.index].freshOrder) }
                 return order != 0 ? order < 0 : lhs.index < rhs.index
             }
             func sorted(_ range: Range<Int>) -> [SortEntry] {
-                var entries = range.map { index in
-                    let prefix = members[index].freshOrder.prefix
-                    return SortEntry(high: prefix.high, low: prefix.low, index: index)
-                }
+                var entries = range.map { index in SortEntry(prefix: members[index].freshOrder.prefix, index: index) }
                 entries.sort(by: precedes)
                 return entries
             }
@@ -128,8 +125,7 @@ struct FamilyPlacer: Sendable {
     static let parallelSortMinimum = 8_192
 
     private struct SortEntry {
-        var high: UInt64
-        var low: UInt64
+        var prefix: FreshOrder.Prefix
         var index: Int
     }
 

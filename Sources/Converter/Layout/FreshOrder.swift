@@ -15,124 +15,82 @@ struct FreshOrder: Sendable, Equatable {
 
     var isVolatile: Bool { volatility == Volatility.volatile }
 
-    /// The key's bytes, in order.
-    var bytes: Bytes { Bytes(order: self) }
+    /// The key's bytes, in order (allocates: for ties past the prefix, and tests).
+    var bytes: [UInt8] {
+        var out: [UInt8] = []
+        forEachByte { out.append($0); return true }
+        return out
+    }
 
-    /// The first 16 bytes as two big-endian words, missing bytes as zeros: most comparisons end here.
-    var prefix: (high: UInt64, low: UInt64) {
-        var high: UInt64 = 0, low: UInt64 = 0
+    /// The first 32 bytes as four big-endian words, missing bytes as zeros: comparing these settles
+    /// all but a few comparisons (a site's hosts often share 16 bytes, as in `net.cloudfront.d…`).
+    var prefix: Prefix {
+        var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
-        for byte in bytes {
-            if count < 8 { high = high << 8 | UInt64(byte) } else { low = low << 8 | UInt64(byte) }
+        forEachByte { byte in
+            let shift = UInt64(56 - 8 * (count & 7))
+            switch count >> 3 {
+            case 0: words.0 |= UInt64(byte) << shift
+            case 1: words.1 |= UInt64(byte) << shift
+            case 2: words.2 |= UInt64(byte) << shift
+            default: words.3 |= UInt64(byte) << shift
+            }
             count += 1
-            if count == 16 { break }
+            return count < 32
         }
-        if count < 8 { high <<= UInt64(8 * (8 - count)) }
-        if count < 16 { low = count <= 8 ? 0 : low << UInt64(8 * (16 - count)) }
-        return (high, low)
+        return Prefix(words: words)
     }
 
-    /// Byte-wise order of two keys: negative, zero or positive.
+    /// Four big-endian words of a key's first bytes, ordered as those bytes are.
+    struct Prefix: Sendable {
+        var words: (UInt64, UInt64, UInt64, UInt64)
+
+        /// Negative, zero (the prefixes are equal: look at the whole keys) or positive.
+        static func compare(_ lhs: Prefix, _ rhs: Prefix) -> Int {
+            if lhs.words.0 != rhs.words.0 { return lhs.words.0 < rhs.words.0 ? -1 : 1 }
+            if lhs.words.1 != rhs.words.1 { return lhs.words.1 < rhs.words.1 ? -1 : 1 }
+            if lhs.words.2 != rhs.words.2 { return lhs.words.2 < rhs.words.2 ? -1 : 1 }
+            if lhs.words.3 != rhs.words.3 { return lhs.words.3 < rhs.words.3 ? -1 : 1 }
+            return 0
+        }
+    }
+
+    /// Calls `body` with each byte in order until it returns false, reading the strings' UTF-8 in place.
+    func forEachByte(_ body: (UInt8) -> Bool) {
+        guard body(volatility), body(churn.rawValue) else { return }
+        switch tail {
+        case .none:
+            return
+        case .reversedHost(var host):
+            host.withUTF8 { bytes in
+                var end = bytes.count
+                var index = bytes.count
+                while index > 0 {
+                    index -= 1
+                    guard bytes[index] == UInt8(ascii: ".") else { continue }
+                    for offset in (index + 1)..<end { guard body(bytes[offset]) else { return } }
+                    guard body(UInt8(ascii: ".")) else { return }
+                    end = index
+                }
+                for offset in 0..<end { guard body(bytes[offset]) else { return } }
+            }
+        case .sites(let sites):
+            for (position, site) in sites.enumerated() {
+                if position > 0, !body(UInt8(ascii: ",")) { return }
+                var site = site
+                let more = site.withUTF8 { bytes -> Bool in
+                    for byte in bytes { guard body(byte) else { return false } }
+                    return true
+                }
+                guard more else { return }
+            }
+        }
+    }
+
+    /// Byte-wise order of two whole keys: negative, zero or positive. Sorting compares `prefix`
+    /// first and comes here only when the prefixes are equal.
     static func compare(_ lhs: FreshOrder, _ rhs: FreshOrder) -> Int {
-        var left = lhs.bytes.makeIterator(), right = rhs.bytes.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil): return 0
-            case (nil, _): return -1
-            case (_, nil): return 1
-            case let (a?, b?): if a != b { return a < b ? -1 : 1 }
-            }
-        }
-    }
-
-    /// The bytes of a key, produced one at a time from its host or sites.
-    struct Bytes: Sequence {
-        var order: FreshOrder
-
-        func makeIterator() -> Iterator { Iterator(order: order) }
-
-        struct Iterator: IteratorProtocol {
-            private let order: FreshOrder
-            /// 0: volatility, 1: churn class, 2: the tail.
-            private var phase = 0
-            // Reversed host: the label being read is `utf8[label..<labelEnd]`, read from `position`.
-            private var utf8: String.UTF8View?
-            private var label: String.Index?
-            private var labelEnd: String.Index?
-            private var position: String.Index?
-            // Sites: which site, and where in it.
-            private var site = 0
-
-            init(order: FreshOrder) {
-                self.order = order
-            }
-
-            mutating func next() -> UInt8? {
-                switch phase {
-                case 0:
-                    phase = 1
-                    return order.volatility
-                case 1:
-                    phase = 2
-                    switch order.tail {
-                    case .none: break
-                    case .reversedHost(let host): startLabel(in: host.utf8, endingAt: host.utf8.endIndex)
-                    case .sites(let sites): if let first = sites.first { utf8 = first.utf8; position = first.utf8.startIndex }
-                    }
-                    return order.churn.rawValue
-                default:
-                    switch order.tail {
-                    case .none: return nil
-                    case .reversedHost: return nextHostByte()
-                    case .sites(let sites): return nextSiteByte(sites)
-                    }
-                }
-            }
-
-            /// Finds the label that ends at `end`: after the last dot before it, or the host's start.
-            private mutating func startLabel(in view: String.UTF8View, endingAt end: String.Index) {
-                var start = end
-                while start > view.startIndex {
-                    let before = view.index(before: start)
-                    if view[before] == UInt8(ascii: ".") { break }
-                    start = before
-                }
-                utf8 = view
-                label = start
-                labelEnd = end
-                position = start
-            }
-
-            private mutating func nextHostByte() -> UInt8? {
-                guard let view = utf8, let start = label, let end = labelEnd, let current = position else { return nil }
-                if current < end {
-                    position = view.index(after: current)
-                    return view[current]
-                }
-                // The label is done: a dot, then the label before it (if the host goes on to the left).
-                guard start > view.startIndex else {
-                    utf8 = nil
-                    return nil
-                }
-                startLabel(in: view, endingAt: view.index(before: start))
-                return UInt8(ascii: ".")
-            }
-
-            private mutating func nextSiteByte(_ sites: [String]) -> UInt8? {
-                guard let view = utf8, let current = position else { return nil }
-                if current < view.endIndex {
-                    position = view.index(after: current)
-                    return view[current]
-                }
-                site += 1
-                guard site < sites.count else {
-                    utf8 = nil
-                    return nil
-                }
-                utf8 = sites[site].utf8
-                position = sites[site].utf8.startIndex
-                return UInt8(ascii: ",")
-            }
-        }
+        let left = lhs.bytes, right = rhs.bytes
+        return left == right ? 0 : (left.lexicographicallyPrecedes(right) ? -1 : 1)
     }
 }
