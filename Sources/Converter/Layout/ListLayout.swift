@@ -343,10 +343,11 @@ struct LayoutInput: Sendable {
         self.rules = rules
         siteExceptions = rules.siteExceptions
         siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
+        // Hosts an anchored exception concerns: their blocks are "contested" (see `Volatility`).
+        // Unanchored exceptions sit in every host list anyway, so they make no block contested.
         var exceptionHosts = HostRelationIndex()
-        var unanchoredException = false
         for rule in rules.network where rule.kind == .exception {
-            if let host = rule.anchorHost { exceptionHosts.insert(host) } else { unanchoredException = true }
+            if let host = rule.anchorHost { exceptionHosts.insert(host) }
         }
         // Pages where a `$genericblock` site exception ends the generic block lists: only site
         // blocks acting on such pages need lists of their own (see `ListFamily.networkSites`).
@@ -377,7 +378,7 @@ struct LayoutInput: Sendable {
             }
         }
         let lookup = FamilyLookup(
-            exceptionHosts: exceptionHosts, unanchoredException: unanchoredException, genericBlockPages: genericBlockPages,
+            exceptionHosts: exceptionHosts, genericBlockPages: genericBlockPages,
             genericBlockEverywhere: genericBlockEverywhere, navigationAfterGuards: navigationAfterGuards,
             previousFamily: previousFamily, pathListExists: pathListExists)
         // Each rule is analysed on its own (the costly part: hashing its key, its sort key), in
@@ -481,7 +482,6 @@ enum NetworkAnalysis: Sendable {
 /// that rules can be analysed independently (and concurrently).
 struct FamilyLookup: Sendable {
     var exceptionHosts: HostRelationIndex
-    var unanchoredException: Bool
     var genericBlockPages: HostRelationIndex
     var genericBlockEverywhere: Bool
     var navigationAfterGuards: Bool
@@ -545,7 +545,7 @@ struct FamilyLookup: Sendable {
     private func hostVolatility(_ host: String, _ pages: NetworkRule.PageCondition) -> UInt8 {
         var excludesPages = false
         if case .except = pages { excludesPages = true }
-        let contested = (!unanchoredException && exceptionHosts.relates(to: host)) || excludesPages
+        let contested = exceptionHosts.relates(to: host) || excludesPages
         return contested ? Volatility.volatile : Volatility.calm
     }
 }
