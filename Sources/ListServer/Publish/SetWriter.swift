@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -28,19 +29,19 @@ struct SetWriter: Sendable {
     /// Writes the plan. Throws `PublishError.write` when the disk refuses; the manifest is then untouched.
     func write(_ plan: PublishPlan) throws -> Outcome {
         try makeDirectory()
-        var created: [String] = []
-        for list in plan.lists {
-            if try needsWrite(list.fileName, sha256: list.sha256) {
-                try atomicWrite(list.identity, name: list.fileName)
-                created.append(list.fileName)
-            }
-            if !exists(list.gzipName) {
-                // The plan skipped compression only for names that existed when it was made.
-                guard let gzip = list.gzip else { throw PublishError.write(path(list.gzipName), "the gzip file vanished while publishing") }
-                try atomicWrite(gzip, name: list.gzipName)
-                created.append(list.gzipName)
+        // Lists are independent files: they are written on every core at once, so their fsyncs
+        // overlap. The manifest still comes after the last of them, and `created` and the error
+        // thrown (the first list's, in plan order) do not depend on which finished first.
+        let lists = plan.lists
+        var results = [Result<[String], Error>](repeating: .success([]), count: lists.count)
+        results.withUnsafeMutableBufferPointer { slots in
+            let base = slots.baseAddress!
+            DispatchQueue.concurrentPerform(iterations: lists.count) { index in
+                base[index] = Result { try writeList(lists[index]) }
             }
         }
+        var created: [String] = []
+        for result in results { created += try result.get() }
         let current = FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
         let changed = current != plan.manifest
         if changed {
@@ -50,6 +51,22 @@ struct SetWriter: Sendable {
         try writeIfDifferent(plan.report, name: PublishPlan.reportName)
         try writeIfDifferent(plan.layoutState, name: PublishPlan.layoutName)
         return Outcome(manifestChanged: changed, createdFiles: created)
+    }
+
+    /// Writes one list's identity and gzip files where missing; returns the names it created.
+    private func writeList(_ list: PlannedList) throws -> [String] {
+        var created: [String] = []
+        if try needsWrite(list.fileName, sha256: list.sha256) {
+            try atomicWrite(list.identity, name: list.fileName)
+            created.append(list.fileName)
+        }
+        if !exists(list.gzipName) {
+            // The plan skipped compression only for names that existed when it was made.
+            guard let gzip = list.gzip else { throw PublishError.write(path(list.gzipName), "the gzip file vanished while publishing") }
+            try atomicWrite(gzip, name: list.gzipName)
+            created.append(list.gzipName)
+        }
+        return created
     }
 
     /// A content-addressed file is rewritten only when missing or when its bytes do not match its name.
