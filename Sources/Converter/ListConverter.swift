@@ -95,7 +95,7 @@ public struct ListConverter: Sendable {
         return Finished(lists: lists, state: encodedState, problem: problem)
     }
 
-    /// What conversion worked from: about half a million small allocations (rules, keys, sort keys).
+    /// What conversion worked from: about half a million small allocations (rule JSON, keys, hosts, selectors).
     private final class Retired: @unchecked Sendable {
         // Written here, then only by the one background block `releaseInBackground` hands it to.
         var rules: ConvertedRules?
@@ -108,9 +108,9 @@ public struct ListConverter: Sendable {
     }
 
     /// Frees `retired` on a background queue, once the lists are built: nothing waits for it.
-    /// Freeing it next to the threads that allocate the lists' JSON contended for the allocator's
-    /// locks and made `finish` about 40 ms slower on the 2025-10 lists (65 against 27 ms), and a
-    /// process that exits right after converting does not pay for it at all.
+    /// Freeing it next to the threads that build and fault in the lists' JSON contended with them
+    /// (allocator and page-table locks) and made `finish` about 40 ms slower on the 2025-10 lists
+    /// (65 against 27 ms), and a process that exits right after converting does not pay for it.
     private static func releaseInBackground(_ retired: Retired) {
         DispatchQueue.global(qos: .utility).async {
             // Emptied here, so the frees happen on this thread whoever drops the box last.

@@ -34,8 +34,8 @@ struct ListLayout: Sendable {
         var state: LayoutState
         /// Whether history was ignored (first run, changed knobs, or a limit forced a rebuild).
         var isFresh: Bool
-        /// What layout worked from (a hundred thousand small sort keys and condition arrays),
-        /// handed over so the caller can free it on a core that has nothing else to do.
+        /// What layout worked from (a member for each of 160,000 rules and selectors), handed over
+        /// so the caller decides when and where it is freed.
         var input: LayoutInput?
     }
 
