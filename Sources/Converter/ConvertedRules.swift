@@ -126,4 +126,6 @@ struct SiteException: Sendable, Equatable {
     /// One serialized rule object.
     var json: [UInt8]
     var sourceID: String
+    /// Its `if-domain` sites without the `*` (never empty), as written in `json`.
+    var pages: [String]
 }

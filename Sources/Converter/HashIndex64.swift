@@ -79,7 +79,7 @@ struct HashSet64: Sendable {
     func contains(_ value: UInt64) -> Bool { value == .max ? hasMax : slots.contains(value) }
 }
 
-/// A map from 64-bit hashes to small integers (positions, classes): 12 bytes a slot.
+/// A map from 64-bit hashes to small integers (line positions): 12 bytes a slot.
 struct HashIndex64: Sendable {
     private var slots = HashSlots64()
     private var values: [Int32] = []
@@ -122,13 +122,6 @@ struct HashIndex64: Sendable {
         slots.fill(slot, with: key)
         values[slot] = value
         return (true, Int(value))
-    }
-
-    /// Stores `value` for `key`, replacing any value it had.
-    mutating func update(_ key: UInt64, value: Int) {
-        if !insert(key, value: value).inserted {
-            if key == .max { maxValue = Int32(value) } else { values[slots.find(key)] = Int32(value) }
-        }
     }
 
     /// Moves the values after the slots grew.

@@ -62,8 +62,7 @@ import Testing
         let output = try ListConverter().assemble(rules, sourceReports: [], previousLayout: nil)
         var all: [UInt8] = output.layoutState
         for list in output.lists { all += Array(list.id.utf8) + list.json }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in all { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        let hash = all.withUnsafeBufferPointer { FNV1a.hash($0) }
         return String(hash, radix: 16) + "-\(all.count)"
     }
 }

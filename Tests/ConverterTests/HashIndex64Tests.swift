@@ -29,10 +29,6 @@ import Testing
             }
         }
         #expect(HashIndex64()[.max] == nil && HashIndex64()[0] == nil)
-        for key: UInt64 in [3, .max] {
-            index.update(key, value: -1)
-            #expect(index[key] == -1)
-        }
     }
 
     @Test func agreesWithSetOnSeededRandomValues() {

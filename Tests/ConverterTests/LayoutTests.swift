@@ -31,7 +31,7 @@ enum LayoutFixture {
 
     static func site(_ scope: SiteException.Scope, _ host: String) -> SiteException {
         let json = Array(#"{"trigger":{"url-filter":".*","if-domain":["*\#(host)"]},"action":{"type":"ignore-previous-rules"},"scope":"\#(scope)"}"#.utf8)
-        return SiteException(key: "@@||\(host)^$\(scope)", scope: scope, json: json, sourceID: "easylist")
+        return SiteException(key: "@@||\(host)^$\(scope)", scope: scope, json: json, sourceID: "easylist", pages: [host])
     }
 
     static func generic(_ selector: String) -> CosmeticSelector {

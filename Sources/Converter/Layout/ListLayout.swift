@@ -81,7 +81,7 @@ struct ListLayout: Sendable {
     /// it may have to carry, it stays within the chunk size.
     private func capacity(_ family: ListFamily, _ input: LayoutInput) -> Int {
         let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
-        let carried = input.siteExceptions.filter { family.endsWith($0.scope) }.count
+        let carried = input.rules.siteExceptions.filter { family.endsWith($0.scope) }.count
             + (family.isNetwork ? input.exceptions.count : 0)
             + (family.mayNeedNavigationGuards ? input.rules.navigationGuards.count : 0)
         return chunkSize - carried
@@ -220,8 +220,8 @@ struct ListLayout: Sendable {
             // (see `CosmeticRuleBuilder`), so every hiding site exception can concern them.
             scope = ExceptionScope(urlHosts: [], pageDomains: [nil])
         }
-        for (index, exception) in input.siteExceptions.enumerated()
-        where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: input.siteExceptionPages[index]) {
+        for exception in input.rules.siteExceptions
+        where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: exception.pages) {
             rules.append(exception.json)
         }
         if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
@@ -331,18 +331,10 @@ struct LayoutInput: Sendable {
     var members: [ListFamily: [LayoutMember]] = [:]
     /// Indices of the `@@` rules in `rules.network`, in input order.
     var exceptions: [Int] = []
-    var siteExceptions: [SiteException]
-    /// `if-domain` of each site exception.
-    var siteExceptionPages: [[String]?] = []
 
-    /// - Parameter churn: a fresh layout sorts each family by churn class first (hot sections
-    ///   first), so a family's first lists take the rules upstream edits most and its last lists
-    ///   stay unchanged longer.
     /// - Parameter previous: with it, new host blocks join the path lists (see `joinsPathList`).
     init(_ rules: ConvertedRules, previous: LayoutState? = nil) {
         self.rules = rules
-        siteExceptions = rules.siteExceptions
-        siteExceptionPages = rules.siteExceptions.map { ByteSearch.ifDomain(in: $0.json) }
         // Hosts an anchored exception concerns: their blocks are "contested" (see `Volatility`).
         // Unanchored exceptions sit in every host list anyway, so they make no block contested.
         var exceptionHosts = HostRelationIndex()
@@ -353,12 +345,9 @@ struct LayoutInput: Sendable {
         // blocks acting on such pages need lists of their own (see `ListFamily.networkSites`).
         var genericBlockPages = HostRelationIndex()
         var genericBlockEverywhere = false
-        for (index, exception) in rules.siteExceptions.enumerated() where exception.scope == .genericBlocking {
-            if let pages = siteExceptionPages[index], !pages.isEmpty {
-                for page in pages { genericBlockPages.insert(page) }
-            } else {
-                genericBlockEverywhere = true
-            }
+        for exception in rules.siteExceptions where exception.scope == .genericBlocking {
+            if exception.pages.isEmpty { genericBlockEverywhere = true }
+            for page in exception.pages { genericBlockPages.insert(page) }
         }
         // A `$important` block that needs the guards must come before them, but after every
         // exception, so then no block may follow the guards (see `networkRules`).
@@ -558,54 +547,4 @@ struct FamilyLookup: Sendable {
 enum Volatility {
     static let volatile: UInt8 = 0
     static let calm: UInt8 = 1
-}
-
-/// Byte helpers for the hot path (no per-character `String` work).
-enum ByteSearch {
-    private static let ifDomainKey = Array(#""if-domain":["#.utf8)
-
-    /// The domains of a rule's `"if-domain":[...]`, without the `*` prefix; nil when it has none.
-    /// Domains are lowercase punycode, so they hold no escapes.
-    static func ifDomain(in json: [UInt8]) -> [String]? {
-        stringArray(forKey: ifDomainKey, in: json)
-    }
-
-    /// The strings of the first `"key":[...]` (`key` given with its opening bracket), a leading `*`
-    /// dropped; nil when the key is absent. The values this reads (domains, resource types) hold no escapes.
-    static func stringArray(forKey key: [UInt8], in json: [UInt8]) -> [String]? {
-        guard let start = firstIndex(of: key, in: json) else { return nil }
-        var domains: [String] = []
-        var index = start + key.count
-        while index < json.count, json[index] != UInt8(ascii: "]") {
-            if json[index] == UInt8(ascii: "\"") {
-                var end = index + 1
-                while end < json.count, json[end] != UInt8(ascii: "\"") { end += 1 }
-                var first = index + 1
-                if first < end, json[first] == UInt8(ascii: "*") { first += 1 }
-                domains.append(String(decoding: json[first..<end], as: UTF8.self))
-                index = end
-            }
-            index += 1
-        }
-        return domains
-    }
-
-    static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        return haystack.withUnsafeBufferPointer { hay in
-            needle.withUnsafeBufferPointer { needle in
-                let last = hay.count - needle.count
-                var index = 0
-                while index <= last {
-                    if hay[index] == first {
-                        var offset = 1
-                        while offset < needle.count, hay[index + offset] == needle[offset] { offset += 1 }
-                        if offset == needle.count { return index }
-                    }
-                    index += 1
-                }
-                return nil
-            }
-        }
-    }
 }

@@ -23,9 +23,6 @@ struct NetworkRuleBuilder {
         var ruleCount: Int { 1 + more.count }
 
         func rule(_ index: Int) -> BuiltRule { index == 0 ? first : more[index - 1] }
-
-        /// Every rule, in order (allocates: for tests and rare paths).
-        var rules: [BuiltRule] { [first] + more }
     }
 
     /// The trigger fields a request-type set turns into (no heap storage: it is built per rule).

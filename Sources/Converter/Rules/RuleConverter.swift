@@ -74,7 +74,7 @@ struct RuleConverter: Sendable {
         /// A `#@#` exception: its selector and normalized sites (empty: everywhere), or why it cannot be folded.
         case cosmeticException(Result<(selector: String, domains: [String]), SkipReasonError>)
         case hiding(Result<CosmeticFolder.HidingRule, SkipReasonError>)
-        case siteException(Result<(scope: SiteException.Scope, json: [UInt8]), SkipReasonError>)
+        case siteException(Result<(scope: SiteException.Scope, json: [UInt8], pages: [String]), SkipReasonError>)
         case network(Result<NetworkRuleBuilder.Built, SkipReasonError>)
 
         /// A network filter (site exceptions included): what `$badfilter` can cancel.
@@ -212,7 +212,8 @@ struct RuleConverter: Sendable {
             case .siteException(let site):
                 switch site {
                 case .success(let built):
-                    rules.siteExceptions.append(SiteException(key: entry.key, scope: built.scope, json: built.json, sourceID: sourceID))
+                    rules.siteExceptions.append(SiteException(key: entry.key, scope: built.scope, json: built.json, sourceID: sourceID,
+                                                                 pages: built.pages))
                     tallies[entry.source].converted += 1
                 case .failure(let error):
                     tallies[entry.source].skip(error.reason, line: entry.key)

@@ -4,7 +4,7 @@
 /// (no `~` exclusions), map exactly onto `if-domain`.
 struct SiteExceptionBuilder {
     /// nil when the filter is not a site exception at all; a skip reason when it is one WebKit cannot express.
-    static func build(_ filter: NetworkFilter) -> Result<(scope: SiteException.Scope, json: [UInt8]), SkipReasonError>? {
+    static func build(_ filter: NetworkFilter) -> Result<(scope: SiteException.Scope, json: [UInt8], pages: [String]), SkipReasonError>? {
         guard filter.isException else { return nil }
         let options = filter.options
         let scope: SiteException.Scope
@@ -36,15 +36,15 @@ struct SiteExceptionBuilder {
         var domains: [String] = []
         for raw in rawDomains {
             switch DomainNormalizer.normalize(raw) {
-            case .domain(let normalized): domains.append("*" + normalized)
+            case .domain(let normalized): domains.append(normalized)
             case .failure(let reason): return .failure(SkipReasonError(reason: reason))
             }
         }
         domains = Array(Set(domains)).sorted()
         var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
-        JSONWriter.appendStringArray(domains, to: &json)
+        JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &json)
         json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
-        return .success((scope, json))
+        return .success((scope, json, domains))
     }
 
     /// The host of a `||host^` pattern (also `||host^|`), nil for anything else.

@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 
 /// One `SiteContent` generation turned into ready-to-send bytes at `install` time: every response
@@ -106,12 +107,7 @@ struct ResourceTable {
         return nil
     }
 
-    /// FNV-1a, 64 bit.
     private static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            value = (value ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return Int(truncatingIfNeeded: value >> 1)
+        Int(truncatingIfNeeded: FNV1a.hash(bytes) >> 1)
     }
 }
