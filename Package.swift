@@ -27,10 +27,15 @@ let package = Package(
         // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
         .target(name: "ListSync", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
+        .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
+        // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
+        .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore"]),
         .testTarget(name: "ConverterTests", dependencies: ["Converter"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore"]),
+        .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,6 +1,7 @@
 import CNIOShim
 import Dispatch
 import Foundation
+import HTTPServerCore
 
 /// `listserver serve`: serve the published set and keep it fresh until SIGTERM/SIGINT.
 enum ServeCommand: Command {

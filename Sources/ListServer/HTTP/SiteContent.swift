@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// One generation of what the origin serves: the manifest plus every hashed file it may be asked
 /// for (the current set and files still inside the grace period). Immutable, and swapped whole,
@@ -23,4 +24,24 @@ struct SiteContent: Sendable {
     var files: [String: Entry]
 
     static let empty = SiteContent(manifest: nil, files: [:])
+
+    /// The URL name the manifest is served under, whatever its entry's name says.
+    static let manifestName = "manifest.json"
+
+    /// The generation as the HTTP library's static resources: hashed files are immutable (their
+    /// name changes with their bytes); the manifest is short-cached with validators.
+    func staticResources(_ configuration: Configuration.HTTP) -> [StaticResource] {
+        var resources = files.map { name, entry in
+            StaticResource(name: name, identity: entry.identity, gzip: entry.gzip, sha256: entry.sha256, lastModified: entry.lastModified,
+                           cacheControl: "public, max-age=31536000, immutable")
+        }
+        if let manifest {
+            let cache = "public, max-age=\(configuration.manifestMaxAgeSeconds), "
+                + "stale-while-revalidate=\(configuration.manifestStaleWhileRevalidateSeconds), "
+                + "stale-if-error=\(configuration.manifestStaleIfErrorSeconds)"
+            resources.append(StaticResource(name: Self.manifestName, identity: manifest.identity, gzip: manifest.gzip, sha256: manifest.sha256,
+                                            lastModified: manifest.lastModified, cacheControl: cache))
+        }
+        return resources
+    }
 }

@@ -16,13 +16,8 @@ struct MetricsRenderer {
         }
         let metrics = activity.metrics
         var requestSamples: [(labels: String, value: String)] = []
-        for route in ServerMetrics.Route.allCases {
-            for slot in 0..<ServerMetrics.slotsPerRoute {
-                let count = metrics.requests[route.rawValue * ServerMetrics.slotsPerRoute + slot]
-                guard count > 0 else { continue }
-                let label = slot < ServerMetrics.trackedStatuses.count ? String(ServerMetrics.trackedStatuses[slot]) : "other"
-                requestSamples.append(("route=\"\(route.label)\",status=\"\(label)\"", String(count)))
-            }
+        for count in metrics.requestCounts {
+            requestSamples.append(("route=\"\(count.route)\",status=\"\(count.status)\"", String(count.count)))
         }
         family("listserver_http_requests_total", "counter", "HTTP requests answered, by route and status code.", requestSamples)
         family("listserver_http_response_bytes_total", "counter", "Bytes written to clients (heads and bodies).", [("", String(metrics.bytesSent))])

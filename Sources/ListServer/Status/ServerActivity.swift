@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServerCore
 
 /// What the HTTP server itself knows for /status and /metrics (the publishing side's part is
 /// `OperatorStatus`): version, uptime, connections and request counters.
@@ -7,7 +8,7 @@ struct ServerActivity: Sendable {
     var startedAt: Date
     var now: Date
     var openConnections: Int
-    var metrics: ServerMetrics.Snapshot
+    var metrics: HTTPCounters
     /// Last-Modified of each served list file by name, for list ages.
     var fileDates: [String: Date]
     var manifestInstalled: Bool

@@ -40,13 +40,8 @@ struct StatusDocument: Encodable {
         lastRefresh = status.lastRefresh
         conversion = status.conversion
         var byRoute: [String: [String: Int]] = [:]
-        for route in ServerMetrics.Route.allCases {
-            for slot in 0..<ServerMetrics.slotsPerRoute {
-                let count = activity.metrics.requests[route.rawValue * ServerMetrics.slotsPerRoute + slot]
-                guard count > 0 else { continue }
-                let label = slot < ServerMetrics.trackedStatuses.count ? String(ServerMetrics.trackedStatuses[slot]) : "other"
-                byRoute[route.label, default: [:]][label] = count
-            }
+        for count in activity.metrics.requestCounts {
+            byRoute[count.route, default: [:]][count.status] = count.count
         }
         http = HTTPCounters(
             openConnections: activity.openConnections, requestsTotal: activity.metrics.totalRequests,

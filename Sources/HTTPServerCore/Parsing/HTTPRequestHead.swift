@@ -1,9 +1,9 @@
 /// What the server needs from one parsed request head. Header values are byte ranges into the
 /// buffer the head was parsed from, so parsing allocates nothing for the common request.
 ///
-/// Dependency-free (no Foundation) so `scripts/fuzz/` can compile the parser on its own.
-struct HTTPRequestHead: Equatable {
-    enum Method: Equatable {
+/// Dependency-free (no Foundation), like the parser.
+public struct HTTPRequestHead: Equatable, Sendable {
+    public enum Method: Equatable, Sendable {
         case get, head, post
         /// Answered for the server as a whole (`OPTIONS *`); 405 on a resource, like other methods.
         case options
@@ -11,26 +11,26 @@ struct HTTPRequestHead: Equatable {
         case other
     }
 
-    enum Version: Equatable {
+    public enum Version: Equatable, Sendable {
         case http10, http11
     }
 
     /// A header that may appear on several lines: RFC 9110 §5.3 lets a recipient combine them
     /// into one comma-separated list, in order. The first two lines are stored inline, so the
     /// usual one-line header costs no allocation; iterate the value itself on hot paths.
-    struct ListValue: Equatable, Sequence {
+    public struct ListValue: Equatable, Sequence, Sendable {
         private var first: Range<Int>?
         private var second: Range<Int>?
         private var rest: [Range<Int>] = []
 
-        init() {}
+        public init() {}
 
-        var isPresent: Bool { first != nil }
+        public var isPresent: Bool { first != nil }
 
         /// Every line in order (allocates; for tests and tools).
-        var lines: [Range<Int>] { Array(self) }
+        public var lines: [Range<Int>] { Array(self) }
 
-        mutating func append(_ line: Range<Int>) {
+        public mutating func append(_ line: Range<Int>) {
             if first == nil {
                 first = line
             } else if second == nil {
@@ -40,13 +40,13 @@ struct HTTPRequestHead: Equatable {
             }
         }
 
-        func makeIterator() -> Iterator { Iterator(value: self) }
+        public func makeIterator() -> Iterator { Iterator(value: self) }
 
-        struct Iterator: IteratorProtocol {
+        public struct Iterator: IteratorProtocol {
             let value: ListValue
             var index = 0
 
-            mutating func next() -> Range<Int>? {
+            public mutating func next() -> Range<Int>? {
                 defer { index += 1 }
                 switch index {
                 case 0: return value.first
@@ -57,30 +57,32 @@ struct HTTPRequestHead: Equatable {
         }
     }
 
-    var method: Method = .other
-    /// The request-target exactly as sent.
-    var target: Range<Int> = 0..<0
-    var version: Version = .http11
-    /// Bytes of the head including the terminating empty line; the body (if any) starts here.
-    var length = 0
+    public init() {}
 
-    var hostCount = 0
-    var contentLength: Int?
+    public var method: Method = .other
+    /// The request-target exactly as sent.
+    public var target: Range<Int> = 0..<0
+    public var version: Version = .http11
+    /// Bytes of the head including the terminating empty line; the body (if any) starts here.
+    public var length = 0
+
+    public var hostCount = 0
+    public var contentLength: Int?
     /// `Transfer-Encoding: chunked` was sent (any other coding is rejected with 501).
-    var chunked = false
-    var connectionClose = false
-    var connectionKeepAlive = false
-    var acceptEncoding = ListValue()
-    var ifNoneMatch = ListValue()
-    var ifMatch = ListValue()
-    var ifModifiedSince: Range<Int>?
-    var ifUnmodifiedSince: Range<Int>?
-    var range: Range<Int>?
-    var ifRange: Range<Int>?
-    var authorization: Range<Int>?
+    public var chunked = false
+    public var connectionClose = false
+    public var connectionKeepAlive = false
+    public var acceptEncoding = ListValue()
+    public var ifNoneMatch = ListValue()
+    public var ifMatch = ListValue()
+    public var ifModifiedSince: Range<Int>?
+    public var ifUnmodifiedSince: Range<Int>?
+    public var range: Range<Int>?
+    public var ifRange: Range<Int>?
+    public var authorization: Range<Int>?
 
     /// RFC 9112 §9.3: HTTP/1.1 persists unless `close`; HTTP/1.0 only with `keep-alive`.
-    var wantsKeepAlive: Bool {
+    public var wantsKeepAlive: Bool {
         switch version {
         case .http11: return !connectionClose
         case .http10: return connectionKeepAlive && !connectionClose
@@ -89,7 +91,7 @@ struct HTTPRequestHead: Equatable {
 }
 
 /// Why a request head was refused; each maps to one status code and the connection closes.
-enum HTTPParseError: Error, Equatable {
+public enum HTTPParseError: Error, Equatable, Sendable {
     /// 400: malformed request line or header, obs-fold, bad or missing Host, bad framing.
     case badRequest(String)
     /// 414: the request line exceeds `maxURIBytes`.
@@ -101,7 +103,7 @@ enum HTTPParseError: Error, Equatable {
     /// 505: a major version other than 1.
     case versionNotSupported
 
-    var statusCode: Int {
+    public var statusCode: Int {
         switch self {
         case .badRequest: return 400
         case .uriTooLong: return 414
@@ -111,7 +113,7 @@ enum HTTPParseError: Error, Equatable {
         }
     }
 
-    var reason: String {
+    public var reason: String {
         switch self {
         case .badRequest(let why): return why
         case .uriTooLong: return "request target too long"
@@ -122,7 +124,7 @@ enum HTTPParseError: Error, Equatable {
     }
 }
 
-enum HTTPParseResult: Equatable {
+public enum HTTPParseResult: Equatable, Sendable {
     /// The head is not complete yet; read more (within the limits).
     case incomplete
     case complete(HTTPRequestHead)

@@ -3,12 +3,12 @@
 /// Order per §13.2.2: If-Match, else If-Unmodified-Since (→ 412); then If-None-Match, else
 /// If-Modified-Since for GET/HEAD (→ 304). If-None-Match uses weak comparison (§8.8.3.2),
 /// If-Match strong comparison.
-enum ConditionalRequest {
-    enum Outcome: Equatable {
+public enum ConditionalRequest {
+    public enum Outcome: Equatable, Sendable {
         case proceed, notModified, preconditionFailed
     }
 
-    static func evaluate(
+    public static func evaluate(
         _ bytes: UnsafeBufferPointer<UInt8>, head: HTTPRequestHead, etag: [UInt8], lastModified: Int
     ) -> Outcome {
         if head.ifMatch.isPresent {
@@ -29,7 +29,7 @@ enum ConditionalRequest {
 
     /// `If-Range` (§13.1.5): true when the range should be honoured. An entity-tag must match
     /// strongly; a date must equal Last-Modified exactly.
-    static func ifRangeHolds(_ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, etag: [UInt8], lastModified: Int) -> Bool {
+    public static func ifRangeHolds(_ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, etag: [UInt8], lastModified: Int) -> Bool {
         let field = UnsafeBufferPointer(rebasing: bytes[value])
         guard let first = field.first else { return false }
         if first == 0x22 || first == 0x57 {
@@ -41,7 +41,7 @@ enum ConditionalRequest {
 
     /// Whether a comma-separated list of entity-tags (or `*`) contains `etag`.
     /// `etag` is the quoted strong tag, e.g. `"0123456789abcdef"`.
-    static func listMatches(_ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue, etag: [UInt8], weak: Bool) -> Bool {
+    public static func listMatches(_ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue, etag: [UInt8], weak: Bool) -> Bool {
         for line in header {
             var index = line.lowerBound
             while index < line.upperBound {

@@ -2,8 +2,8 @@
 ///
 /// Only a single `bytes` range is served as 206; several ranges get the full 200 (allowed by
 /// §14.2: a server may ignore Range), as does anything unparseable or a unit other than bytes.
-enum RangeRequest {
-    enum Outcome: Equatable {
+public enum RangeRequest {
+    public enum Outcome: Equatable, Sendable {
         /// Serve the whole representation.
         case full
         /// Serve `bytes[range]` as 206.
@@ -12,7 +12,7 @@ enum RangeRequest {
         case unsatisfiable
     }
 
-    static func evaluate(_ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, length: Int) -> Outcome {
+    public static func evaluate(_ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, length: Int) -> Outcome {
         let field = UnsafeBufferPointer(rebasing: bytes[value])
         guard field.count > 6,
               HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: field[0..<6]), "bytes=")

@@ -6,12 +6,12 @@
 /// gzip (§8.4.1.3). When identity is refused (`identity;q=0`, or `*;q=0` with no identity entry)
 /// and gzip is not acceptable either, the answer is 406 — the RFC allows 406 in exactly this case,
 /// and sending a coding the client has ruled out would only fail later in its decoder.
-enum ContentNegotiation {
-    enum Choice: Equatable {
+public enum ContentNegotiation {
+    public enum Choice: Equatable, Sendable {
         case identity, gzip, notAcceptable
     }
 
-    static func choose(_ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, gzipAvailable: Bool) -> Choice {
+    public static func choose(_ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, gzipAvailable: Bool) -> Choice {
         guard header.isPresent else { return .identity }
         // Qvalues in thousandths; nil = not mentioned.
         var gzipQ: Int?
@@ -59,7 +59,7 @@ enum ContentNegotiation {
     }
 
     /// qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ) (RFC 9110 §12.4.2), in thousandths.
-    static func parseQValue(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
+    public static func parseQValue(_ value: UnsafeBufferPointer<UInt8>) -> Int? {
         guard let first = value.first, first == 0x30 || first == 0x31, value.count <= 5 else { return nil }
         var result = Int(first - 0x30) * 1000
         if value.count == 1 { return result }

@@ -4,8 +4,8 @@
 /// percent-decodes once. The decoded path must be `/` followed by a name with no `/`, no NUL and
 /// no leading dot; anything else cannot name a served file, so traversal in any encoding simply
 /// finds nothing (lookups are by exact name, never a path join).
-enum RequestTarget {
-    enum Path: Equatable {
+public enum RequestTarget {
+    public enum Path: Equatable, Sendable {
         /// The decoded path without its leading slash, e.g. `manifest.json` or `admin/refresh`.
         case name([UInt8])
         /// Not something this server could serve (404).
@@ -16,7 +16,7 @@ enum RequestTarget {
 
     /// The common case without copying: an origin-form target with no query, fragment or
     /// percent-encoding names exactly its bytes after the slash. nil when `path` must decide.
-    static func plainName(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Range<Int>? {
+    public static func plainName(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Range<Int>? {
         guard target.count > 1, bytes[target.lowerBound] == 0x2F, bytes[target.lowerBound + 1] != 0x2E else { return nil }
         for index in (target.lowerBound + 1)..<target.upperBound {
             let byte = bytes[index]
@@ -25,7 +25,7 @@ enum RequestTarget {
         return (target.lowerBound + 1)..<target.upperBound
     }
 
-    static func path(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Path {
+    public static func path(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Path {
         var start = target.lowerBound
         let end = target.upperBound
         guard start < end else { return .malformed }

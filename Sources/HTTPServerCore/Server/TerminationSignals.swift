@@ -2,16 +2,16 @@ import CNIOShim
 import Foundation
 import Glibc
 
-/// Runs a handler once on the first SIGTERM or SIGINT, via Dispatch signal sources, so `serve`
-/// can call `HTTPServer.shutdown(grace:)` and exit 0.
+/// Runs a handler once on the first SIGTERM or SIGINT, via Dispatch signal sources, so a server
+/// can call `HTTP1Server.shutdown(grace:)` and exit 0.
 ///
 /// Usage: `let signals = TerminationSignals { server.shutdown(grace: g); exit(0) }` on the main
 /// thread before other threads start (the signals are blocked so only the sources see them);
 /// keep the value alive while serving.
-final class TerminationSignals: @unchecked Sendable {
+public final class TerminationSignals: @unchecked Sendable {
     private let sources: [DispatchSourceSignal]
 
-    init(queue: DispatchQueue = DispatchQueue(label: "listserver.signals"), handler: @escaping @Sendable () -> Void) {
+    public init(queue: DispatchQueue = DispatchQueue(label: "http.signals"), handler: @escaping @Sendable () -> Void) {
         shim_block_termination_signals()
         let once = Once()
         sources = [SIGTERM, SIGINT].map { signal in

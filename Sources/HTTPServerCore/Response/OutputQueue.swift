@@ -4,7 +4,7 @@ import Glibc
 /// The bytes a connection still owes its client, in response order (which is how pipelined
 /// requests get their answers in order, RFC 9112 §9.3.2). Memory segments go out with one
 /// `sendmsg` per up to 64 segments; memory-file bodies with `sendfile`.
-struct OutputQueue {
+public struct OutputQueue {
     /// A slice of memory bytes or of a memory file (sent with sendfile).
     struct Segment {
         let bytes: ResponseBytes?
@@ -21,6 +21,8 @@ struct OutputQueue {
     private var head = 0
     /// Bytes queued and not yet written.
     private(set) var pendingBytes = 0
+
+    public init() {}
 
     var isEmpty: Bool { head == segments.count }
 

@@ -5,19 +5,19 @@
 /// Transfer-Encoding and bare CR are all rejected. Lenient where RFC 9112 §2.2 allows it: bare LF
 /// ends a line and empty lines before the request line are skipped.
 ///
-/// Dependency-free (no Foundation) so `scripts/fuzz/` can compile it into a libFuzzer target.
-struct HTTPRequestParser {
-    var maxHeaderBytes: Int
-    var maxURIBytes: Int
+/// Dependency-free (no Foundation): bytes in, a head or an error out, so the fuzz target drives it alone.
+public struct HTTPRequestParser: Sendable {
+    public var maxHeaderBytes: Int
+    public var maxURIBytes: Int
 
-    init(maxHeaderBytes: Int, maxURIBytes: Int) {
+    public init(maxHeaderBytes: Int, maxURIBytes: Int) {
         self.maxHeaderBytes = maxHeaderBytes
         self.maxURIBytes = maxURIBytes
     }
 
     /// Parses the head at the start of `bytes`. Never reads past `bytes`, never allocates for a
     /// typical request, and answers `.incomplete` only while the limits still allow completion.
-    func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPParseResult {
+    public func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPParseResult {
         // Skip leading empty lines (RFC 9112 §2.2).
         var start = 0
         while start < bytes.count, bytes[start] == 0x0D || bytes[start] == 0x0A {
@@ -280,11 +280,11 @@ struct HTTPRequestParser {
 }
 
 /// Byte classes and comparisons shared by the parser and the header interpreters.
-enum HTTPBytes {
-    @inline(__always) static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
+public enum HTTPBytes {
+    @inline(__always) public static func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }
 
     /// tchar (RFC 9110 §5.6.2).
-    @inline(__always) static func isTokenByte(_ byte: UInt8) -> Bool {
+    @inline(__always) public static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: return true
         case 0x21, 0x23, 0x24, 0x25, 0x26, 0x27, 0x2A, 0x2B, 0x2D, 0x2E, 0x5E, 0x5F, 0x60, 0x7C, 0x7E: return true
@@ -292,12 +292,12 @@ enum HTTPBytes {
         }
     }
 
-    @inline(__always) static func lower(_ byte: UInt8) -> UInt8 {
+    @inline(__always) public static func lower(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
     }
 
     /// Case-insensitive ASCII comparison against a lowercase literal.
-    static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+    public static func equalsLowercase(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
         guard bytes.count == literal.utf8CodeUnitCount else { return false }
         let expected = literal.utf8Start
         for index in 0..<bytes.count where lower(bytes[index]) != expected[index] {

@@ -2,12 +2,12 @@
 ///
 /// Formats IMF-fixdate only; parses all three formats a recipient must accept (IMF-fixdate,
 /// obsolete RFC 850 and asctime). Pure arithmetic, no locale, no Foundation.
-enum HTTPDate {
+public enum HTTPDate {
     private static let dayNames: [[UInt8]] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"].map { Array($0.utf8) }
     private static let monthNames: [[UInt8]] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8) }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
-    static func format(_ seconds: Int) -> [UInt8] {
+    public static func format(_ seconds: Int) -> [UInt8] {
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civil(fromDays: days)
@@ -31,7 +31,7 @@ enum HTTPDate {
     }
 
     /// Parses an HTTP-date; nil when it is not one (then the header is ignored, RFC 9110 §13.1.3).
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+    public static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> Int? {
         var scanner = Scanner(bytes: bytes)
         // Skip the day name: letters, then either ", " (IMF-fixdate, RFC 850) or " " (asctime).
         while let byte = scanner.peek, isLetter(byte) { scanner.index += 1 }

@@ -1,5 +1,8 @@
-/// The fixed pieces every response is assembled from: status lines, the connection trailer lines
-/// and the 404 answer. Built once per server, shared read-only by all event loops.
+import Foundation
+
+/// The fixed pieces every response is assembled from: status lines, the connection trailer lines,
+/// the 404 answer and the connection-limit refusal. Built once per server, shared read-only by
+/// all event loops.
 final class ResponseParts: @unchecked Sendable {
     /// Indexed by status code (100–599) for a lookup without hashing.
     private let statusLines: [ResponseBytes?]
@@ -13,6 +16,9 @@ final class ResponseParts: @unchecked Sendable {
     let notFoundBody: ResponseBytes
     /// Fields of the answer to `OPTIONS *`: what the server supports, no content.
     let optionsHead = ResponseBytes("Allow: GET, HEAD\r\nContent-Length: 0\r\nCache-Control: no-store\r\n")
+    /// The whole answer to a connection over the limit, sent before any request is read. Plain
+    /// (no Date, no Server): it is the cheapest thing a full server can still say.
+    let connectionLimit: ResponseBytes
 
     static let reasons: [Int: String] = [
         200: "OK", 202: "Accepted", 206: "Partial Content", 304: "Not Modified", 400: "Bad Request",
@@ -22,16 +28,26 @@ final class ResponseParts: @unchecked Sendable {
         501: "Not Implemented", 503: "Service Unavailable", 505: "HTTP Version Not Supported",
     ]
 
-    init() {
+    init(serverName: String) {
         var lines = [ResponseBytes?](repeating: nil, count: 600)
         for (code, reason) in Self.reasons {
-            lines[code] = ResponseBytes("HTTP/1.1 \(code) \(reason)\r\nServer: listserver\r\n")
+            lines[code] = ResponseBytes("HTTP/1.1 \(code) \(reason)\r\nServer: \(serverName)\r\n")
         }
         statusLines = lines
         let body = Array("{\"error\":\"not found\"}\n".utf8)
         notFoundBody = ResponseBytes(body)
         notFoundHead = ResponseBytes(
             "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nCache-Control: public, max-age=60\r\n")
+        let refusal = Self.errorBody("server at connection limit")
+        connectionLimit = ResponseBytes(
+            Array("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(refusal.count)\r\n".utf8)
+                + Array("Cache-Control: no-store\r\nRetry-After: 5\r\nConnection: close\r\n\r\n".utf8) + refusal)
+    }
+
+    /// `{"error":"<reason>"}` and a newline, the reason escaped for JSON.
+    static func errorBody(_ reason: String) -> [UInt8] {
+        let escaped = reason.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        return Array("{\"error\":\"\(escaped)\"}\n".utf8)
     }
 
     func statusLine(_ code: Int) -> ResponseBytes {
