@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import HTTPServerCore
 @testable import ListServer
 
 /// How a request target finds what it names without per-request allocation: the plain-name fast
@@ -26,17 +27,17 @@ import Testing
     }
 
     @Test func resourceTableFindsExactNamesOnly() throws {
-        let site = PreparedSite(try ServerHarness.sampleContent(), configuration: Configuration.HTTP())
+        let site = StaticSite(resources: try ServerHarness.sampleContent().staticResources(Configuration.HTTP()))
         // Many more names than the sample, to exercise probing past collisions.
-        var entries = site.files
-        let template = site.files.values.first!
+        var entries = site.resources
+        let template = site.resources.values.first!
         for index in 0..<500 { entries[Array("list-\(index).0123456789ab.json".utf8)] = template }
         let table = ResourceTable(entries)
         for (name, resource) in entries {
             let found = name.withUnsafeBufferPointer { table.lookup($0) }
             #expect(found === resource, "\(String(decoding: name, as: UTF8.self))")
         }
-        let someName = site.files.keys.first!
+        let someName = site.resources.keys.first!
         for miss in [Array(someName.dropLast()), someName + [0x78], [], Array("list-500.0123456789ab.json".utf8)] {
             #expect(miss.withUnsafeBufferPointer { table.lookup($0) } == nil, "\(String(decoding: miss, as: UTF8.self))")
         }

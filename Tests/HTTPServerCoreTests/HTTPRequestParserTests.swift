@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ListServer
+@testable import HTTPServerCore
 
 /// The byte-level request parser and header interpreters, without sockets, plus a seeded
 /// random-input fuzz run.
