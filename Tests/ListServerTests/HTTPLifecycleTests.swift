@@ -99,13 +99,20 @@ import Testing
         try stalled.send("GET /\(bigName) HTTP/1.1\r\nHost: x\r\n\r\n")
         var peek = [UInt8](repeating: 0, count: 16)
         #expect(recv(stalled.fd, &peek, peek.count, Int32(MSG_PEEK)) > 0)
+        // The stalled download keeps a response in flight, so shutdown must use the whole grace
+        // period and then give up: it returns no sooner than `grace`, and no later than the grace
+        // plus a loop tick (250 ms) and a second of scheduling margin.
+        let grace = 0.5
         let done = DispatchSemaphore(value: 0)
+        let started = Date()
         Thread {
-            harness.server.shutdown(grace: 0.5)
+            harness.server.shutdown(grace: grace)
             done.signal()
         }.start()
-        // Bounded: the grace period plus the loops' tick, with a generous margin.
         #expect(done.wait(timeout: .now() + 10) == .success)
+        let took = Date().timeIntervalSince(started)
+        #expect(took >= grace, "shutdown returned after \(took) s, before the \(grace) s grace period")
+        #expect(took <= grace + 0.25 + 1.0, "shutdown returned after \(took) s for a \(grace) s grace period")
         #expect(harness.server.openConnections == 0)
     }
 }

@@ -120,6 +120,24 @@ public struct OutputQueue {
         }
     }
 
+    /// Takes everything queued as bytes, as a socket would receive them: for callers without a
+    /// socket (the connection tests and the fuzz target).
+    mutating func drain() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(pendingBytes)
+        for segment in segments[head...] {
+            if let memory = segment.bytes {
+                bytes.append(contentsOf: UnsafeBufferPointer(start: memory.base + segment.start, count: segment.end - segment.start))
+            } else if let file = segment.file {
+                var chunk = [UInt8](repeating: 0, count: segment.end - segment.start)
+                let count = chunk.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress, $0.count, off_t(segment.start)) }
+                bytes.append(contentsOf: chunk.prefix(max(0, count)))
+            }
+        }
+        discard()
+        return bytes
+    }
+
     /// Drops everything (the connection is closing).
     mutating func discard() {
         segments.removeAll()
