@@ -117,7 +117,7 @@ import Testing
         let deadline = wire.now + wire.timeouts.header
         // More bytes do not move the deadline: a trickle cannot keep a head open.
         wire.now = deadline - 10
-        wire.feed("X-Slow: a\r\n")
+        wire.feed("Host: x\r\nX-Slow: a\r\n")
         #expect(!wire.connection.hasExpired(now: deadline))
         #expect(wire.connection.hasExpired(now: deadline + 1))
         // Completing the head clears it; the idle limit then runs from the last write.
