@@ -27,7 +27,7 @@ struct ResponseWriter {
 
     // MARK: Static resources
 
-    /// Negotiation, preconditions and ranges for a hashed file or the manifest.
+    /// Negotiation, preconditions and ranges for one static resource.
     ///
     /// Range policy: ranges apply to the identity representation only (RFC 9110 §14.2 leaves the
     /// choice to the server), so a Range request gets identity unless identity is refused, in which
