@@ -19,6 +19,8 @@ import Testing
         let logLines = LogLines()
         let pipeline: Pipeline
         var state = PersistentState()
+        /// The set served now, as the server keeps it in memory between refreshes.
+        var published: PublishedSet?
 
         init(snapshot: [UInt8]? = nil, attempts: Int = 2) throws {
             server = try UpstreamServer()
@@ -39,7 +41,7 @@ import Testing
                                 status: status, log: logLines.log, gate: nil)
         }
 
-        mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshCycle.Summary { pipeline.cycle.run(mode, state: &state) }
+        mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
         var manifestPath: String { pipeline.publisher.writer.path(PublishPlan.manifestName) }
         var upstreamStatus: OperatorStatus.UpstreamStatus? { status.current.upstreams.first { $0.id == "easylist" } }
     }
@@ -50,7 +52,7 @@ import Testing
         harness.server.set("/easylist.txt", .serve(body: list, etag: "\"d19\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
         let first = harness.run()
         #expect(first.result == .published)
-        #expect(first.content?.manifest != nil)
+        #expect(first.published?.content.manifest != nil)
         #expect(harness.upstreamStatus?.source == "upstream")
         #expect(harness.upstreamStatus?.lastResult == "updated")
         #expect(harness.pipeline.store.lastGoodCopy("easylist") == list)
@@ -59,7 +61,7 @@ import Testing
 
         let second = harness.run()
         #expect(second.result == .unchanged)
-        #expect(second.content == nil, "a 304 means no conversion and no publish")
+        #expect(second.published?.content == nil, "a 304 means no conversion and no publish")
         #expect(harness.upstreamStatus?.lastResult == "not-modified")
         #expect(harness.server.requests(for: "/easylist.txt").last?.headers["if-none-match"] == "\"d19\"")
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest)
@@ -86,10 +88,10 @@ import Testing
         for name in replaced { #expect(harness.pipeline.publisher.writer.exists(name)) }
         // Eight days of 304s later: no publish, but the grace period (7 days) of the old files is over.
         let later = Date().addingTimeInterval(8 * 86_400)
-        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, now: { later })
+        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, published: &harness.published, now: { later })
         #expect(summary.result == .unchanged)
         for name in replaced { #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period") }
-        let served = try #require(summary.content, "a generation without the expired files is served")
+        let served = try #require(summary.published?.content, "a generation without the expired files is served")
         for name in replaced { #expect(served.files[name] == nil) }
         for name in harness.status.current.lists.map(\.file) { #expect(served.files[name] != nil) }
     }
@@ -100,7 +102,7 @@ import Testing
         let installed = LogLines()
         var recent = PersistentState()
         recent.lastRefreshAt = Date()
-        let notDue = RefreshScheduler(cycle: harness.pipeline.cycle, state: recent) { _ in installed.log.info("installed") }
+        let notDue = RefreshScheduler(pipeline: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
         notDue.start()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
@@ -112,7 +114,7 @@ import Testing
         #expect(installed.lines.count == 1, "and installs the new set")
         notDue.stop()
 
-        let due = RefreshScheduler(cycle: harness.pipeline.cycle, state: PersistentState()) { _ in }
+        let due = RefreshScheduler(pipeline: harness.pipeline, state: PersistentState(), published: nil) { _ in }
         due.start()
         due.waitUntilIdle()
         #expect(harness.server.requests.count == 2, "never refreshed: fetch at start")
@@ -152,7 +154,7 @@ import Testing
         default: Issue.record("unknown fault \(fault)")
         }
         let summary = harness.run()
-        #expect(summary.content == nil)
+        #expect(summary.published?.content == nil)
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set stays the last good one")
         #expect(harness.pipeline.store.lastGoodCopy("easylist") == good, "the last good copy stays in use")
         let upstream = try #require(harness.upstreamStatus)
