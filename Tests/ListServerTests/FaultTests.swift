@@ -183,7 +183,7 @@ import Glibc
         var manifests = Set<Data>()
         var sawManifest = false
         // Bounded: most rounds land mid-publish; the cap only stops a run that cannot get there.
-        while killsMidPublish < wanted, rounds < 6 * wanted {
+        while killsMidPublish < wanted, rounds < 8 * wanted {
             rounds += 1
             try Self.roundInput(rounds, rules: 1_500).write(to: input)
             let before = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
@@ -194,6 +194,17 @@ import Glibc
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
+            if rounds % 5 == 0 {
+                // Every fifth run publishes to the end, so later kills have a newer manifest to keep intact.
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
+                #expect(Self.manifestProblems(in: directory).isEmpty)
+                if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
+                    sawManifest = true
+                    manifests.insert(data)
+                }
+                continue
+            }
             // Wait (bounded) until this run starts writing its set, then kill within the next few milliseconds.
             let deadline = Date().addingTimeInterval(20)
             var writing = false
@@ -224,7 +235,8 @@ import Glibc
             for name in names where name.hasPrefix(".") && name.contains(".tmp-") { unlink(directory + "/" + name) }
         }
         #expect(killsMidPublish >= wanted, "only \(killsMidPublish) of \(rounds) kills landed mid-publish")
-        #expect(sawManifest, "no round ever completed a manifest: every kill came before the end")
+        #expect(sawManifest, "no run ever completed a manifest")
+        #expect(manifests.count > 1, "the kills must happen over more than one published set")
         #expect(killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
         print("kill -9: \(rounds) rounds, \(killsMidPublish) kills mid-publish, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact")
     }
