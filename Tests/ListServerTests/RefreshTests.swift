@@ -22,7 +22,7 @@ import Testing
         /// The set served now, as the server keeps it in memory between refreshes.
         var published: PublishedSet?
 
-        init(snapshot: [UInt8]? = nil, attempts: Int = 2) throws {
+        init(snapshot: [UInt8]? = nil, attempts: Int = 2, configure: (inout Configuration) -> Void = { _ in }) throws {
             server = try UpstreamServer()
             var configuration = Configuration()
             var upstream = Configuration.Upstream(id: "easylist", url: server.url("/easylist.txt"))
@@ -37,6 +37,7 @@ import Testing
             configuration.fetch.totalTimeoutSeconds = 2
             configuration.fetch.maxBodyBytes = 1 << 20
             configuration.publish.verifyWithWebKit = "off"
+            configure(&configuration)
             pipeline = Pipeline(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
                                 status: status, log: logLines.log, gate: nil)
         }
@@ -94,6 +95,26 @@ import Testing
         let served = try #require(summary.published?.content, "a generation without the expired files is served")
         for name in replaced { #expect(served.files[name] == nil) }
         for name in harness.status.current.lists.map(\.file) { #expect(served.files[name] != nil) }
+    }
+
+    /// `conversion.removalGraceRuns` reaches the server's refresh as `convert --removal-grace` does:
+    /// with it, lists that only lost rules keep their published bytes (and devices download nothing).
+    @Test func removalGraceFromConfigKeepsListsThatOnlyLostRules() throws {
+        let full = try Self.easylist(lines: 3_000)
+        let lines = String(decoding: full, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let trimmed = Array((lines[0..<1_000] + lines[1_040...]).joined(separator: "\n").utf8)
+        var replaced: [Int: Int] = [:]
+        for grace in [0, 2] {
+            var harness = try Harness { $0.conversion.removalGraceRuns = grace; $0.conversion.chunkSize = 400 }
+            harness.server.set("/easylist.txt", .serve(body: full, etag: "\"1\""))
+            #expect(harness.run().result == .published)
+            let before = Set(harness.status.current.lists.map(\.file))
+            harness.server.set("/easylist.txt", .serve(body: trimmed, etag: "\"2\""))
+            _ = harness.run()
+            replaced[grace] = before.subtracting(harness.status.current.lists.map(\.file)).count
+        }
+        #expect(replaced[0]! > 0, "removing rules changes lists without grace")
+        #expect(replaced[2] == 0, "with removalGraceRuns 2 no list changes for removals alone: \(replaced)")
     }
 
     @Test func schedulerFetchesOnStartOnlyWhenDueAndOnTrigger() throws {
