@@ -18,8 +18,6 @@ struct RefreshOutcome: Sendable {
 
     /// The refresh as a whole: published, unchanged, or failed with every problem found.
     var result: RefreshResult {
-        var problems = upstreams.compactMap { report in report.outcome.problem.map { "\(report.id): \($0)" } }
-        if let stateSaveError { problems.append("\(stateSaveError)") }
         switch set {
         case .failed(let failure):
             return .failed(failure.description)
@@ -37,9 +35,14 @@ struct RefreshOutcome: Sendable {
     /// The problems beside a successful publish (an upstream that could not be refreshed).
     var problemsBesidePublish: String? {
         guard case .published = result else { return nil }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+    }
+
+    /// Upstreams that could not be refreshed, and a state file that could not be saved.
+    private var problems: [String] {
         var problems = upstreams.compactMap { report in report.outcome.problem.map { "\(report.id): \($0)" } }
         if let stateSaveError { problems.append("\(stateSaveError)") }
-        return problems.isEmpty ? nil : problems.joined(separator: "; ")
+        return problems
     }
 }
 
