@@ -1,6 +1,8 @@
 import Foundation
 
-/// The published manifest, format 1: what a device reads to decide what to download.
+/// The published manifest, format 1: what a device reads to decide what to download. The one
+/// owner of the format: the server writes it with `encoded()` and every reader parses it with
+/// `decode(_:)`. Unknown fields are ignored when reading, so later fields never break old clients.
 public struct Manifest: Codable, Sendable, Equatable {
     public struct Entry: Codable, Sendable, Equatable {
         /// Stable list identifier; the device's compiled list is named `id-<sha256 prefix>`.
@@ -17,6 +19,15 @@ public struct Manifest: Codable, Sendable, Equatable {
             self.sha256 = sha256
             self.rules = rules
         }
+
+        /// The entry's fields in their published order. A new field is one more line here (and
+        /// an optional property, so manifests without it still decode).
+        fileprivate func write(to object: inout ManifestJSON.Object) {
+            object.field("id", string: id)
+            object.field("file", string: file)
+            object.field("sha256", string: sha256)
+            object.field("rules", integer: rules)
+        }
     }
 
     public var format: Int
@@ -25,5 +36,76 @@ public struct Manifest: Codable, Sendable, Equatable {
     public init(format: Int = 1, lists: [Entry]) {
         self.format = format
         self.lists = lists
+    }
+
+    /// The published bytes: fixed key order, no whitespace, no timestamps, a trailing newline.
+    /// The same manifest always gives the same bytes, so every origin serves the same ETag.
+    public func encoded() -> [UInt8] {
+        var top = ManifestJSON.Object()
+        top.field("format", integer: format)
+        top.field("lists", array: lists.map { entry in
+            var object = ManifestJSON.Object()
+            entry.write(to: &object)
+            return object.bytes()
+        })
+        return top.bytes() + [0x0A]
+    }
+
+    /// Parses manifest bytes (any format number; callers decide which formats they accept).
+    public static func decode(_ bytes: Data) throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: bytes)
+    }
+}
+
+/// A minimal writer of compact JSON objects with keys in the order they are added.
+enum ManifestJSON {
+    struct Object {
+        private var out: [UInt8] = [UInt8(ascii: "{")]
+
+        mutating func field(_ key: String, string: String) {
+            name(key)
+            appendString(string)
+        }
+
+        mutating func field(_ key: String, integer: Int) {
+            name(key)
+            out += Array(String(integer).utf8)
+        }
+
+        /// `elements` are already-encoded JSON values.
+        mutating func field(_ key: String, array elements: [[UInt8]]) {
+            name(key)
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += element
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+
+        func bytes() -> [UInt8] { out + [UInt8(ascii: "}")] }
+
+        private mutating func name(_ key: String) {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            appendString(key)
+            out.append(UInt8(ascii: ":"))
+        }
+
+        /// A JSON string (RFC 8259 §7): quote, backslash and control characters escaped.
+        private mutating func appendString(_ value: String) {
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(byte)
+                case 0..<0x20:
+                    out += Array(String(format: "\\u%04x", Int(byte)).utf8)
+                default:
+                    out.append(byte)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
     }
 }

@@ -15,7 +15,7 @@ enum ManifestValidator {
         guard format == 1 else { throw SyncError.unknownManifestFormat(url: url, format: format) }
         let manifest: Manifest
         do {
-            manifest = try decoder.decode(Manifest.self, from: body)
+            manifest = try Manifest.decode(body)
         } catch {
             throw SyncError.manifestUnreadable(url: url, reason: "\(error)")
         }

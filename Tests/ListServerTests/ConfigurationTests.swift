@@ -34,10 +34,13 @@ import Testing
     }
 
     @Test func valuesOverrideDefaults() throws {
-        let configuration = try decode(#"{"listen":{"port":9090},"conversion":{"chunkSize":1000},"http":{"accessLog":true}}"#)
+        let configuration = try decode(#"{"listen":{"port":9090},"conversion":{"chunkSize":1000,"removalGraceRuns":3},"http":{"accessLog":true}}"#)
         #expect(configuration.listen.port == 9090)
         #expect(configuration.listen.address == "127.0.0.1")
         #expect(configuration.conversion.chunkSize == 1000)
+        #expect(configuration.conversion.removalGraceRuns == 3)
+        #expect(Pipeline.converterConfiguration(configuration.conversion).removalGraceRuns == 3)
+        #expect(Pipeline.converterConfiguration(configuration.conversion).promotesRecentIntoChangedLists)
         #expect(configuration.http.accessLog)
     }
 
@@ -71,6 +74,8 @@ import Testing
         #expect(error(#"{"listen":{"port":70000}}"#)?.key == "listen.port")
         #expect(error(#"{"conversion":{"chunkSize":0}}"#)?.key == "conversion.chunkSize")
         #expect(error(#"{"conversion":{"chunkSize":150001}}"#)?.key == "conversion.chunkSize")
+        #expect(error(#"{"conversion":{"removalGraceRuns":-1}}"#)?.key == "conversion.removalGraceRuns")
+        #expect(error(#"{"conversion":{"removalGraceRuns":366}}"#)?.key == "conversion.removalGraceRuns")
         #expect(error(#"{"publish":{"verifyWithWebKit":"maybe"}}"#)?.key == "publish.verifyWithWebKit")
         #expect(error(#"{"upstreams":[]}"#)?.key == "upstreams")
         #expect(error(#"{"upstreams":[{"id":"A B","url":"https://x"}]}"#)?.key == "upstreams[0].id")

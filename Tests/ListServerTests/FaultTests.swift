@@ -46,7 +46,7 @@ import Glibc
     static func manifestProblems(in directory: String) -> [String] {
         let manifestPath = directory + "/manifest.json"
         guard let data = FileManager.default.contents(atPath: manifestPath) else { return [] }
-        guard let manifest = try? JSONDecoder().decode(Manifest.self, from: data) else { return ["manifest.json does not parse: \(data.count) bytes"] }
+        guard let manifest = try? Manifest.decode(data) else { return ["manifest.json does not parse: \(data.count) bytes"] }
         var problems: [String] = []
         for entry in manifest.lists {
             guard let bytes = FileManager.default.contents(atPath: directory + "/" + entry.file) else {
@@ -71,16 +71,15 @@ import Glibc
         try #require(mounted.status == 0, "this test mounts a 256 KB tmpfs and needs root: \(mounted.output)")
         defer { Self.shell("umount \(mountPoint)") }
 
-        let publisher = Publisher(writer: SetWriter(directory: mountPoint), gracePeriod: 3600, gate: nil, log: LogLines().log)
-        var history: [PersistentState.PublishRecord] = []
+        var origin = PublishTests.Origin(Publisher(writer: SetWriter(directory: mountPoint), gracePeriod: 3600, gate: nil, log: LogLines().log))
         let small = [Self.incompressibleList("a", rules: 20), Self.incompressibleList("b", rules: 20)]
-        let first = try publisher.publish(Self.output(small), history: &history)
+        let first = try origin.publish(Self.output(small))
         let manifestBefore = try Data(contentsOf: URL(fileURLWithPath: mountPoint + "/manifest.json"))
 
         // The first new list fits, the second (≈ 2 × 600 KB with its gzip) cannot.
         let big = [Self.incompressibleList("a", rules: 25), Self.incompressibleList("b", rules: 3000)]
         #expect {
-            try publisher.publish(Self.output(big), history: &history)
+            try origin.publish(Self.output(big))
         } throws: { error in
             guard case PublishError.write(_, let reason) = error else { return false }
             return reason.contains("No space left on device")
@@ -90,11 +89,11 @@ import Glibc
         let names = try FileManager.default.contentsOfDirectory(atPath: mountPoint)
         #expect(!names.contains { $0.contains(".tmp-") }, "no temp file is left behind: \(names)")
         for name in first.plan.fileNames { #expect(FileManager.default.fileExists(atPath: mountPoint + "/" + name)) }
-        let (content, _) = try SiteContentLoader(publisher: publisher).load(history: history)
-        #expect(content.manifest?.identity == Array(manifestBefore), "the last good set is what gets served")
+        #expect(origin.published?.content.manifest?.identity == Array(manifestBefore), "the last good set is what gets served")
+        #expect(try origin.load().content.manifest?.identity == Array(manifestBefore), "and what a restart serves")
 
         // Once space is back (smaller lists), publishing works again.
-        let next = try publisher.publish(Self.output([Self.incompressibleList("a", rules: 10), Self.incompressibleList("b", rules: 10)]), history: &history)
+        let next = try origin.publish(Self.output([Self.incompressibleList("a", rules: 10), Self.incompressibleList("b", rules: 10)]))
         #expect(next.manifestChanged)
         #expect(Self.manifestProblems(in: mountPoint).isEmpty)
     }
@@ -138,7 +137,7 @@ import Glibc
         defer { Self.shell("umount \(stateDir)") }
         harness.server.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 600), etag: "\"b\""))
         let summary = harness.run()
-        #expect(summary.content == nil)
+        #expect(summary.published == nil)
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest)
         let upstream = try #require(harness.upstreamStatus)
         #expect(upstream.lastResult == "failed")
@@ -159,48 +158,86 @@ import Glibc
         return path
     }
 
+    /// An ABP list of `rules` filters that exist only in `round`, so every round publishes new files.
+    static func roundInput(_ round: Int, rules: Int) -> [UInt8] {
+        var text = "[Adblock Plus 2.0]\n! round \(round)\n"
+        for index in 0..<rules { text += "||ads\(round)-\(index).example^\n" }
+        for index in 0..<(rules / 4) { text += "/banner\(round)/\(index)/*\n" }
+        return Array(text.utf8)
+    }
+
+    /// Real `listserver convert --out DIR` processes, each publishing a new set over the same
+    /// directory (the product's publish path, not a test double), killed with SIGKILL while they
+    /// publish. A kill counts as landing mid-publish only when the process was still running, had
+    /// begun writing its set (a new file or temp file is in the directory) and its manifest was
+    /// not yet in place. After every kill the manifest on disk must name only intact files.
     @Test func killDashNineDuringPublishingNeverLeavesABrokenManifest() throws {
         let binary = try Self.listserverBinary()
         let scratch = ScratchDirectory("kill9")
         let directory = scratch.sub("public")
-        let announcements = scratch.sub("rounds.txt")
-        var kills = 0
+        let input = scratch.sub("round.txt")
+        let wanted = 100
+        var rounds = 0
+        var killsMidPublish = 0
         var killsMidWrite = 0
         var manifests = Set<Data>()
         var sawManifest = false
-        for round in 0..<120 {
-            _ = FileManager.default.createFile(atPath: announcements, contents: nil)
+        // Bounded: most rounds land mid-publish; the cap only stops a run that cannot get there.
+        while killsMidPublish < wanted, rounds < 8 * wanted {
+            rounds += 1
+            try Self.roundInput(rounds, rules: 1_500).write(to: input)
+            let before = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            let manifestBefore = FileManager.default.contents(atPath: directory + "/manifest.json")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["fetch", "--publish-loop", directory]
-            process.standardOutput = FileHandle(forWritingAtPath: announcements)
+            process.arguments = ["convert", "--input", input, "--out", directory, "--chunk-size", "150"]
+            process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            // Wait (bounded) until the loop is publishing, then kill at a random moment within the next rounds.
-            let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, process.isRunning,
-                  ((try? String(contentsOfFile: announcements, encoding: .utf8)) ?? "").isEmpty {
-                usleep(2_000)
+            if rounds % 5 == 0 {
+                // Every fifth run publishes to the end, so later kills have a newer manifest to keep intact.
+                process.waitUntilExit()
+                #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
+                #expect(Self.manifestProblems(in: directory).isEmpty)
+                if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
+                    sawManifest = true
+                    manifests.insert(data)
+                }
+                continue
             }
-            usleep(UInt32.random(in: 0...120_000))
+            // Wait (bounded) until this run starts writing its set, then kill within the next few milliseconds.
+            let deadline = Date().addingTimeInterval(20)
+            var writing = false
+            while Date() < deadline, process.isRunning, !writing {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+                writing = names.contains { !before.contains($0) }
+                if !writing { usleep(200) }
+            }
+            usleep(UInt32.random(in: 0...4_000))
+            let running = process.isRunning
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "round \(round): the process must die by SIGKILL, not exit")
-            kills += 1
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-            if names.contains(where: { $0.contains(".tmp-") }) { killsMidWrite += 1 }
-            let problems = Self.manifestProblems(in: directory)
-            #expect(problems.isEmpty, "after kill \(kills): \(problems)")
-            if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
-                sawManifest = true
-                manifests.insert(data)
-            } else {
-                #expect(!sawManifest, "after kill \(kills): a published manifest was lost")
+            let manifestAfter = FileManager.default.contents(atPath: directory + "/manifest.json")
+            if running, process.terminationReason == .uncaughtSignal, writing, manifestAfter == manifestBefore {
+                killsMidPublish += 1
+                if names.contains(where: { $0.contains(".tmp-") }) { killsMidWrite += 1 }
             }
+            let problems = Self.manifestProblems(in: directory)
+            #expect(problems.isEmpty, "after round \(rounds): \(problems)")
+            if let manifestAfter {
+                sawManifest = true
+                manifests.insert(manifestAfter)
+            } else {
+                #expect(!sawManifest, "after round \(rounds): a published manifest was lost")
+            }
+            // Temp files of killed writers are what a restart removes before publishing again.
+            for name in names where name.hasPrefix(".") && name.contains(".tmp-") { unlink(directory + "/" + name) }
         }
-        #expect(kills >= 100)
-        #expect(sawManifest)
+        #expect(killsMidPublish >= wanted, "only \(killsMidPublish) of \(rounds) kills landed mid-publish")
+        #expect(sawManifest, "no run ever completed a manifest")
+        #expect(manifests.count > 1, "the kills must happen over more than one published set")
         #expect(killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
-        print("kill -9: \(kills) kills, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact")
+        print("kill -9: \(rounds) rounds, \(killsMidPublish) kills mid-publish, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact")
     }
 }

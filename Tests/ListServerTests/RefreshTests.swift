@@ -19,8 +19,10 @@ import Testing
         let logLines = LogLines()
         let pipeline: Pipeline
         var state = PersistentState()
+        /// The set served now, as the server keeps it in memory between refreshes.
+        var published: PublishedSet?
 
-        init(snapshot: [UInt8]? = nil, attempts: Int = 2) throws {
+        init(snapshot: [UInt8]? = nil, attempts: Int = 2, configure: (inout Configuration) -> Void = { _ in }) throws {
             server = try UpstreamServer()
             var configuration = Configuration()
             var upstream = Configuration.Upstream(id: "easylist", url: server.url("/easylist.txt"))
@@ -35,11 +37,12 @@ import Testing
             configuration.fetch.totalTimeoutSeconds = 2
             configuration.fetch.maxBodyBytes = 1 << 20
             configuration.publish.verifyWithWebKit = "off"
+            configure(&configuration)
             pipeline = Pipeline(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
                                 status: status, log: logLines.log, gate: nil)
         }
 
-        mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshCycle.Summary { pipeline.cycle.run(mode, state: &state) }
+        mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
         var manifestPath: String { pipeline.publisher.writer.path(PublishPlan.manifestName) }
         var upstreamStatus: OperatorStatus.UpstreamStatus? { status.current.upstreams.first { $0.id == "easylist" } }
     }
@@ -50,7 +53,7 @@ import Testing
         harness.server.set("/easylist.txt", .serve(body: list, etag: "\"d19\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
         let first = harness.run()
         #expect(first.result == .published)
-        #expect(first.content?.manifest != nil)
+        #expect(first.published?.content.manifest != nil)
         #expect(harness.upstreamStatus?.source == "upstream")
         #expect(harness.upstreamStatus?.lastResult == "updated")
         #expect(harness.pipeline.store.lastGoodCopy("easylist") == list)
@@ -59,7 +62,7 @@ import Testing
 
         let second = harness.run()
         #expect(second.result == .unchanged)
-        #expect(second.content == nil, "a 304 means no conversion and no publish")
+        #expect(second.published?.content == nil, "a 304 means no conversion and no publish")
         #expect(harness.upstreamStatus?.lastResult == "not-modified")
         #expect(harness.server.requests(for: "/easylist.txt").last?.headers["if-none-match"] == "\"d19\"")
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest)
@@ -86,12 +89,32 @@ import Testing
         for name in replaced { #expect(harness.pipeline.publisher.writer.exists(name)) }
         // Eight days of 304s later: no publish, but the grace period (7 days) of the old files is over.
         let later = Date().addingTimeInterval(8 * 86_400)
-        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, now: { later })
+        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, published: &harness.published, now: { later })
         #expect(summary.result == .unchanged)
         for name in replaced { #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period") }
-        let served = try #require(summary.content, "a generation without the expired files is served")
+        let served = try #require(summary.published?.content, "a generation without the expired files is served")
         for name in replaced { #expect(served.files[name] == nil) }
         for name in harness.status.current.lists.map(\.file) { #expect(served.files[name] != nil) }
+    }
+
+    /// `conversion.removalGraceRuns` reaches the server's refresh as `convert --removal-grace` does:
+    /// with it, lists that only lost rules keep their published bytes (and devices download nothing).
+    @Test func removalGraceFromConfigKeepsListsThatOnlyLostRules() throws {
+        let full = try Self.easylist(lines: 3_000)
+        let lines = String(decoding: full, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let trimmed = Array((lines[0..<1_000] + lines[1_040...]).joined(separator: "\n").utf8)
+        var replaced: [Int: Int] = [:]
+        for grace in [0, 2] {
+            var harness = try Harness { $0.conversion.removalGraceRuns = grace; $0.conversion.chunkSize = 400 }
+            harness.server.set("/easylist.txt", .serve(body: full, etag: "\"1\""))
+            #expect(harness.run().result == .published)
+            let before = Set(harness.status.current.lists.map(\.file))
+            harness.server.set("/easylist.txt", .serve(body: trimmed, etag: "\"2\""))
+            _ = harness.run()
+            replaced[grace] = before.subtracting(harness.status.current.lists.map(\.file)).count
+        }
+        #expect(replaced[0]! > 0, "removing rules changes lists without grace")
+        #expect(replaced[2] == 0, "with removalGraceRuns 2 no list changes for removals alone: \(replaced)")
     }
 
     @Test func schedulerFetchesOnStartOnlyWhenDueAndOnTrigger() throws {
@@ -100,7 +123,7 @@ import Testing
         let installed = LogLines()
         var recent = PersistentState()
         recent.lastRefreshAt = Date()
-        let notDue = RefreshScheduler(cycle: harness.pipeline.cycle, state: recent) { _ in installed.log.info("installed") }
+        let notDue = RefreshScheduler(pipeline: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
         notDue.start()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
@@ -112,7 +135,7 @@ import Testing
         #expect(installed.lines.count == 1, "and installs the new set")
         notDue.stop()
 
-        let due = RefreshScheduler(cycle: harness.pipeline.cycle, state: PersistentState()) { _ in }
+        let due = RefreshScheduler(pipeline: harness.pipeline, state: PersistentState(), published: nil) { _ in }
         due.start()
         due.waitUntilIdle()
         #expect(harness.server.requests.count == 2, "never refreshed: fetch at start")
@@ -152,7 +175,7 @@ import Testing
         default: Issue.record("unknown fault \(fault)")
         }
         let summary = harness.run()
-        #expect(summary.content == nil)
+        #expect(summary.published?.content == nil)
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set stays the last good one")
         #expect(harness.pipeline.store.lastGoodCopy("easylist") == good, "the last good copy stays in use")
         let upstream = try #require(harness.upstreamStatus)

@@ -55,13 +55,11 @@ import Testing
         #expect(names.last == "easylist-1007000.txt")
     }
 
-    @Test func lastGoodCopyAndLayoutRoundTrip() throws {
+    @Test func lastGoodCopyRoundTrips() throws {
         let dir = ScratchDirectory()
         let store = StateStore(directory: dir.path)
         #expect(store.lastGoodCopy("easylist") == nil)
         try store.saveLastGoodCopy(Array("[Adblock Plus 2.0]\n||a^\n".utf8), upstreamID: "easylist")
         #expect(store.lastGoodCopy("easylist") == Array("[Adblock Plus 2.0]\n||a^\n".utf8))
-        try store.saveLayout(Array("{\"x\":1}".utf8))
-        #expect(store.layoutState() == Array("{\"x\":1}".utf8))
     }
 }

@@ -2,12 +2,13 @@ import Converter
 import Foundation
 
 /// The refresh side of the server, wired from the configuration: state store, fetcher, converter,
-/// publish gate and publisher. Shared by `serve` and `fetch`.
+/// publish gate, publisher, and the reporting of each outcome. Shared by `serve` and `fetch`.
 struct Pipeline: Sendable {
     var resolved: ResolvedConfiguration
     var store: StateStore
     var publisher: Publisher
     var cycle: RefreshCycle
+    var reporting: RefreshReporting
 
     init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?) {
         self.resolved = resolved
@@ -15,36 +16,33 @@ struct Pipeline: Sendable {
         store = StateStore(directory: resolved.stateDirectory)
         publisher = Publisher(writer: SetWriter(directory: resolved.publicDirectory),
                               gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"))
-        let converter = ListConverter(configuration: ConverterConfiguration(chunkSize: configuration.conversion.chunkSize,
-                                                                            maxLists: configuration.conversion.maxLists))
-        cycle = RefreshCycle(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store, publisher: publisher,
-                             fetcher: CurlFetcher(configuration: configuration.fetch), converter: converter, status: status,
-                             log: log.child("refresh"))
+        let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
+        let refreshLog = log.child("refresh")
+        let setRefresh = SetRefresh(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,
+                                    publisher: publisher, converter: converter, log: refreshLog)
+        cycle = RefreshCycle(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
+                             setRefresh: setRefresh, log: refreshLog)
+        reporting = RefreshReporting(status: status, log: refreshLog)
     }
 
-    /// Fills /status from the state directory, before anything runs.
-    func seedStatus(_ status: StatusBoard, state: PersistentState) {
-        status.update { board in
-            board.upstreams = resolved.configuration.upstreams.map { upstream in
-                let record = state.upstreams[upstream.id]
-                return OperatorStatus.UpstreamStatus(
-                    id: upstream.id, url: upstream.url, source: record?.source ?? UpstreamSource.bundledSnapshot,
-                    sourceDate: record?.sourceDate ?? (record == nil ? BundledSnapshot.label : nil), lastFetchAt: record?.fetchedAt,
-                    etag: record?.etag, lastModified: record?.lastModified, rules: record?.rules)
-            }
-        }
+    /// What `config.json`'s `conversion` section asks of the converter; `convert`'s flags map to the same fields.
+    static func converterConfiguration(_ conversion: Configuration.Conversion) -> ConverterConfiguration {
+        var configuration = ConverterConfiguration(chunkSize: conversion.chunkSize, maxLists: conversion.maxLists)
+        configuration.removalGraceRuns = conversion.removalGraceRuns
+        // Batching removals and promoting recent rules into lists that change anyway go together.
+        configuration.promotesRecentIntoChangedLists = conversion.removalGraceRuns > 0
+        return configuration
     }
 
-    /// Fills the list part of /status from a loaded manifest.
-    func recordLoadedSet(_ status: StatusBoard, content: SiteContent, manifestLists: [(id: String, file: String, rules: Int)]) {
-        status.update { board in
-            board.manifestSHA256 = content.manifest?.sha256
-            board.generatedAt = content.manifest?.lastModified
-            board.lists = manifestLists.map { list in
-                let entry = content.files[list.file]
-                return OperatorStatus.ListStatus(id: list.id, file: list.file, rules: list.rules,
-                                                 bytes: entry?.identity.count ?? 0, gzipBytes: entry?.gzip?.count ?? 0)
-            }
-        }
+    /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
+    func run(_ mode: RefreshCycle.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
+        let outcome = cycle.run(mode, state: &state, published: &published)
+        reporting.report(outcome)
+        return outcome
+    }
+
+    /// The set the public directory holds now (the restart path: read and checked once).
+    func loadPublished(history: [PersistentState.PublishRecord]) throws -> PublishedSet {
+        try publisher.loader.load(history: history)
     }
 }

@@ -33,7 +33,7 @@ final class ServerApp: @unchecked Sendable {
         } catch {
             throw StartupError(description: "\(error)")
         }
-        pipeline.seedStatus(status, state: state)
+        pipeline.reporting.seed(upstreams: configuration.upstreams, state: state)
         pipeline.publisher.writer.removeStaleTempFiles()
 
         // The scheduler's install target is the server, created next; the admin endpoint's target
@@ -44,7 +44,17 @@ final class ServerApp: @unchecked Sendable {
         }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
                                 log: log.child("http"), admin: admin)
-        let scheduler = RefreshScheduler(cycle: pipeline.cycle, state: state) { [log] content in
+        var published: PublishedSet?
+        do {
+            let loaded = try pipeline.loadPublished(history: state.history)
+            server.install(loaded.content)
+            pipeline.reporting.recordLoaded(loaded)
+            log.info("serving the published set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
+            published = loaded
+        } catch {
+            log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
+        }
+        let scheduler = RefreshScheduler(pipeline: pipeline, state: state, published: published) { [log] content in
             server.install(content)
             log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
         }
@@ -52,19 +62,9 @@ final class ServerApp: @unchecked Sendable {
         self.server = server
         self.scheduler = scheduler
 
-        var loaded = false
-        do {
-            let (content, manifest) = try SiteContentLoader(publisher: pipeline.publisher).load(history: state.history)
-            server.install(content)
-            pipeline.recordLoadedSet(status, content: content, manifestLists: manifest.lists.map { ($0.id, $0.file, $0.rules) })
-            log.info("serving the published set \(content.manifest?.sha256.prefix(12) ?? "") from \(resolved.publicDirectory)")
-            loaded = true
-        } catch {
-            log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
-        }
         let port = try server.start()
         log.info("listening on \(configuration.listen.address):\(port)")
-        if loaded {
+        if published != nil {
             scheduler.start()
         } else {
             scheduler.startFromSnapshot()

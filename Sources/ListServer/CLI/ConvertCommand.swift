@@ -1,12 +1,11 @@
 import Converter
 import Dispatch
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
+import ListSync
 
 /// `listserver convert`: ABP files in, a published set (lists, gzip siblings, manifest, report,
-/// layout state) out. The conversion itself is `ListConverter`; writing is `PublishPlan` + `SetWriter`.
+/// layout state) out. The conversion itself is `ListConverter`; publishing is `Publisher`, the same
+/// path the server's refresh takes.
 enum ConvertCommand: Command {
     static let name = "convert"
     static let summary = "convert ABP filter files into a WebKit content-blocker set"
@@ -35,33 +34,29 @@ enum ConvertCommand: Command {
         let dryRun = arguments.has("--dry-run")
         let out = arguments.value("--out")
         if !dryRun, out == nil { throw UsageError(description: "--out is required unless --dry-run is given") }
-        var configuration = ConverterConfiguration()
+        // The flags set the same fields as config.json's `conversion` section does for the server.
+        var conversion = Configuration.Conversion()
         if let text = arguments.value("--chunk-size") {
-            configuration.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: 1...150_000)
+            conversion.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: 1...150_000)
         }
-
-        configuration.validatesLists = !arguments.has("--no-validate")
         if let text = arguments.value("--removal-grace") {
-            configuration.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: 0...365)
-            // Batching removals and promoting recent rules into lists that change anyway go together.
-            configuration.promotesRecentIntoChangedLists = configuration.removalGraceRuns > 0
+            conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: 0...365)
         }
+        var configuration = Pipeline.converterConfiguration(conversion)
+        configuration.validatesLists = !arguments.has("--no-validate")
 
         let sources = try readSources(inputs)
-        let previousDirectory = arguments.value("--previous")
-        let previousLayout = try previousDirectory.map(readPreviousLayout)
-        let previousLists = previousDirectory.map(readPreviousLists) ?? [:]
+        let previous = try arguments.value("--previous").map(readPrevious)
         let output = try ListConverter(configuration: configuration)
-            .convert(sources, previousLayout: previousLayout, previousLists: previousLists)
+            .convert(sources, previousLayout: previous?.layoutState, previousLists: previous?.listBytesByID ?? [:])
 
         var created = 0
         if !dryRun, let out {
-            let writer = SetWriter(directory: out)
-            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-            let plan = try PublishPlan.make(from: output) { gzipName in
-                writer.exists(gzipName) || reuse(gzipName, from: previousDirectory, into: out)
-            }
-            created = try writer.write(plan).createdFiles.count
+            // The server's publish path, without a gate (`verify` does that) and without pruning:
+            // convert keeps no publish history, so it removes nothing.
+            let publisher = Publisher(writer: SetWriter(directory: out), gracePeriod: .infinity, gate: nil, log: Log(label: "convert", minimum: .warning))
+            var history: [PersistentState.PublishRecord] = []
+            created = try publisher.publish(output, over: previous, history: &history).createdFiles.count
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         print(summary(output, seconds: seconds, dryRun: dryRun, createdFiles: created))
@@ -100,42 +95,19 @@ enum ConvertCommand: Command {
         }
     }
 
-    private static func readPreviousLayout(_ directory: String) throws -> [UInt8] {
-        let path = directory + "/" + PublishPlan.layoutName
-        guard let data = FileManager.default.contents(atPath: path) else {
+    /// The set in `--previous DIR`: its layout state (required) and the lists its manifest names
+    /// (each checked against its hash; a missing or damaged one only means that list cannot keep
+    /// its old bytes, and its file is written afresh).
+    private static func readPrevious(_ directory: String) throws -> PublishedSet {
+        let writer = SetWriter(directory: directory)
+        guard let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)) else {
             throw InputError(description: "--previous \(directory) has no readable \(PublishPlan.layoutName); point it at a set written by convert or publish")
         }
-        return Array(data)
-    }
-
-    /// The previous set's list bytes by id, from its manifest; a missing or unreadable file only
-    /// means that list cannot keep its old bytes.
-    private static func readPreviousLists(_ directory: String) -> [String: [UInt8]] {
-        guard let data = FileManager.default.contents(atPath: directory + "/" + PublishPlan.manifestName),
-              let manifest = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-              let lists = manifest["lists"] as? [[String: Any]] else { return [:] }
-        var out: [String: [UInt8]] = [:]
-        for entry in lists {
-            guard let id = entry["id"] as? String, let file = entry["file"] as? String, !file.contains("/"),
-                  let bytes = FileManager.default.contents(atPath: directory + "/" + file) else { continue }
-            out[id] = Array(bytes)
-        }
-        return out
-    }
-
-    /// Reuses the previous set's gzip (and identity) file of the same content-hashed name, so only
-    /// lists whose bytes changed are compressed. A hard link costs nothing; a copy is the fallback.
-    private static func reuse(_ gzipName: String, from previous: String?, into out: String) -> Bool {
-        guard let previous, previous != out else { return false }
-        let identityName = String(gzipName.dropLast(3))
-        for name in [identityName, gzipName] {
-            let source = previous + "/" + name, target = out + "/" + name
-            guard FileManager.default.fileExists(atPath: source), !FileManager.default.fileExists(atPath: target) else { continue }
-            if link(source, target) != 0 {
-                try? FileManager.default.copyItem(atPath: source, toPath: target)
-            }
-        }
-        return FileManager.default.fileExists(atPath: out + "/" + gzipName)
+        let loader = PublishedSetLoader(writer: writer, gracePeriod: 0, strict: false)
+        var set = (try? loader.load(history: [])) ?? PublishedSet(directory: directory, manifest: Manifest(lists: []),
+                                                                  content: SiteContent(manifest: nil, files: [:]), layoutState: nil)
+        set.layoutState = Array(layout)
+        return set
     }
 
     private static func summary(_ output: ConversionOutput, seconds: Double, dryRun: Bool, createdFiles: Int) -> String {

@@ -7,33 +7,27 @@ enum FetchCommand: Command {
     static let synopsis = "[--config PATH]"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--config", takesValue: true, help: "config file (default ./config.json)"),
-        FlagSpec(name: "--publish-loop", takesValue: true, help: "fault testing only: publish synthetic sets into DIR until killed"),
-        FlagSpec(name: "--iterations", takesValue: true, help: "with --publish-loop: stop after N rounds"),
     ]
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
         let log = Log(label: "listserver")
-        if let directory = arguments.value("--publish-loop") {
-            let iterations = try arguments.value("--iterations").map { try ArgumentParser.integer($0, flag: "--iterations", range: 1...1_000_000) }
-            try PublishLoop(directory: directory, iterations: iterations, log: log.child("publish-loop")).run()
-            return 0
-        }
         let resolved = try ResolvedConfiguration.load(path: arguments.value("--config") ?? "config.json")
         let gate = try GateSelection.make(setting: resolved.configuration.publish.verifyWithWebKit, log: log.child("verify"))
         let status = StatusBoard()
         let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate)
         var state = try pipeline.store.load()
-        pipeline.seedStatus(status, state: state)
+        pipeline.reporting.seed(upstreams: resolved.configuration.upstreams, state: state)
         pipeline.publisher.writer.removeStaleTempFiles()
-        let summary = pipeline.cycle.run(.online, state: &state)
+        var published = try? pipeline.loadPublished(history: state.history)
+        let outcome = pipeline.run(.online, state: &state, published: &published)
         let current = status.current
         for upstream in current.upstreams {
             print("\(upstream.id): \(upstream.lastResult ?? "-") (source \(upstream.source)\(upstream.sourceDate.map { " " + $0 } ?? ""))"
                   + (upstream.lastError.map { ": " + $0 } ?? ""))
         }
         // Exit 1 when any upstream could not be refreshed, even if a set was (re)published from older copies.
-        let allFetched = current.upstreams.allSatisfy { $0.lastResult == "updated" || $0.lastResult == "not-modified" }
-        switch summary.result {
+        let allFetched = outcome.upstreams.allSatisfy(\.outcome.isCurrent)
+        switch outcome.result {
         case .published:
             print("published manifest \(current.manifestSHA256 ?? "?") with \(current.lists.count) lists into \(resolved.publicDirectory)")
             return allFetched ? 0 : 1

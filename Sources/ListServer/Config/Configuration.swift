@@ -48,6 +48,10 @@ struct Configuration: Sendable, Equatable {
     struct Conversion: Sendable, Equatable {
         var chunkSize = 30_000
         var maxLists = 16
+        /// Refreshes a list may keep its previous bytes when it only lost removed rules (0: apply
+        /// removals at once). Above 0 also moves recent rules into lists that change anyway.
+        /// The same as `convert --removal-grace`.
+        var removalGraceRuns = 0
     }
 
     struct Publish: Sendable, Equatable {

@@ -212,11 +212,13 @@ private struct StrictConversion: Decodable {
     var value: Configuration.Conversion
     init(_ value: Configuration.Conversion) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["chunkSize", "maxLists"])
+        let object = try StrictObject(decoder, allowed: ["chunkSize", "maxLists", "removalGraceRuns"])
         var v = Configuration.Conversion()
         v.chunkSize = try object.positive("chunkSize", default: v.chunkSize)
         if v.chunkSize > 150_000 { throw ConfigurationError(file: "", key: "conversion.chunkSize", problem: "must be at most 150000 (WebKit's limit per list)") }
         v.maxLists = try object.positive("maxLists", default: v.maxLists)
+        v.removalGraceRuns = try object.positive("removalGraceRuns", default: v.removalGraceRuns, allowZero: true)
+        if v.removalGraceRuns > 365 { throw ConfigurationError(file: "", key: "conversion.removalGraceRuns", problem: "must be at most 365") }
         value = v
     }
 }

@@ -1,6 +1,7 @@
 import Converter
 import Dispatch
 import Foundation
+import ListSync
 
 /// One list of a set, named by its content so a CDN can cache it forever.
 struct PlannedList: Sendable, Equatable {
@@ -12,14 +13,14 @@ struct PlannedList: Sendable, Equatable {
     var fileName: String
     /// The JSON array bytes exactly as WebKit compiles them.
     var identity: [UInt8]
-    /// Deterministic gzip of `identity`; nil when the target already holds `gzipName`, so it is reused.
+    /// Deterministic gzip of `identity` (reused from the previous set when it holds this file).
     var gzip: [UInt8]?
 
     var gzipName: String { fileName + ".gz" }
+    var manifestEntry: Manifest.Entry { Manifest.Entry(id: id, file: fileName, sha256: sha256, rules: rules) }
 }
 
-/// Everything one publish writes, computed without touching the target directory except to ask
-/// which gzip siblings already exist. Pure, deterministic bytes: the same conversion output always
+/// Everything one publish writes, computed without touching the target directory. Pure, deterministic bytes: the same conversion output always
 /// gives the same names, manifest bytes (and so the same ETag on every origin).
 struct PublishPlan: Sendable {
     static let manifestName = "manifest.json"
@@ -41,29 +42,43 @@ struct PublishPlan: Sendable {
     var fileNames: [String] { lists.flatMap { [$0.fileName, $0.gzipName] } }
 
     /// Plans the set for a conversion output.
-    /// - Parameter gzipExists: tells whether the target already holds a gzip file of that name, so
-    ///   the (slow) compression is skipped for lists that did not change.
-    static func make(from output: ConversionOutput, gzipExists: (String) -> Bool = { _ in false }) throws -> PublishPlan {
-        try make(lists: output.lists, report: output.report, layoutState: output.layoutState, gzipExists: gzipExists)
+    /// - Parameter knownGzip: the gzip bytes already published under a name (the previous set's),
+    ///   so the (slow) compression runs only for lists that changed.
+    static func make(from output: ConversionOutput, knownGzip: (String) -> [UInt8]? = { _ in nil }) throws -> PublishPlan {
+        try make(lists: output.lists, report: output.report, layoutState: output.layoutState, knownGzip: knownGzip)
     }
 
     /// Plans the set for explicit lists (the publish gate may swap in a list's previous version).
+    /// Each list is hashed here, once; everything after (gate, writer, served content) uses this hash.
     static func make(lists: [RuleList], report: ConversionReport, layoutState: [UInt8],
-                     gzipExists: (String) -> Bool = { _ in false }) throws -> PublishPlan {
+                     knownGzip: (String) -> [UInt8]? = { _ in nil }) throws -> PublishPlan {
+        let planned = try name(lists)
+        return try make(named: planned, report: report, layoutState: layoutState, knownGzip: knownGzip)
+    }
+
+    /// Checks the ids and names each list by its hash (no compression yet).
+    static func name(_ lists: [RuleList]) throws -> [PlannedList] {
         guard !lists.isEmpty else { throw PublishError.emptySet }
         var seen = Set<String>()
-        var planned: [PlannedList] = []
-        planned.reserveCapacity(lists.count)
         for list in lists {
             guard isSafeListID(list.id) else { throw PublishError.invalidListID(list.id) }
             guard seen.insert(list.id).inserted else { throw PublishError.duplicateListID(list.id) }
         }
         let hashes = onEveryCore(lists.count) { SHA256.hex(lists[$0].json) }
-        for (list, hash) in zip(lists, hashes) {
-            let name = "\(list.id).\(hash.prefix(hashPrefixLength)).json"
-            planned.append(PlannedList(id: list.id, rules: list.ruleCount, sha256: hash, fileName: name, identity: list.json, gzip: nil))
+        return zip(lists, hashes).map { list, hash in
+            PlannedList(id: list.id, rules: list.ruleCount, sha256: hash, fileName: fileName(id: list.id, sha256: hash),
+                        identity: list.json, gzip: nil)
         }
-        try compressMissing(&planned, gzipExists: gzipExists)
+    }
+
+    /// Completes a plan from named lists: gzip (reused where known), manifest and report bytes.
+    static func make(named lists: [PlannedList], report: ConversionReport, layoutState: [UInt8],
+                     knownGzip: (String) -> [UInt8]? = { _ in nil }) throws -> PublishPlan {
+        var planned = lists
+        for index in planned.indices where planned[index].gzip == nil {
+            planned[index].gzip = knownGzip(planned[index].gzipName)
+        }
+        try compressMissing(&planned)
         let manifest = manifestBytes(planned)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -77,20 +92,14 @@ struct PublishPlan: Sendable {
                            report: reportBytes, layoutState: layoutState)
     }
 
-    /// The manifest in a fixed key order with no whitespace or timestamps.
+    /// `<id>.<sha256[:12]>.json`.
+    static func fileName(id: String, sha256: String) -> String {
+        "\(id).\(sha256.prefix(hashPrefixLength)).json"
+    }
+
+    /// The manifest for these lists, written by the one owner of the format (`ListSync.Manifest`).
     static func manifestBytes(_ lists: [PlannedList]) -> [UInt8] {
-        var out = Array(#"{"format":1,"lists":["#.utf8)
-        for (index, list) in lists.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: ",")) }
-            // Every value is checked to need no JSON escaping (safe id, hex hash, safe file name).
-            out += Array(#"{"id":""#.utf8) + Array(list.id.utf8)
-            out += Array(#"","file":""#.utf8) + Array(list.fileName.utf8)
-            out += Array(#"","sha256":""#.utf8) + Array(list.sha256.utf8)
-            out += Array(#"","rules":"#.utf8) + Array(String(list.rules).utf8)
-            out.append(UInt8(ascii: "}"))
-        }
-        out += Array("]}\n".utf8)
-        return out
+        Manifest(lists: lists.map(\.manifestEntry)).encoded()
     }
 
     /// List ids name files and appear unescaped in the manifest: lowercase letters, digits, `-`, `_`.
@@ -100,10 +109,10 @@ struct PublishPlan: Sendable {
         }
     }
 
-    /// Compresses the lists whose gzip sibling is missing, spreading the work over every core.
+    /// Compresses the lists that have no gzip bytes yet, spreading the work over every core.
     /// The largest lists go first, so that no core is left alone with a big list at the end.
-    private static func compressMissing(_ planned: inout [PlannedList], gzipExists: (String) -> Bool) throws {
-        let jobs = planned.indices.filter { !gzipExists(planned[$0].gzipName) }
+    private static func compressMissing(_ planned: inout [PlannedList]) throws {
+        let jobs = planned.indices.filter { planned[$0].gzip == nil }
             .sorted { planned[$0].identity.count > planned[$1].identity.count || (planned[$0].identity.count == planned[$1].identity.count && $0 < $1) }
         guard !jobs.isEmpty else { return }
         let inputs = jobs.map { planned[$0].identity }
@@ -117,7 +126,7 @@ struct PublishPlan: Sendable {
     }
 
     /// `(0..<count).map(body)` with the calls spread over every core; results in index order.
-    private static func onEveryCore<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+    static func onEveryCore<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
         guard count > 0 else { return [] }
         var slots = [T?](repeating: nil, count: count)
         slots.withUnsafeMutableBufferPointer { buffer in

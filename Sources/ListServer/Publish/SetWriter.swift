@@ -19,16 +19,20 @@ struct SetWriter: Sendable {
 
     var directory: String
 
-    /// Whether `name` exists in the directory (used by `PublishPlan.make(gzipExists:)`).
+    /// Whether `name` exists in the directory.
     func exists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: path(name))
     }
 
     func path(_ name: String) -> String { directory + "/" + name }
 
-    /// Writes the plan. Throws `PublishError.write` when the disk refuses; the manifest is then untouched.
-    func write(_ plan: PublishPlan) throws -> Outcome {
+    /// Writes the plan over `previous` (the set the directory, or another one, holds now). Files
+    /// `previous` holds intact in this directory are not rewritten; files it holds elsewhere are
+    /// hard-linked; every other file is written from the plan's bytes. Nothing is read back or
+    /// hashed. Throws `PublishError.write` when the disk refuses; the manifest is then untouched.
+    func write(_ plan: PublishPlan, over previous: PublishedSet? = nil) throws -> Outcome {
         try makeDirectory()
+        let sources = FileSources(previous, target: directory)
         // Lists are independent files: they are written on every core at once, so their fsyncs
         // overlap. The manifest still comes after the last of them, and `created` and the error
         // thrown (the first list's, in plan order) do not depend on which finished first.
@@ -37,12 +41,13 @@ struct SetWriter: Sendable {
         results.withUnsafeMutableBufferPointer { slots in
             let base = slots.baseAddress!
             DispatchQueue.concurrentPerform(iterations: lists.count) { index in
-                base[index] = Result { try writeList(lists[index]) }
+                base[index] = Result { try writeList(lists[index], sources: sources) }
             }
         }
         var created: [String] = []
         for result in results { created += try result.get() }
-        let current = FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
+        let current = sources.inPlace ? previous?.content.manifest?.identity
+            : FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
         let changed = current != plan.manifest
         if changed {
             try atomicWrite(plan.manifest, name: PublishPlan.manifestName)
@@ -53,26 +58,43 @@ struct SetWriter: Sendable {
         return Outcome(manifestChanged: changed, createdFiles: created)
     }
 
-    /// Writes one list's identity and gzip files where missing; returns the names it created.
-    private func writeList(_ list: PlannedList) throws -> [String] {
-        var created: [String] = []
-        if try needsWrite(list.fileName, sha256: list.sha256) {
-            try atomicWrite(list.identity, name: list.fileName)
-            created.append(list.fileName)
+    /// Where the files of the previous set are, and which of them can be taken as they are.
+    private struct FileSources {
+        /// The previous set lives in the target directory itself.
+        var inPlace: Bool
+        var directory: String?
+        var names: Set<String>
+
+        init(_ previous: PublishedSet?, target: String) {
+            inPlace = previous?.directory == target
+            directory = previous?.directory
+            var names = Set<String>()
+            for (name, entry) in previous?.content.files ?? [:] {
+                names.insert(name)
+                if entry.gzip != nil { names.insert(name + ".gz") }
+            }
+            self.names = names
         }
-        if !exists(list.gzipName) {
-            // The plan skipped compression only for names that existed when it was made.
-            guard let gzip = list.gzip else { throw PublishError.write(path(list.gzipName), "the gzip file vanished while publishing") }
-            try atomicWrite(gzip, name: list.gzipName)
-            created.append(list.gzipName)
-        }
-        return created
     }
 
-    /// A content-addressed file is rewritten only when missing or when its bytes do not match its name.
-    private func needsWrite(_ name: String, sha256: String) throws -> Bool {
-        guard let data = FileManager.default.contents(atPath: path(name)) else { return true }
-        return SHA256.hex(data) != sha256
+    /// Writes one list's identity and gzip files where missing; returns the names it created.
+    private func writeList(_ list: PlannedList, sources: FileSources) throws -> [String] {
+        var created: [String] = []
+        guard let gzip = list.gzip else { throw PublishError.compression(list.fileName, "the plan holds no gzip bytes") }
+        for (name, bytes) in [(list.fileName, list.identity), (list.gzipName, gzip)] {
+            if sources.names.contains(name) {
+                // Known intact (checked when the previous set was loaded, or written by us): only a
+                // file removed behind our back is written again.
+                if sources.inPlace, exists(name) { continue }
+                if let from = sources.directory, !sources.inPlace, link(from + "/" + name, path(name)) == 0 {
+                    created.append(name)
+                    continue
+                }
+            }
+            try atomicWrite(bytes, name: name)
+            created.append(name)
+        }
+        return created
     }
 
     private func writeIfDifferent(_ bytes: [UInt8], name: String) throws {

@@ -6,30 +6,40 @@ import Foundation
 /// collapse into one follow-up run.
 final class RefreshScheduler: @unchecked Sendable {
     private let queue = DispatchQueue(label: "listserver.refresh")
-    private let cycle: RefreshCycle
+    private let pipeline: Pipeline
     private let install: @Sendable (SiteContent) -> Void
     private let interval: Double
     // Touched only on `queue`.
     private var state: PersistentState
+    /// The set being served, kept in memory: each refresh publishes over it.
+    private var published: PublishedSet?
     private var timer: DispatchSourceTimer?
     private var stopped = false
     private var followUpQueued = false
     /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
     private var consecutiveFailures = 0
 
-    init(cycle: RefreshCycle, state: PersistentState, install: @escaping @Sendable (SiteContent) -> Void) {
-        self.cycle = cycle
+    init(pipeline: Pipeline, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
+        self.pipeline = pipeline
         self.state = state
+        self.published = published
         self.install = install
-        interval = cycle.configuration.refresh.intervalSeconds
+        interval = pipeline.resolved.configuration.refresh.intervalSeconds
+    }
+
+    /// Runs one refresh and hands a changed set to the HTTP layer, from memory.
+    @discardableResult
+    private func refresh(_ mode: RefreshCycle.Mode) -> RefreshOutcome {
+        let outcome = pipeline.run(mode, state: &state, published: &published)
+        if let set = outcome.published { install(set.content) }
+        return outcome
     }
 
     /// Publishes from what is on disk (last good copies or bundled snapshots) without fetching,
     /// then fetches at once. For a start with nothing published yet.
     func startFromSnapshot() {
         queue.async {
-            let summary = self.cycle.run(.offline, state: &self.state)
-            if let content = summary.content { self.install(content) }
+            self.refresh(.offline)
             self.runOnline()
         }
     }
@@ -42,9 +52,7 @@ final class RefreshScheduler: @unchecked Sendable {
         queue.async {
             // Without a record of the served set's sources (state lost), leave the served set alone
             // until a fetch: converting the snapshot could replace a newer upstream set.
-            if self.state.publishedSources != nil, let content = self.cycle.run(.offline, state: &self.state).content {
-                self.install(content)
-            }
+            if self.state.publishedSources != nil { self.refresh(.offline) }
             let due = self.state.lastRefreshAt.map { $0.addingTimeInterval(self.interval).timeIntervalSince(now) } ?? 0
             if due <= 0 {
                 self.runOnline()
@@ -82,14 +90,12 @@ final class RefreshScheduler: @unchecked Sendable {
 
     private func runOnline() {
         guard !stopped else { return }
-        let summary = cycle.run(.online, state: &state)
-        if let content = summary.content { install(content) }
-        if case .failed = summary.result {
+        if case .failed = refresh(.online).result {
             consecutiveFailures += 1
         } else {
             consecutiveFailures = 0
         }
-        schedule(after: Self.delay(afterFailures: consecutiveFailures, configuration: cycle.configuration.refresh))
+        schedule(after: Self.delay(afterFailures: consecutiveFailures, configuration: pipeline.resolved.configuration.refresh))
     }
 
     /// Seconds until the next refresh: the interval plus jitter after a success; after failures,
@@ -112,7 +118,7 @@ final class RefreshScheduler: @unchecked Sendable {
         next.resume()
         timer = next
         let at = Date().addingTimeInterval(seconds)
-        cycle.status.update { $0.lastRefresh?.nextAt = at }
-        cycle.log.info("next refresh in \(Int(seconds)) s")
+        pipeline.reporting.status.update { $0.lastRefresh?.nextAt = at }
+        pipeline.reporting.log.info("next refresh in \(Int(seconds)) s")
     }
 }

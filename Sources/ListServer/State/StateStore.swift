@@ -3,8 +3,9 @@ import Foundation
 import Glibc
 #endif
 
-/// The state directory: `state.json`, the last good copy of each upstream, rejected bodies kept
-/// for inspection, and the last conversion report and layout state. Every write is atomic, so a
+/// The state directory: `state.json`, the last good copy of each upstream and rejected bodies kept
+/// for inspection. The layout state and report are not here: they belong to the published set
+/// (`layout.json` and `report.json` beside its manifest, see `PublishedSet`). Every write is atomic, so a
 /// crash leaves either the old or the new file.
 struct StateStore: Sendable {
     static let stateFile = "state.json"
@@ -16,8 +17,6 @@ struct StateStore: Sendable {
     var statePath: String { directory + "/" + Self.stateFile }
     func lastGoodPath(_ upstreamID: String) -> String { directory + "/upstreams/\(upstreamID).txt" }
     var rejectedDirectory: String { directory + "/rejected" }
-    var reportPath: String { directory + "/report.json" }
-    var layoutPath: String { directory + "/layout.json" }
 
     /// Reads `state.json`; empty state when the directory or file does not exist yet.
     func load() throws -> PersistentState {
@@ -42,7 +41,7 @@ struct StateStore: Sendable {
         }
     }
 
-    func save(_ state: PersistentState) throws {
+    func save(_ state: PersistentState) throws(StateError) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         encoder.dateEncodingStrategy = .iso8601
@@ -54,13 +53,13 @@ struct StateStore: Sendable {
         FileManager.default.contents(atPath: lastGoodPath(upstreamID)).map { Array($0) }
     }
 
-    func saveLastGoodCopy(_ bytes: [UInt8], upstreamID: String) throws {
+    func saveLastGoodCopy(_ bytes: [UInt8], upstreamID: String) throws(StateError) {
         try write(bytes, to: lastGoodPath(upstreamID))
     }
 
     /// Keeps a rejected body for inspection and returns its path. Only the newest few are kept.
     @discardableResult
-    func keepRejected(_ bytes: [UInt8], upstreamID: String, at date: Date) throws -> String {
+    func keepRejected(_ bytes: [UInt8], upstreamID: String, at date: Date) throws(StateError) -> String {
         let stamp = Int(date.timeIntervalSince1970 * 1000)
         let path = rejectedDirectory + "/\(upstreamID)-\(stamp).txt"
         try write(bytes, to: path)
@@ -74,11 +73,7 @@ struct StateStore: Sendable {
         return path
     }
 
-    func saveReport(_ bytes: [UInt8]) throws { try write(bytes, to: reportPath) }
-    func saveLayout(_ bytes: [UInt8]) throws { try write(bytes, to: layoutPath) }
-    func layoutState() -> [UInt8]? { FileManager.default.contents(atPath: layoutPath).map { Array($0) } }
-
-    private func write(_ bytes: [UInt8], to path: String) throws {
+    private func write(_ bytes: [UInt8], to path: String) throws(StateError) {
         let parent = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -89,6 +84,8 @@ struct StateStore: Sendable {
             try AtomicFile.write(bytes, to: path)
         } catch let error as AtomicFile.WriteError {
             throw StateError.write(path: error.path, reason: "\(error.operation): \(String(cString: strerror(error.code)))")
+        } catch {
+            throw StateError.write(path: path, reason: "\(error)")
         }
     }
 

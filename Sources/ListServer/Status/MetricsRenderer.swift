@@ -47,7 +47,7 @@ struct MetricsRenderer {
             family("listserver_last_refresh_timestamp_seconds", "gauge", "When the last refresh finished (Unix time).",
                    [("", seconds(refresh.at.timeIntervalSince1970))])
             family("listserver_last_refresh_success", "gauge", "1 if the last refresh published or found nothing new, 0 if it failed.",
-                   [("result=\"\(escape(refresh.result))\"", refresh.result == "failed" ? "0" : "1")])
+                   [("result=\"\(escape(refresh.result))\"", refresh.succeeded ? "1" : "0")])
         }
         var fetchSamples: [(labels: String, value: String)] = []
         for upstream in status.upstreams {

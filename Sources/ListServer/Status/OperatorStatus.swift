@@ -19,7 +19,7 @@ struct OperatorStatus: Codable, Sendable, Equatable {
         /// When that copy was fetched (upstream) or the snapshot's date label.
         var sourceDate: String?
         var lastFetchAt: Date?
-        /// `updated`, `not-modified`, `rejected`, `failed`, or nil before the first attempt.
+        /// `UpstreamOutcome.label` (`updated`, `not-modified`, `rejected`, `failed`), or nil before the first attempt.
         var lastResult: String?
         var lastHTTPStatus: Int?
         var etag: String?
@@ -30,10 +30,12 @@ struct OperatorStatus: Codable, Sendable, Equatable {
 
     struct RefreshStatus: Codable, Sendable, Equatable {
         var at: Date
-        /// `published`, `unchanged`, `failed`.
+        /// `RefreshResult.label`: `published`, `unchanged`, `failed`.
         var result: String
         var error: String?
         var nextAt: Date?
+
+        var succeeded: Bool { result != RefreshResult.failedLabel }
     }
 
     struct ConversionSummary: Codable, Sendable, Equatable {
