@@ -299,7 +299,7 @@ struct RuleConverter: Sendable {
                     case .success(let parsed) where parsed.isException:
                         filter = .cosmeticException(exception(parsed))
                     case .success(let parsed):
-                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, sourceIndex: chunk.source, churn: churn))
+                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, churn: churn))
                     }
                 default:
                     switch NetworkFilterParser.parse(slice) {
@@ -358,7 +358,7 @@ struct RuleConverter: Sendable {
         return .success((String(decoding: filter.selector, as: UTF8.self), domains))
     }
 
-    private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String, sourceIndex: Int,
+    private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String,
                                    churn: ChurnClass) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
         switch CSSSelectorChecker.check(filter.selector) {
         case .valid: break
@@ -374,6 +374,6 @@ struct RuleConverter: Sendable {
         case .success(.carvedOut): return .failure(SkipReasonError(reason: .mixedDomainCosmetic))
         }
         return .success(CosmeticFolder.HidingRule(key: key, selector: String(decoding: filter.selector, as: UTF8.self),
-                                                  domains: domains, sourceID: sourceID, sourceIndex: sourceIndex, churn: churn))
+                                                  domains: domains, sourceID: sourceID, churn: churn))
     }
 }
