@@ -18,7 +18,7 @@ import Testing
         }
     }
 
-    /// The entry point reports what it must: a list the converter would never emit is caught.
+    /// Inputs with no rule at all are not a problem (the converter's `nothingToConvert` is expected there).
     @Test func theEntryPointAcceptsEmptyAndCommentOnlyInput() {
         #expect(ConverterFuzz.problem(in: []) == nil)
         #expect(ConverterFuzz.problem(in: Array("[Adblock Plus 2.0]\n! only a comment\n".utf8)) == nil)
