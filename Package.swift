@@ -33,9 +33,17 @@ let package = Package(
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
         .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore"]),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore"]),
-        .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz"]),
+        // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
+        // valid. Built and run over a seed corpus by the tests; scripts/fuzz/run-converter-fuzz.sh
+        // compiles the same sources for libFuzzer.
+        .target(name: "ConverterFuzz", dependencies: ["Converter"]),
+        // Release timing of conversion alone (`swift run -c release ConvertTiming [lists...]`); not a product.
+        .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
+        // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
+        .target(name: "TestSupport", path: "Tests/Support"),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport"]),
+        .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -36,21 +36,7 @@ CURLcode shim_curl_setopt_write_callback(CURL *handle, shim_curl_data_callback c
 CURLcode shim_curl_setopt_header_callback(CURL *handle, shim_curl_data_callback callback) {
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, callback);
 }
-CURLcode shim_curl_setopt_progress_callback(CURL *handle, shim_curl_progress_callback callback) {
-    CURLcode code = curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
-    if (code != CURLE_OK) return code;
-    return curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
-}
 CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode shim_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode shim_curl_getinfo_double(CURL *handle, CURLINFO info, double *value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
     return curl_easy_getinfo(handle, info, value);
 }
 
@@ -117,40 +103,6 @@ int shim_gunzip(const uint8_t *input, size_t length, size_t max_output, uint8_t 
     *out = buffer;
     *out_length = produced;
     return 0;
-}
-
-struct shim_inflater { z_stream stream; int finished; };
-
-shim_inflater *shim_inflater_new(void) {
-    shim_inflater *inflater = calloc(1, sizeof(shim_inflater));
-    if (!inflater) return NULL;
-    if (inflateInit2(&inflater->stream, 15 + 32) != Z_OK) { free(inflater); return NULL; }
-    return inflater;
-}
-
-int shim_inflater_feed(shim_inflater *inflater, const uint8_t *input, size_t length,
-                       void (*sink)(void *context, const uint8_t *bytes, size_t count), void *context) {
-    if (inflater->finished) return length == 0 ? 1 : -4;
-    uint8_t block[65536];
-    inflater->stream.next_in = (Bytef *)input;
-    inflater->stream.avail_in = (uInt)length;
-    do {
-        inflater->stream.next_out = block;
-        inflater->stream.avail_out = sizeof(block);
-        int result = inflate(&inflater->stream, Z_NO_FLUSH);
-        size_t produced = sizeof(block) - inflater->stream.avail_out;
-        if (produced > 0) sink(context, block, produced);
-        if (result == Z_STREAM_END) { inflater->finished = 1; return 1; }
-        if (result == Z_BUF_ERROR && inflater->stream.avail_in == 0) return 0;
-        if (result != Z_OK) return -1;
-    } while (inflater->stream.avail_in > 0 || inflater->stream.avail_out == 0);
-    return 0;
-}
-
-void shim_inflater_free(shim_inflater *inflater) {
-    if (!inflater) return;
-    inflateEnd(&inflater->stream);
-    free(inflater);
 }
 
 // MARK: libcrypto

@@ -1,6 +1,7 @@
 @testable import Converter
 import Foundation
 import Testing
+import TestSupport
 
 /// Hand-built layout inputs shared by the layout, stability and determinism tests.
 enum LayoutFixture {
@@ -113,14 +114,36 @@ enum LayoutFixture {
             default: return FreshOrder(volatility: volatility, churn: churn, tail: .sites((0..<Int(generator.next() % 3)).map { _ in name() }))
             }
         }
-        func reference(_ host: String) -> [UInt8] {
-            Array(host.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".").utf8)
+        // The key as the documentation states it, built from the fields: volatility, churn class,
+        // then the host with its labels last first, or the sites joined by commas.
+        func reference(_ order: FreshOrder) -> [UInt8] {
+            let tail: String
+            switch order.tail {
+            case .none: tail = ""
+            case .reversedHost(let host): tail = host.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
+            case .sites(let sites): tail = sites.joined(separator: ",")
+            }
+            return [order.volatility, order.churn.rawValue] + Array(tail.utf8)
         }
+        func sign(_ lhs: [UInt8], _ rhs: [UInt8]) -> Int {
+            lhs == rhs ? 0 : (lhs.lexicographicallyPrecedes(rhs) ? -1 : 1)
+        }
+        // A few orders stated by hand.
+        let calm = Volatility.calm, volatile = Volatility.volatile
+        #expect(FreshOrder.compare(FreshOrder(volatility: volatile, churn: .calm), FreshOrder(volatility: calm, churn: .hot)) < 0)
+        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("x.a.org")),
+                                   FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("a.com"))) > 0, "com.a before org.a.x")
+        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("ads.example.com")),
+                                   FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("b.example.com"))) < 0)
+        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org", "b.net"])),
+                                   FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"]))) > 0)
+        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"])),
+                                   FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"]))) == 0)
         for _ in 0..<3_000 {
             let lhs = order(), rhs = order()
-            let left = Array(lhs.bytes), right = Array(rhs.bytes)
-            if case .reversedHost(let host) = lhs.tail { #expect(Array(left.dropFirst(2)) == reference(host)) }
-            let expected = left == right ? 0 : (left.lexicographicallyPrecedes(right) ? -1 : 1)
+            let left = Array(lhs.bytes)
+            #expect(left == reference(lhs))
+            let expected = sign(reference(lhs), reference(rhs))
             #expect(FreshOrder.compare(lhs, rhs) == expected)
             let padded = left + [UInt8](repeating: 0, count: max(0, 32 - left.count))
             let words = (0..<4).map { word in padded[(word * 8)..<(word * 8 + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }

@@ -1,5 +1,6 @@
 @testable import Converter
 import Testing
+import TestSupport
 
 /// A bounded, seeded stand-in for the libFuzzer run so CI covers it: 20,000 inputs built from ABP
 /// syntax fragments and random bytes. Every input must be fully accounted for and validator-clean.

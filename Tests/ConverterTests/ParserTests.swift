@@ -1,5 +1,6 @@
 @testable import Converter
 import Testing
+import TestSupport
 
 /// Runs rule conversion on literal list text (or bytes) and exposes the results for exact assertions.
 struct RuleConversionFixture {
@@ -188,18 +189,5 @@ struct RuleConversionFixture {
         #expect(!valid([0xED, 0xA0, 0x80]))
         #expect(!valid([0xF4, 0x90, 0x80, 0x80]))
         #expect(!valid([0xE2, 0x82]))
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so random-input tests repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPServerCore
+import TestSupport
 
 /// The byte-level request parser and header interpreters, without sockets, plus a seeded
 /// random-input fuzz run.
@@ -177,15 +178,5 @@ extension HTTPParseResult {
     }
 }
 
-/// SplitMix64: a tiny deterministic generator so fuzz failures reproduce.
-struct HTTPFuzzGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}
+/// The seeded generator the fuzz loops use (TestSupport's SplitMix64), by its old name.
+typealias HTTPFuzzGenerator = SeededGenerator

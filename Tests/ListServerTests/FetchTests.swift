@@ -132,11 +132,13 @@ import Testing
 
     @Test func bodyOverTheCapIsRefusedUpFrontOrWhileStreaming() throws {
         let server = try UpstreamServer()
-        server.set("/big", .serve(body: [UInt8](repeating: 0x61, count: 300_000)))
+        // Content-Length 64 MB: refused on the header, or cut once 100 KB have arrived. Either way
+        // the server gets to write little more than what the loopback socket buffers hold.
+        server.set("/big", .serve(body: [UInt8](repeating: 0x61, count: 64 * 1024 * 1024)))
         #expect(throws: FetchError.tooLarge(url: server.url("/big"), limit: 100_000)) {
             try fetcher(maxBody: 100_000).fetch(server.url("/big"), validators: nil)
         }
-        #expect(server.bodyBytesSent("/big") <= 300_000)
+        #expect(server.bodyBytesSent("/big") < 16 * 1024 * 1024, "the client must stop the transfer, not download everything")
         // No Content-Length: 64 MB offered in 64 KB chunks; the cap stops the transfer early.
         server.set("/stream", .stream(chunk: [UInt8](repeating: 0x62, count: 65_536), count: 1024))
         #expect(throws: FetchError.tooLarge(url: server.url("/stream"), limit: 100_000)) {
@@ -165,12 +167,8 @@ import Testing
     }
 
     @Test func connectionRefusedIsARetryableConnectionError() throws {
-        let silent = try SilentListener()
-        let port = silent.port
-        _ = silent
         // A port nothing listens on: bind a listener, read its port, close it.
         let closedPort = try { () throws -> Int in let probe = try UpstreamServer(); probe.stop(); return probe.port }()
-        #expect(port > 0)
         #expect {
             try fetcher().fetch("http://127.0.0.1:\(closedPort)/list.txt", validators: nil)
         } throws: { error in

@@ -23,11 +23,7 @@ import Testing
 
     @Test func snapshot202510AgreesWithAdblockRustWithoutOverBlocking() throws {
         let repository = WebKitTestSupport.repository
-        let sources = [try WebKitTestSupport.source("snapshot/easylist.txt", id: "easylist"),
-                       try WebKitTestSupport.source("snapshot/easyprivacy.txt", id: "easyprivacy")]
-        let output = try ListConverter().convert(sources)
-
-        let directory = try WebKitTestSupport.writeSet(output.lists)
+        let directory = try WebKitTestSupport.writeConvertedSnapshot()
         defer { try? FileManager.default.removeItem(at: directory) }
         let disagreements = directory.appendingPathComponent("disagreements.txt")
         let finished = try WebKitTestSupport.runScript("semantic.py", [

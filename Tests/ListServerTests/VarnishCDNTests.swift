@@ -5,6 +5,7 @@ import FoundationNetworking
 import ListSync
 @testable import ListServer
 import Testing
+import TestSupport
 
 /// End to end through a real CDN: 200 simulated devices sync from `HTTPServer` through Varnish
 /// (scripts/varnish/cdn.vcl). Checks that immutable hashed files reach the origin once, that
@@ -39,8 +40,13 @@ import Testing
         #expect(coldFiles.allSatisfy { $0.status == 200 })
         #expect(coldBackend.contains { $0.path == "/manifest.json" })
 
-        // Warm: the edge's manifest has expired; devices revalidate with their ETag.
-        try await Task.sleep(nanoseconds: UInt64(Self.manifestMaxAge) * 1_000_000_000 + 500_000_000)
+        // Warm: once the edge's manifest expires, a request through the edge makes it revalidate at
+        // the origin (wait for that, bounded); devices then revalidate with their ETag.
+        let revalidated = try await eventually(timeout: Double(Self.manifestMaxAge) + 10, interval: 0.2) {
+            _ = try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json")
+            return origin.requests.dropFirst(coldBackend.count).contains { $0.path == "/manifest.json" }
+        }
+        try #require(revalidated, "the edge never went back to the origin for the expired manifest")
         let warm = try await syncDevices(stores, manifestURL: manifestURL, session: session)
         #expect(warm.allSatisfy { $0.outcome == .notModified })
         let warmBackend = Array(origin.requests.dropFirst(coldBackend.count))
@@ -55,7 +61,10 @@ import Testing
         let setB = try PublishedSetForTests(lists: listsB)
         let newHashes = setB.hashes.subtracting(setA.hashes)
         origin.install(setB)
-        try await Task.sleep(nanoseconds: UInt64(Self.manifestMaxAge) * 1_000_000_000 + 500_000_000)
+        let propagated = try await eventually(timeout: Double(Self.manifestMaxAge) + 10, interval: 0.2) {
+            try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == setB.manifest
+        }
+        try #require(propagated, "the edge never served the new manifest within its max-age")
         let beforeUpdate = origin.requests.count
         let updated = try await syncDevices(stores, manifestURL: manifestURL, session: session)
         for report in updated {

@@ -4,50 +4,6 @@ import ListSync
 import Testing
 @testable import ListServer
 
-/// Paths and the verifier for tests that need real WebKitGTK. A missing WebKit fails the test with
-/// the install hint instead of skipping it: CI installs WebKitGTK, so a skip would hide a gap.
-enum WebKitTestSupport {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static func verifier() throws -> WebKitVerifier {
-        let location = try #require(WebKitToolLocation.find(currentDirectory: repository.path),
-                                    "scripts/webkit/compile.py or a Python interpreter was not found under \(repository.path)")
-        return try WebKitVerifier.probe(location)
-    }
-
-    static func source(_ relativePath: String, id: String) throws -> FilterListSource {
-        let data = try Data(contentsOf: repository.appendingPathComponent(relativePath))
-        return FilterListSource(id: id, bytes: Array(data))
-    }
-
-    /// Writes converted lists as a set directory (`<id>.json` files and a format-1 manifest) for the Python tools.
-    static func writeSet(_ lists: [RuleList]) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("webkit-set-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        var entries: [Manifest.Entry] = []
-        for list in lists {
-            let file = "\(list.id).json"
-            try Data(list.json).write(to: directory.appendingPathComponent(file))
-            entries.append(Manifest.Entry(id: list.id, file: file, sha256: SHA256.hex(list.json), rules: list.ruleCount))
-        }
-        try JSONEncoder().encode(Manifest(lists: entries)).write(to: directory.appendingPathComponent("manifest.json"))
-        return directory
-    }
-
-    /// Runs a script under scripts/webkit with the verifier's interpreter and returns its stdout.
-    static func runScript(_ name: String, _ arguments: [String], under launcher: [String] = [], timeout: Double) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let location = try #require(WebKitToolLocation.find(currentDirectory: repository.path), "no Python interpreter found")
-        let script = repository.appendingPathComponent("scripts/webkit/\(name)").path
-        let command = launcher + [location.python.path, script] + arguments
-        let finished = try ChildProcess(executable: URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()), timeout: timeout).run()
-        return (finished.status, finished.stdout, String(decoding: finished.stderr, as: UTF8.self))
-    }
-
-    static func rule(_ trigger: String) -> String {
-        #"{"trigger":{\#(trigger)},"action":{"type":"block"}}"#
-    }
-}
-
 /// Real WebKit accepts what must be accepted and rejects, with its own message, what it rejects:
 /// the publish gate depends on both.
 @Suite struct WebKitCompileTests {
@@ -130,9 +86,7 @@ enum WebKitTestSupport {
 
     /// What CI must show: the bundled 2025-10 snapshot converts into lists WebKit compiles, every one.
     @Test func snapshot202510CompilesWithZeroFailures() throws {
-        let sources = [try WebKitTestSupport.source("snapshot/easylist.txt", id: "easylist"),
-                       try WebKitTestSupport.source("snapshot/easyprivacy.txt", id: "easyprivacy")]
-        try expectAllCompile(sources)
+        try expectAllCompile(try WebKitTestSupport.snapshotSources())
     }
 
     @Test func fixtures20201029CompileWithZeroFailures() throws {

@@ -20,9 +20,7 @@ import Testing
     @Test func evaluatorAgreesWithRealWebViewOnSampledRequests() throws {
         let xvfb = "/usr/bin/xvfb-run"
         try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
-        let sources = [try WebKitTestSupport.source("snapshot/easylist.txt", id: "easylist"),
-                       try WebKitTestSupport.source("snapshot/easyprivacy.txt", id: "easyprivacy")]
-        let directory = try WebKitTestSupport.writeSet(try ListConverter().convert(sources).lists)
+        let directory = try WebKitTestSupport.writeConvertedSnapshot()
         defer { try? FileManager.default.removeItem(at: directory) }
 
         // 80 requests, half chosen because an exception or a domain/party condition decides them.

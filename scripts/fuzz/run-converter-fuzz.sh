@@ -1,30 +1,48 @@
 #!/usr/bin/env bash
-# Fuzzes rule conversion with libFuzzer: scripts/fuzz/run-converter-fuzz.sh [RUNS] (default 1,000,000).
-# Builds the target with swiftc (-sanitize=fuzzer,address) against the rule-conversion sources, seeds
-# a corpus from real EasyList/EasyPrivacy lines and hand-picked edge cases, and runs it single-threaded.
-# Exit status is libFuzzer's: non-zero with a crash-* reproducer in $WORK when something failed.
+# Fuzzes conversion with libFuzzer: scripts/fuzz/run-converter-fuzz.sh [RUNS] (default 1,000,000).
+# Compiles the Converter and ConverterFuzz targets' sources (every .swift file under their directories)
+# into one module with swiftc -sanitize=fuzzer,address (`swift build` cannot link a libFuzzer executable:
+# see the README), seeds a corpus from the committed seeds (Tests/Fixtures/fuzz/converter) and
+# real EasyList/EasyPrivacy lines, and runs single-threaded. Exit status is libFuzzer's: non-zero with a
+# crash-* reproducer in $WORK when an input made ConverterFuzz trap.
 set -euo pipefail
 runs="${1:-1000000}"
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="${WORK:-${TMPDIR:-/tmp}/converter-fuzz}"
-mkdir -p "$work/corpus"
-mapfile -t sources < <("$(dirname "$0")/rule-sources.sh" "$work/build" -fsanitize=address)
-/opt/swift/usr/bin/swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name ConverterFuzz -I "$work/build" \
-    "${sources[@]}" "$root/scripts/fuzz/ConverterFuzzTarget.swift" "$work/build/shim.o" -o "$work/converter-fuzz"
+swiftc="$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)"
+clang="$(dirname "$swiftc")/clang"
+mkdir -p "$work/corpus" "$work/build/CNIOShim"
+cat > "$work/build/CNIOShim/module.modulemap" <<MAP
+module CNIOShim {
+    header "$root/Sources/CNIOShim/include/CNIOShim.h"
+    link "curl"
+    link "z"
+    link "crypto"
+    link "idn2"
+    export *
+}
+MAP
+"$clang" -O1 -fsanitize=address -c "$root/Sources/CNIOShim/shim.c" -I "$root/Sources/CNIOShim/include" -o "$work/build/shim.o"
+# Snapshot the sources first: swiftc refuses inputs that change while it runs.
+rm -rf "$work/src" && mkdir -p "$work/src"
+for target in Converter ConverterFuzz; do
+    (cd "$root/Sources/$target" && find . -name '*.swift' -print0 | while IFS= read -r -d '' file; do
+        cp "$file" "$work/src/$target-$(echo "${file#./}" | tr / -)"
+    done)
+done
+"$swiftc" -O -sanitize=fuzzer,address -parse-as-library -swift-version 5 -module-name ConverterFuzzer -I "$work/build" \
+    "$work"/src/*.swift "$root/scripts/fuzz/converter-main.swift" "$work/build/shim.o" -o "$work/converter-fuzz"
 
-# Seeds: 400 files of 8 consecutive filter lines from each list, plus edge cases.
 if [ -z "$(ls -A "$work/corpus")" ]; then
+    cp "$root"/Tests/Fixtures/fuzz/converter/* "$work/corpus/"
     for list in "$root/snapshot/easylist.txt" "$root/snapshot/easyprivacy.txt"; do
         name="$(basename "$list" .txt)"
         total="$(wc -l < "$list")"
         for i in $(seq 0 399); do
             start=$(( (i * 7919) % total + 1 ))
-            sed -n "${start},$((start + 7))p" "$list" > "$work/corpus/$name-$i"
+            sed -n "${start},$((start + 7))p" "$list" > "$work/corpus/$name-slice-$i"
         done
     done
-    printf '||ads.example^$third-party,domain=a.example|~b.a.example\n/ads^|\n@@||x.example^$document\n' > "$work/corpus/edge-1"
-    printf '/^https?:\\/\\/[a-z\\d]+\\.example\\/(?:ad)+\\W/$match-case\n##div:has(> .ad)\na.example#@#.ad\n##.ad\n' > "$work/corpus/edge-2"
-    printf '\xef\xbb\xbf||b\xc3\xbccher.example^\r\n/werbung/\xc3\xa4.js\r\nsub.a.example,~x.sub.a.example##.ad\n' > "$work/corpus/edge-3"
 fi
 cd "$work"
 "$work/converter-fuzz" -runs="$runs" -max_len=4096 -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 "$work/corpus"

@@ -18,16 +18,10 @@ CURLcode shim_curl_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode shim_curl_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 
 typedef size_t (*shim_curl_data_callback)(char *ptr, size_t size, size_t nmemb, void *userdata);
-typedef int (*shim_curl_progress_callback)(void *userdata, curl_off_t dltotal, curl_off_t dlnow,
-                                           curl_off_t ultotal, curl_off_t ulnow);
 CURLcode shim_curl_setopt_write_callback(CURL *handle, shim_curl_data_callback callback);
 CURLcode shim_curl_setopt_header_callback(CURL *handle, shim_curl_data_callback callback);
-CURLcode shim_curl_setopt_progress_callback(CURL *handle, shim_curl_progress_callback callback);
 
 CURLcode shim_curl_getinfo_long(CURL *handle, CURLINFO info, long *value);
-CURLcode shim_curl_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
-CURLcode shim_curl_getinfo_double(CURL *handle, CURLINFO info, double *value);
-CURLcode shim_curl_getinfo_string(CURL *handle, CURLINFO info, const char **value);
 
 // MARK: zlib
 
@@ -40,14 +34,6 @@ int shim_gzip(const uint8_t *input, size_t length, int level, int max_chain, uin
 /// Inflates gzip or zlib data (auto-detected). Fails with -2 if the output would exceed max_output.
 /// Returns 0 on success; *out is malloc'd.
 int shim_gunzip(const uint8_t *input, size_t length, size_t max_output, uint8_t **out, size_t *out_length);
-
-/// Streaming inflater for gzip/zlib/deflate bodies (auto-detected header).
-typedef struct shim_inflater shim_inflater;
-shim_inflater *shim_inflater_new(void);
-/// Feeds input; calls sink for each produced block. Returns 0 ok, 1 stream end, <0 error.
-int shim_inflater_feed(shim_inflater *inflater, const uint8_t *input, size_t length,
-                       void (*sink)(void *context, const uint8_t *bytes, size_t count), void *context);
-void shim_inflater_free(shim_inflater *inflater);
 
 // MARK: libcrypto
 

@@ -8,7 +8,6 @@ struct CosmeticFolder {
         var selector: String
         var domains: CosmeticSelector.Domains
         var sourceID: String
-        var sourceIndex: Int
         var churn: ChurnClass
     }
 

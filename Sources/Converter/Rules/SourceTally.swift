@@ -15,12 +15,6 @@ struct SourceTally {
         skipped[reason.rawValue] = tally
     }
 
-    /// Moves one line that was counted as converted to a skip reason (decided after conversion).
-    mutating func revokeConversion(_ reason: SkipReason, line: String) {
-        converted -= 1
-        skip(reason, line: line)
-    }
-
     var report: ConversionReport.SourceReport {
         ConversionReport.SourceReport(id: id, lines: lines, rules: rules, converted: converted, skipped: skipped)
     }

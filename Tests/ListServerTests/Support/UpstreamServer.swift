@@ -224,7 +224,16 @@ final class UpstreamServer: @unchecked Sendable {
         var head = "HTTP/1.1 \(status) \(Self.reason(status))\r\nContent-Length: \(body.count)\r\nConnection: close\r\n"
         for (name, value) in headers { head += "\(name): \(value)\r\n" }
         head += "\r\n"
-        if send(fd, Array(head.utf8) + (status == 304 ? [] : body)) { count(status == 304 ? 0 : body.count, for: path) }
+        // The body goes in pieces, each counted once written, so `bodyBytesSent` shows where a client stopped reading.
+        if send(fd, Array(head.utf8)), status != 304 {
+            var offset = 0
+            while offset < body.count {
+                let end = min(body.count, offset + 65_536)
+                guard !isStopped, send(fd, Array(body[offset..<end])) else { break }
+                count(end - offset, for: path)
+                offset = end
+            }
+        }
         shutdown(fd, Int32(SHUT_WR))
         // Let the client read everything before the socket closes.
         var buffer = [UInt8](repeating: 0, count: 256)

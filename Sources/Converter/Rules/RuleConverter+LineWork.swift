@@ -1,0 +1,105 @@
+/// The per-line work of `RuleConverter`: what one filter line means, computed from the line alone.
+extension RuleConverter {
+    /// The per-line work for one chunk: classify, parse and build, for every filter line (comments,
+    /// headers and blank lines are dropped). Pure: reads only the chunk's own lines.
+    static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>]) -> ParsedChunk {
+        let source = sources[chunk.source]
+        var outcomes: [LineOutcome] = []
+        var summaries: [LineSummary] = []
+        outcomes.reserveCapacity(chunk.lines.count)
+        summaries.reserveCapacity(chunk.lines.count)
+        var churn = chunk.churn
+        var scratch: [UInt8] = []
+        source.bytes.withUnsafeBufferPointer { buffer in
+            for range in lineRanges[chunk.lines] {
+                let line = UnsafeBufferPointer(rebasing: buffer[range])
+                let kind = LineClassifier.classify(line)
+                if kind == .notARule {
+                    if let section = SectionChurn.sectionClass(ofLine: line) { churn = section }
+                    continue
+                }
+                if case .unusable(let reason) = kind {
+                    outcomes.append(.unusable(reason, example: String(decoding: line.prefix(200), as: UTF8.self)))
+                    summaries.append(LineSummary(hash: 0, role: .unusable))
+                    continue
+                }
+                let lineKey = LineKey(line)
+                let key = lineKey.text
+                let slice = source.bytes[range]
+                let filter: Filter
+                switch kind {
+                case .cosmetic(let separatorStart):
+                    switch CosmeticFilterParser.parse(slice, separatorStart: range.lowerBound + separatorStart) {
+                    case .failure(let error):
+                        filter = .skipped(error.reason)
+                    case .success(let parsed) where parsed.isException:
+                        filter = .cosmeticException(exception(parsed))
+                    case .success(let parsed):
+                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, churn: churn))
+                    }
+                default:
+                    switch NetworkFilterParser.parse(slice) {
+                    case .failure(let error):
+                        filter = .skipped(error.reason)
+                    case .success(let parsed):
+                        if let target = parsed.badfilterTarget {
+                            filter = .badfilter(target: target.withUnsafeBufferPointer { LineKey($0) })
+                        } else if let site = SiteExceptionBuilder.build(parsed) {
+                            filter = .siteException(site)
+                        } else {
+                            filter = .network(NetworkRuleBuilder.build(parsed, scratch: &scratch))
+                        }
+                    }
+                }
+                var summary = LineSummary(hash: lineKey.hash, role: .rule, churn: churn)
+                switch filter {
+                case .skipped: summary.role = .skipped
+                case .badfilter: summary.role = .badfilter
+                case .cosmeticException: summary.role = .cosmeticException
+                case .network(.success(let built)): summary.networkRules = Int32(built.ruleCount)
+                case .network(.failure), .hiding, .siteException: break
+                }
+                outcomes.append(.filter(key: lineKey, filter))
+                summaries.append(summary)
+            }
+        }
+        return ParsedChunk(outcomes: outcomes, summaries: summaries)
+    }
+
+    /// A `#@#` exception's selector and sites (empty: everywhere), or why it cannot be folded exactly.
+    private static func exception(_ filter: CosmeticFilter) -> Result<(selector: String, domains: [String]), SkipReasonError> {
+        switch CSSSelectorChecker.check(filter.selector) {
+        case .valid: break
+        case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
+        case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
+        }
+        if !filter.excludedDomains.isEmpty { return .failure(SkipReasonError(reason: .cosmeticExceptionInexact)) }
+        var domains: [String] = []
+        for raw in filter.includedDomains {
+            switch DomainNormalizer.normalize(raw) {
+            case .domain(let domain): domains.append(domain)
+            case .failure(let reason): return .failure(SkipReasonError(reason: reason))
+            }
+        }
+        return .success((String(decoding: filter.selector, as: UTF8.self), domains))
+    }
+
+    private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String,
+                                   churn: ChurnClass) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
+        switch CSSSelectorChecker.check(filter.selector) {
+        case .valid: break
+        case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
+        case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
+        }
+        let domains: CosmeticSelector.Domains
+        switch DomainCondition.resolve(included: filter.includedDomains, excluded: filter.excludedDomains) {
+        case .failure(let error): return .failure(error)
+        case .success(.any): domains = .everywhere
+        case .success(.only(let sites)): domains = .only(sites)
+        case .success(.except(let sites)): domains = .except(sites)
+        case .success(.carvedOut): return .failure(SkipReasonError(reason: .mixedDomainCosmetic))
+        }
+        return .success(CosmeticFolder.HidingRule(key: key, selector: String(decoding: filter.selector, as: UTF8.self),
+                                                  domains: domains, sourceID: sourceID, churn: churn))
+    }
+}

@@ -1,0 +1,164 @@
+/// The two sequential passes of `RuleConverter`, which combine the per-line results in input order.
+extension RuleConverter {
+    /// Pass 1: drops duplicate lines, settles the lines that are no rule of their own (skips,
+    /// `$badfilter`, `#@#` exceptions) and lists the rest for pass 2.
+    struct FirstPass {
+        /// The lines pass 2 converts, in input order.
+        var entries: [Entry] = []
+        var badfilterTargets = Set<LineKey>()
+        var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
+        var networkRuleCount = 0
+        /// Hiding rules and site exceptions, at most.
+        var otherRuleCount = 0
+
+        mutating func read(_ chunks: [Chunk], _ parsed: [ParsedChunk], tallies: inout [SourceTally]) {
+            entries.reserveCapacity(parsed.reduce(0) { $0 + $1.summaries.count })
+            // Duplicates: the first line of each hash, by position (chunk × linesPerChunk + line); the texts are
+            // compared only when a hash repeats, and different lines of one hash are told apart by text.
+            // Freed on return, before pass 2 allocates every rule.
+            var firstLine = HashIndex64()
+            firstLine.reserveCapacity(entries.capacity)
+            var collisions = Set<String>()
+            for chunkIndex in chunks.indices {
+                let sourceIndex = chunks[chunkIndex].source
+                let summaries = parsed[chunkIndex].summaries
+                tallies[sourceIndex].rules += summaries.count
+                for (lineIndex, summary) in summaries.enumerated() {
+                    if summary.role == .unusable {
+                        if case .unusable(let reason, let example) = parsed[chunkIndex].outcomes[lineIndex] {
+                            tallies[sourceIndex].skip(reason, line: example)
+                        }
+                        continue
+                    }
+                    let first = firstLine.insert(summary.hash, value: chunkIndex * RuleConverter.linesPerChunk + lineIndex)
+                    if !first.inserted {
+                        let text = parsed[chunkIndex].outcomes[lineIndex].keyText
+                        let (firstChunk, firstIndex) = first.stored.quotientAndRemainder(dividingBy: RuleConverter.linesPerChunk)
+                        if text == parsed[firstChunk].outcomes[firstIndex].keyText
+                            || !collisions.insert(text).inserted {
+                            tallies[sourceIndex].skip(.duplicate, line: text)
+                            continue
+                        }
+                    }
+                    if summary.role == .rule {
+                        networkRuleCount += Int(summary.networkRules)
+                        if summary.networkRules == 0 { otherRuleCount += 1 }
+                        entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
+                    } else if case .filter(let lineKey, let filter) = parsed[chunkIndex].outcomes[lineIndex] {
+                        settle(filter, key: lineKey.text, tally: &tallies[sourceIndex])
+                    }
+                }
+            }
+        }
+
+        /// Counts a skipped line, or records a `$badfilter` target or a `#@#` exception.
+        private mutating func settle(_ filter: Filter, key: String, tally: inout SourceTally) {
+            switch filter {
+            case .skipped(let reason):
+                tally.skip(reason, line: key)
+            case .badfilter(let target):
+                badfilterTargets.insert(target)
+                tally.skip(.badfilter, line: key)
+            case .cosmeticException(.failure(let error)):
+                tally.skip(error.reason, line: key)
+            case .cosmeticException(.success(let exception)):
+                var entry = cosmeticExceptions[exception.selector] ?? CosmeticFolder.Exceptions()
+                if exception.domains.isEmpty { entry.everywhere = true } else { entry.domains.append(contentsOf: exception.domains) }
+                cosmeticExceptions[exception.selector] = entry
+                tally.converted += 1
+            case .hiding, .siteException, .network:
+                break  // role .rule: pass 2
+            }
+        }
+    }
+
+    /// Pass 2: converts the lines pass 1 listed, in input order, now that every `$badfilter`
+    /// target and `#@#` exception is known.
+    struct SecondPass {
+        private(set) var rules = ConvertedRules()
+        private let badfilterTargets: Set<LineKey>
+        private let cosmeticExceptions: [String: CosmeticFolder.Exceptions]
+        private var carveOuts: [CarveOutUnit] = []
+
+        init(_ first: FirstPass) {
+            badfilterTargets = first.badfilterTargets
+            cosmeticExceptions = first.cosmeticExceptions
+            rules.network.reserveCapacity(first.networkRuleCount)
+            rules.cosmetic.reserveCapacity(first.otherRuleCount)
+        }
+
+        mutating func add(_ filter: Filter, lineKey: LineKey, sourceID: String, churn: ChurnClass, tally: inout SourceTally) {
+            let key = lineKey.text
+            // A `$badfilter` can stand anywhere in any list, so only now is it known whether one cancels this line.
+            if !badfilterTargets.isEmpty, filter.isNetwork, badfilterTargets.contains(lineKey) {
+                tally.skip(.cancelledByBadfilter, line: key)
+                return
+            }
+            switch filter {
+            case .siteException(.success(let built)):
+                rules.siteExceptions.append(SiteException(key: key, scope: built.scope, json: built.json, sourceID: sourceID,
+                                                         pages: built.pages))
+                tally.converted += 1
+            case .network(.success(let built)):
+                if addNetwork(built, key: key, sourceID: sourceID, churn: churn) {
+                    tally.converted += 1
+                } else {
+                    tally.skip(.mixedDomainConflict, line: key)
+                }
+            case .hiding(.success(let hiding)):
+                switch CosmeticFolder.fold(hiding, exceptions: cosmeticExceptions[hiding.selector]) {
+                case .kept(let selector):
+                    rules.cosmetic.append(selector)
+                    tally.converted += 1
+                case .skipped(let reason):
+                    tally.skip(reason, line: key)
+                }
+            case .siteException(.failure(let error)), .network(.failure(let error)), .hiding(.failure(let error)):
+                tally.skip(error.reason, line: key)
+            case .skipped, .badfilter, .cosmeticException:
+                break  // settled in pass 1
+            }
+        }
+
+        /// Appends a network filter's WebKit rules; false (nothing appended) when its carve-out
+        /// conflicts with an earlier one.
+        private mutating func addNetwork(_ built: NetworkRuleBuilder.Built, key: String, sourceID: String, churn: ChurnClass) -> Bool {
+            if case .carvedOut(let included, let excluded) = built.condition {
+                let unit = CarveOutUnit(included: included, excluded: excluded)
+                if carveOuts.contains(where: { $0.conflicts(with: unit) || unit.conflicts(with: $0) }) { return false }
+                carveOuts.append(unit)
+            }
+            let pages: NetworkRule.PageCondition
+            switch built.condition {
+            case .any: pages = .any
+            case .only(let domains), .carvedOut(let domains, _): pages = .only(domains)
+            case .except(let domains): pages = .except(domains)
+            }
+            for index in 0..<built.ruleCount {
+                let rule = built.rule(index)
+                rules.network.append(NetworkRule(
+                    key: index == 0 ? key : key + "#\(index)", kind: built.kind, json: rule.json,
+                    anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
+                    navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes,
+                    churn: churn))
+            }
+            return true
+        }
+    }
+
+    /// A block with a carve-out exception, kept to prove no other such unit's exception cancels it.
+    struct CarveOutUnit {
+        var included: [String]
+        var excluded: [String]
+
+        /// True when `later`'s carve-out exception could cancel this (earlier) unit's block on a page where
+        /// it applies: an excluded site of `later` overlaps an included site of this one without being excluded here too.
+        func conflicts(with later: CarveOutUnit) -> Bool {
+            later.excluded.contains { exclude in
+                included.contains {
+                    DomainNormalizer.isSameOrSubdomain(exclude, of: $0) || DomainNormalizer.isSameOrSubdomain($0, of: exclude)
+                } && !excluded.contains { DomainNormalizer.isSameOrSubdomain(exclude, of: $0) }
+            }
+        }
+    }
+}
