@@ -28,7 +28,15 @@ let package = Package(
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
         .target(name: "ListSync", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "ManifestSigning"]),
+        // MARK: manifest signing (issue #13)
+        // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
+        // format types and the device's verifier live in ListSync, which this builds on.
+        .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),
+        // Prints the cost of signing a manifest (scripts/bench/sign.sh).
+        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListSync"]),
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
+        // MARK: end of manifest signing
         .testTarget(name: "ConverterTests", dependencies: ["Converter"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim"]),
     ],
