@@ -1,8 +1,8 @@
 import Foundation
 import ListSync
-import ManifestSigning
 import Testing
 @testable import ListServer
+@testable import ManifestSigning
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -73,6 +73,23 @@ import Glibc
         #expect(try scratch.read(SigningKeyFile.privateKeyName) == before)
         // No temp file is left beside it.
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == [SigningKeyFile.privateKeyName, SigningKeyFile.publicKeyName])
+    }
+
+    /// link(2), not rename(2): a file that appears at the name is kept, even one made after any check.
+    @Test func createFileNeverReplacesAnExistingFile() throws {
+        let scratch = try ScratchDirectory()
+        let path = try scratch.write("taken", Data("first".utf8))
+        #expect(throws: SigningKeyError.exists(path: path)) { try SigningKeyFile.createFile(path, bytes: Array("second".utf8), mode: 0o600) }
+        #expect(try scratch.read("taken") == Data("first".utf8))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["taken"])
+    }
+
+    /// A stray public key file stops keygen before it writes a private key that nothing would match.
+    @Test func aStrayPublicKeyStopsKeygenBeforeItWritesAPrivateKey() throws {
+        let scratch = try ScratchDirectory()
+        let stray = try scratch.write(SigningKeyFile.publicKeyName, Data("stale\n".utf8))
+        #expect(throws: SigningKeyError.exists(path: stray)) { try SigningKeyFile.generate(inDirectory: scratch.path) }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [SigningKeyFile.publicKeyName])
     }
 
     @Test func otherKeysAndGarbageAreRefusedWithAReason() throws {
