@@ -50,6 +50,20 @@ import Testing
         #expect(refusal([String(repeating: "x", count: MinisignSignature.maximumFileBytes + 1)]).contains("at most"))
     }
 
+    @Test func trustedCommentBytesAreKeptExactly() throws {
+        let verifier = try SignatureVerifier(trustedKeys: [key.publicKey])
+        for comment in ["\u{FEFF}generation:5", "générations ✓", "\ttab  and  spaces "] {
+            let file = try key.sign(manifest, trustedComment: comment).fileBytes
+            #expect(try verifier.verify(manifest, signatureFile: file).trustedComment == comment)
+        }
+        var invalid = lines(try key.sign(manifest, trustedComment: "generation:5"))
+        invalid[2] = "trusted comment: \u{FFFD}"
+        var bytes = Data(invalid.joined(separator: "\n").utf8)
+        let at = try #require(bytes.firstRange(of: Data("\u{FFFD}".utf8)))
+        bytes.replaceSubrange(at, with: [0xC3, 0x28])  // a lead byte and no continuation: not UTF-8
+        #expect(throws: SignatureError.malformedSignature("line 3 is not UTF-8")) { try verifier.verify(manifest, signatureFile: bytes) }
+    }
+
     @Test func commentsMustBeOneLine() throws {
         for comment in ["a\nb", "a\rb", "a\u{0}b"] {
             #expect(throws: SignatureError.self) { try key.sign(manifest, trustedComment: comment) }

@@ -95,7 +95,11 @@ public struct MinisignSignature: Equatable, Sendable {
         guard line.starts(with: Data(prefix.utf8)) else {
             throw SignatureError.malformedSignature("\(name) does not start with \"\(prefix)\"")
         }
-        guard let text = String(data: line.dropFirst(prefix.utf8.count), encoding: .utf8) else {
+        // Decoded by the standard library and checked to round-trip, so the bytes the global signature
+        // covers are exactly the file's (Foundation's decoder may drop a leading byte-order mark).
+        let bytes = line.dropFirst(prefix.utf8.count)
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard Data(text.utf8) == bytes else {
             throw SignatureError.malformedSignature("\(name) is not UTF-8")
         }
         return text
