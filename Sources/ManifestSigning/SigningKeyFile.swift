@@ -50,10 +50,12 @@ public enum SigningKeyFile {
     }
 
     /// Makes a key and writes `signing-key.pem` (0600) and `signing-key.pub` (0644) into `directory`,
-    /// creating it (0700) if needed. Refuses if either file exists: a key is never overwritten.
+    /// creating it (0700, parents as needed) if missing. Refuses if either file exists: a key is never overwritten.
     public static func generate(inDirectory directory: String) throws -> Written {
         let privatePath = (directory as NSString).appendingPathComponent(privateKeyName)
         let publicPath = (directory as NSString).appendingPathComponent(publicKeyName)
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw SigningKeyError.writeFailed(path: directory, operation: "create directory", errno: errno)
         }
