@@ -23,7 +23,7 @@ enum KeygenCommand: Command {
     /// What keygen prints: the files, the key id and the public key, never the private key.
     static func report(_ written: SigningKeyFile.Written) -> String {
         [
-            "private key: \(written.privateKeyPath) (mode 0600; keep it secret, name it in config.json)",
+            "private key: \(written.privateKeyPath) (mode 0600; keep it secret, never log or commit it)",
             "public key:  \(written.publicKeyPath)",
             "key id:      \(written.key.keyID)",
             "",
