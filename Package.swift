@@ -32,7 +32,12 @@ let package = Package(
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning"]),
+        // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
+        // format types and the device's verifier live in ListSync, which this builds on.
+        .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),
+        // Prints the cost of signing a manifest (scripts/bench/sign.sh).
+        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListSync"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
         // valid. Built and run over a seed corpus by the tests; scripts/fuzz/run-converter-fuzz.sh
         // compiles the same sources for libFuzzer.
@@ -44,6 +49,7 @@ let package = Package(
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
     ],
     swiftLanguageModes: [.v5]
 )

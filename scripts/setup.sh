@@ -14,6 +14,8 @@ if [ "$mode" = test ]; then
   # Tests: venv for the adblock-rust reference and REDbot; the public suffix list for
   # third-party decisions; Varnish as a real CDN; nginx/wrk/hyperfine for benchmarks; Xvfb for WebView checks.
   packages+=(python3-venv python3-pip publicsuffix varnish nginx wrk hyperfine xvfb util-linux time curl)
+  # Signed manifests: minisign and Python's cryptography as independent verifiers, openssl to read our PEM keys.
+  packages+=(minisign python3-cryptography openssl)
 fi
 
 missing=()

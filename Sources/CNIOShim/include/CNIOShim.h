@@ -85,4 +85,7 @@ int shim_memfd_create(const char *name);
 /// thresholds by itself). 1 on success.
 int shim_malloc_set_mmap_threshold(int bytes);
 
+// MARK: Ed25519 (signed manifests, issue #13): its own header and ed25519.c
+#include "CNIOShimEd25519.h"
+
 #endif
