@@ -18,7 +18,7 @@ public struct PatchEncoder: Sendable {
         }
 
         /// See docs/patches.md for the measurements behind the level.
-        public static let standard = Parameters(level: 19, longDistanceMatching: false)
+        public static let standard = Parameters(level: 3, longDistanceMatching: false)
     }
 
     public var parameters: Parameters
