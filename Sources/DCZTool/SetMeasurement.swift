@@ -51,9 +51,10 @@ struct SetMeasurement {
         slots.deallocate()
 
         let setGzip = after.reduce(0) { $0 + size(new + "/" + $1.file + ".gz") }
-        var withPatches = added.reduce(0) { $0 + size(new + "/" + $1.file + ".gz") }
-        var wholeFiles = withPatches
-        print(String(format: "%-24@ %10@ %9@ %9@ %7@  %@", "list", "identity", "gzip", "dcz", "gz/dcz", "decision"))
+        let addedGzip = added.reduce(0) { $0 + size(new + "/" + $1.file + ".gz") }
+        var withPatches = addedGzip
+        var wholeFiles = addedGzip
+        print("list".padding(toLength: 24, withPad: " ", startingAt: 0), "  identity      gzip       dcz  gz/dcz  decision")
         for (index, (entry, oldBytes, newBytes)) in pairs.enumerated() {
             let gzip = size(new + "/" + entry.file + ".gz")
             let decoded = try? PatchDecoder().apply(Data(patches[index]), to: Data(oldBytes), expectedBytes: newBytes.count,
@@ -62,12 +63,13 @@ struct SetMeasurement {
             let decision = PatchSizeRule.decide(patchBytes: patches[index].count, gzipBytes: gzip)
             withPatches += decision == .write ? patches[index].count : gzip
             wholeFiles += gzip
-            print(String(format: "%-24@ %10d %9d %9d %7.1f  %@", entry.id, newBytes.count, gzip, patches[index].count,
+            print(entry.id.padding(toLength: 24, withPad: " ", startingAt: 0),
+                  String(format: "%10d %9d %9d %7.1f  %@", newBytes.count, gzip, patches[index].count,
                          Double(gzip) / Double(max(1, patches[index].count)), decision == .write ? "write" : "skip"))
         }
         patches = []
-        print(String(format: "summary changed=%d added=%d set_gzip=%d with_patches=%d whole_files=%d encode_serial_s=%.3f encode_parallel_s=%.3f",
-                     changed.count, added.count, setGzip, withPatches, wholeFiles, serial, parallel))
+        print(String(format: "summary changed=%d added=%d set_gzip=%d added_gzip=%d with_patches=%d whole_files=%d encode_serial_s=%.3f encode_parallel_s=%.3f",
+                     changed.count, added.count, setGzip, addedGzip, withPatches, wholeFiles, serial, parallel))
     }
 
     func seconds(since start: DispatchTime) -> Double {

@@ -76,8 +76,10 @@ import Testing
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))
         #expect(frame.count < 1 << 20)
         let patch = Data(DCZHeader(dictionary: pair.old).bytes) + frame
-        let error = Self.error { try PatchDecoder().apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
+        let spy = RecordingDecompressor()
+        let error = Self.error { try PatchDecoder(decompressor: spy).apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
         #expect(error == .tooLarge(limit: pair.new.count, declared: 256 << 20))
+        #expect(spy.calls == 0, "the frame reached the decoder")
     }
 
     /// A frame with no declared size that decodes to far more than `bytes` stops at `bytes` + 1.
@@ -87,11 +89,14 @@ import Testing
         let (pair, _) = try Self.sample()
         let scratch = Scratch("bomb-stream")
         let old = try scratch.file("old", pair.old)
-        let repeats = (300 << 20) / pair.old.count
-        let made = try Command.shell("for i in $(seq \(repeats)); do cat '\(old)'; done | zstd -q -1 -c -D '\(old)' > '\(scratch.path)/frame'")
+        // 100 KB of the old list, 3,000 times over: 300 MB out of a frame of a few hundred KB.
+        let made = try Command.shell("""
+            cd '\(scratch.path)' && head -c 100000 old > unit && for i in $(seq 100); do cat unit; done > chunk \
+              && for i in $(seq 30); do cat chunk; done | zstd -q -1 -c -D old > frame
+            """)
         #expect(made.status == 0, "\(made.stderr)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))
-        let bombBytes = repeats * pair.old.count
+        let bombBytes = 300_000_000
         #expect(frame.count * 100 < bombBytes, "the frame is not a bomb: \(frame.count) bytes for \(bombBytes)")
         let info = try frame.withUnsafeBytes { try ZstdFrameInfo.parse($0) }
         #expect(info.contentBytes == nil)
@@ -123,8 +128,10 @@ import Testing
         #expect(info.windowBytes == 32 << 20)
 
         let patch = Data(DCZHeader(dictionary: pair.old).bytes) + frame
-        let error = Self.error { try PatchDecoder().apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
+        let spy = RecordingDecompressor()
+        let error = Self.error { try PatchDecoder(decompressor: spy).apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
         #expect(error == .windowTooLarge(window: 32 << 20, limit: 8 << 20))
+        #expect(spy.calls == 0, "the frame reached the decoder")
 
         let limits = PatchLimits.rfc9842(dictionaryBytes: pair.old.count, outputBytes: pair.new.count)
         #expect(throws: DecompressionFailure.windowTooLarge) {
@@ -132,5 +139,17 @@ import Testing
         }
         let roomy = PatchLimits(maxWindowBytes: 32 << 20, outputBytes: pair.new.count)
         #expect(try LibzstdDecompressor().decompress(frame: frame, dictionary: Data(pair.old), limits: roomy) == Data(pair.new))
+    }
+}
+
+/// libzstd behind a call counter: what is refused from the headers never reaches it.
+final class RecordingDecompressor: RawDictionaryDecompressor, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    var calls: Int { lock.withLock { count } }
+
+    func decompress(frame: Data, dictionary: Data, limits: PatchLimits) throws(DecompressionFailure) -> Data {
+        lock.withLock { count += 1 }
+        return try LibzstdDecompressor().decompress(frame: frame, dictionary: dictionary, limits: limits)
     }
 }

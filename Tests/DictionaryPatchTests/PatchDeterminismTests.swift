@@ -6,7 +6,7 @@ import Testing
 /// Every origin fed the same lists writes the same patch bytes. The zstd CLI cannot reproduce our
 /// parameters byte for byte, so our encoder is compared with itself: twice in this process, and
 /// once in a separate process (`dcz encode`), which shares no state with this one.
-@Suite struct DeterminismTests {
+@Suite struct PatchDeterminismTests {
     @Test func twoEncodingsOfTheSameListsAreEqual() throws {
         for pair in try RealListPairs.load().pairs {
             let first = try PatchEncoder().encode(from: pair.old, to: pair.new)
