@@ -108,3 +108,10 @@ struct Command {
         return path
     }
 }
+
+/// Byte equality as a plain Bool: `#expect(a == b)` on megabyte collections makes Swift Testing
+/// compute a diff of the two for its message when they differ, which takes minutes.
+func sameBytes(_ a: (some DataProtocol)?, _ b: some DataProtocol) -> Bool {
+    guard let a else { return false }
+    return a.count == b.count && a.elementsEqual(b)
+}
