@@ -1,6 +1,5 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
-import Dispatch
 import Foundation
 
 // `dcz`: the patch encoder and decoder as a command, for the tests' child processes and the figures
