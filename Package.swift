@@ -2,7 +2,7 @@
 import PackageDescription
 
 // No Swift package dependencies: only the toolchain plus system C libraries from apt
-// (libcurl4-openssl-dev, zlib1g-dev, libssl-dev, libidn2-dev).
+// (libcurl4-openssl-dev, zlib1g-dev, libssl-dev, libidn2-dev, libzstd-dev).
 let package = Package(
     name: "ListServer",
     platforms: [.macOS(.v13)],
@@ -10,6 +10,10 @@ let package = Package(
         .executable(name: "listserver", targets: ["ListServer"]),
         .library(name: "Converter", targets: ["Converter"]),
         .library(name: "ListSync", targets: ["ListSync"]),
+        // ---- patches block (issue #12): RFC 9842 dcz patches between list versions
+        .library(name: "DictionaryPatch", targets: ["DictionaryPatch"]),
+        .executable(name: "dcz", targets: ["DCZTool"]),
+        // ---- end patches block
     ],
     targets: [
         // Thin C wrappers for variadic and macro APIs Swift cannot call directly.
@@ -20,6 +24,7 @@ let package = Package(
                 .linkedLibrary("z"),
                 .linkedLibrary("crypto"),
                 .linkedLibrary("idn2"),
+                .linkedLibrary("zstd"),  // patches block (issue #12): dcz encode/decode
             ]
         ),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
@@ -50,6 +55,17 @@ let package = Package(
         .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
+        // ---- patches block (issue #12): RFC 9842 dcz patches between list versions
+        // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
+        // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
+        .target(name: "DictionaryPatch", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        // The origin side: the deterministic encoder, the size rule, patch file names, RFC 9842 header values.
+        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "CNIOShim"]),
+        // `dcz encode|decode|measure`: a child process for the tests and the figures in docs/patches.md.
+        .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin"]),
+        .testTarget(name: "DictionaryPatchTests",
+                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "DCZTool", "Converter", "CNIOShim"]),
+        // ---- end patches block
     ],
     swiftLanguageModes: [.v5]
 )

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 
 # Build: libcurl (fetch), zlib (gzip), libssl (SHA-256, constant-time compare), libidn2 (punycode).
 packages=(libcurl4-openssl-dev zlib1g-dev libssl-dev libidn2-dev)
+packages+=(libzstd-dev)  # patches (issue #12): dcz patches between list versions
 # The publish gate compiles every list with WebKit's real content-blocker compiler.
 packages+=(libwebkit2gtk-4.1-0 gir1.2-webkit2-4.1 python3-gi)
 if [ "$mode" = test ]; then
@@ -16,6 +17,7 @@ if [ "$mode" = test ]; then
   packages+=(python3-venv python3-pip publicsuffix varnish nginx wrk hyperfine xvfb util-linux time curl)
   # Signed manifests: minisign and Python's cryptography as independent verifiers, openssl to read our PEM keys.
   packages+=(minisign python3-cryptography openssl)
+  packages+=(zstd)  # patches (issue #12): the zstd CLI as an independent decoder of our patches
 fi
 
 missing=()
