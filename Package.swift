@@ -37,7 +37,7 @@ let package = Package(
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning", "DictionaryPatchOrigin"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
         // format types and the device's verifier live in ListSync, which this builds on.
         .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),
@@ -52,7 +52,7 @@ let package = Package(
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport", "DictionaryPatch"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
         // ---- patches block (issue #12): RFC 9842 dcz patches between list versions

@@ -2,6 +2,8 @@
 # Checks that two listserver builds publish byte-identical sets (`diff -r`): the bundled 2025-10
 # snapshot, and the 2020-10-19…29 daily chain where each day is converted with `--previous` the
 # day before (once as is, once with `--removal-grace 3`, which also uses the previous lists' bytes).
+# Builds from before issue #12 write no `bytes`/`patches` manifest fields and no `.dcz` files: the
+# comparison strips those fields and compares only the patch files both builds wrote.
 #
 # Usage: scripts/check-byte-identity.sh BASELINE_BIN NEW_BIN
 #   e.g. git worktree add --detach /tmp/base d2ecfcb && swift build -c release --package-path /tmp/base --product listserver
@@ -32,9 +34,35 @@ done
 
 sets=$(find "$work/baseline" -name manifest.json | wc -l)
 files=$(find "$work/baseline" -type f | wc -l)
-if diff -r "$work/baseline" "$work/new"; then
-    echo "byte-identical: $sets sets, $files files (snapshot 2025-10; 2020-10-19…29 chain with --previous, removal grace 0 and 3)"
+# Issue #12 adds `bytes` and `patches` to manifest entries and `.dcz` patch files beside the lists.
+# Everything else must be byte-identical; manifests must be identical once those fields are
+# stripped; patch files both builds wrote must be identical too.
+status=0
+diff -r -x '*.dcz' -x manifest.json "$work/baseline" "$work/new" || status=1
+python3 - "$work/baseline" "$work/new" <<'PY' || status=1
+import json, pathlib, sys
+base, new = map(pathlib.Path, sys.argv[1:3])
+def stripped(path):
+    manifest = json.loads(path.read_bytes())
+    for entry in manifest["lists"]:
+        entry.pop("bytes", None)
+        entry.pop("patches", None)
+    return json.dumps(manifest, separators=(",", ":")) + "\n"
+bad = 0
+for path in sorted(base.rglob("manifest.json")):
+    other = new / path.relative_to(base)
+    if not other.exists() or stripped(path) != stripped(other):
+        print(f"manifest differs beyond bytes/patches: {path.relative_to(base)}"); bad += 1
+patches = {side: {p.relative_to(root) for p in root.rglob("*.dcz")} for side, root in (("baseline", base), ("new", new))}
+for rel in sorted(patches["baseline"] & patches["new"]):
+    if (base / rel).read_bytes() != (new / rel).read_bytes():
+        print(f"patch differs: {rel}"); bad += 1
+print(f"patch files: baseline {len(patches['baseline'])}, new {len(patches['new'])}, in both {len(patches['baseline'] & patches['new'])}")
+sys.exit(1 if bad else 0)
+PY
+if [[ $status -eq 0 ]]; then
+    echo "byte-identical: $sets sets, $files files (snapshot 2025-10; 2020-10-19…29 chain with --previous, removal grace 0 and 3; manifests compared without bytes/patches)"
 else
-    echo "DIFFERENT output (see diff above)" >&2
+    echo "DIFFERENT output (see above)" >&2
     exit 1
 fi

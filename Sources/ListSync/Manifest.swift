@@ -12,12 +12,18 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Lowercase hex SHA-256 of the identity bytes of `file`.
         public var sha256: String
         public var rules: Int
+        /// Issue #12: the identity size of `file`, so a client can bound a patch's decoded output.
+        public var bytes: Int?
+        /// Issue #12: dcz patches from earlier versions of this id to `file` (most recent first).
+        public var patches: [Patch]?
 
-        public init(id: String, file: String, sha256: String, rules: Int) {
+        public init(id: String, file: String, sha256: String, rules: Int, bytes: Int? = nil, patches: [Patch]? = nil) {
             self.id = id
             self.file = file
             self.sha256 = sha256
             self.rules = rules
+            self.bytes = bytes
+            self.patches = patches
         }
 
         /// The entry's fields in their published order. A new field is one more line here (and
@@ -27,6 +33,37 @@ public struct Manifest: Codable, Sendable, Equatable {
             object.field("file", string: file)
             object.field("sha256", string: sha256)
             object.field("rules", integer: rules)
+            if let bytes { object.field("bytes", integer: bytes) }
+            if let patches { object.field("patches", array: patches.map { $0.encoded() }) }
+        }
+    }
+
+    /// A dcz patch (RFC 9842: 40-byte header, then a zstd frame with the old version as raw
+    /// dictionary) that turns the version with SHA-256 `from` into the entry's file.
+    public struct Patch: Codable, Sendable, Equatable {
+        /// Lowercase hex SHA-256 of the old version's identity bytes (the dictionary).
+        public var from: String
+        /// File name relative to the manifest URL.
+        public var file: String
+        /// Lowercase hex SHA-256 of the patch file itself.
+        public var sha256: String
+        /// Size of the patch file.
+        public var bytes: Int
+
+        public init(from: String, file: String, sha256: String, bytes: Int) {
+            self.from = from
+            self.file = file
+            self.sha256 = sha256
+            self.bytes = bytes
+        }
+
+        fileprivate func encoded() -> [UInt8] {
+            var object = ManifestJSON.Object()
+            object.field("from", string: from)
+            object.field("file", string: file)
+            object.field("sha256", string: sha256)
+            object.field("bytes", integer: bytes)
+            return object.bytes()
         }
     }
 

@@ -59,6 +59,13 @@ import Glibc
                 continue
             }
             if (try? Gzip.decompress(Array(gzip), limit: 1 << 26)) != Array(bytes) { problems.append("\(entry.file).gz does not match") }
+            for patch in entry.patches ?? [] {
+                guard let patchBytes = FileManager.default.contents(atPath: directory + "/" + patch.file) else {
+                    problems.append("patch \(patch.file) missing")
+                    continue
+                }
+                if SHA256.hex(patchBytes) != patch.sha256 || patchBytes.count != patch.bytes { problems.append("patch \(patch.file) has the wrong hash or size") }
+            }
         }
         return problems
     }
@@ -158,11 +165,13 @@ import Glibc
         return path
     }
 
-    /// An ABP list of `rules` filters that exist only in `round`, so every round publishes new files.
+    /// An ABP list of `rules` filters shared by every round, less a few that exist only in
+    /// `round`: every round publishes new files, and small patches from the rounds before.
     static func roundInput(_ round: Int, rules: Int) -> [UInt8] {
         var text = "[Adblock Plus 2.0]\n! round \(round)\n"
-        for index in 0..<rules { text += "||ads\(round)-\(index).example^\n" }
-        for index in 0..<(rules / 4) { text += "/banner\(round)/\(index)/*\n" }
+        let changed = Set((0..<3).map { (round * 7 + $0 * 397) % rules })
+        for index in 0..<rules { text += changed.contains(index) ? "||ads\(round)-\(index).example^\n" : "||ads-\(index).example^\n" }
+        for index in 0..<(rules / 4) { text += "/banner/\(index)/*\n" }
         return Array(text.utf8)
     }
 
@@ -182,6 +191,7 @@ import Glibc
         var killsMidWrite = 0
         var manifests = Set<Data>()
         var sawManifest = false
+        var patchesNamed = 0
         // Bounded: most rounds land mid-publish; the cap only stops a run that cannot get there.
         while killsMidPublish < wanted, rounds < 8 * wanted {
             rounds += 1
@@ -202,6 +212,7 @@ import Glibc
                 if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
                     sawManifest = true
                     manifests.insert(data)
+                    patchesNamed += (try? Manifest.decode(data))?.lists.reduce(0) { $0 + ($1.patches?.count ?? 0) } ?? 0
                 }
                 continue
             }
@@ -238,6 +249,7 @@ import Glibc
         #expect(sawManifest, "no run ever completed a manifest")
         #expect(manifests.count > 1, "the kills must happen over more than one published set")
         #expect(killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
+        #expect(patchesNamed > 0, "runs over the previous set must publish patches from it")
         print("kill -9: \(rounds) rounds, \(killsMidPublish) kills mid-publish, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact")
     }
 }

@@ -49,8 +49,8 @@ import Glibc
         #expect(first.lists[0].fileName == "net-00.\(hash.prefix(12)).json")
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(first.manifest))
         #expect(manifest == Manifest(format: 1, lists: [
-            Manifest.Entry(id: "net-00", file: first.lists[0].fileName, sha256: hash, rules: 1),
-            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256.hex(Array(Self.b1.utf8)), rules: 1),
+            Manifest.Entry(id: "net-00", file: first.lists[0].fileName, sha256: hash, rules: 1, bytes: Self.a1.utf8.count, patches: []),
+            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256.hex(Array(Self.b1.utf8)), rules: 1, bytes: Self.b1.utf8.count, patches: []),
         ]))
         #expect(try Gzip.decompress(first.lists[0].gzip!, limit: 1 << 20) == Array(Self.a1.utf8))
         #expect(throws: PublishError.invalidListID("../x")) { try PublishPlan.make(from: Self.output([("../x", Self.a1)])) }
@@ -99,8 +99,16 @@ import Glibc
         #expect(String(decoding: manifest.encoded(), as: UTF8.self) == expected)
         #expect(try Manifest.decode(Data(manifest.encoded())) == manifest)
         let extended = #"{"format":1,"generation":9,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","#
-            + #""bytes":12,"patches":[{"from":"x"}],"rules":0}],"expires":"2026-01-01T00:00:00Z"}"#
+            + #""later":{"x":1},"rules":0}],"expires":"2026-01-01T00:00:00Z"}"#
         #expect(try Manifest.decode(Data(extended.utf8)).lists == [manifest.lists[1]])
+        // Issue #12's fields come after `rules`, in this order; a patch entry reads past unknown fields too.
+        let patch = Manifest.Patch(from: String(repeating: "c", count: 64), file: "css.cccccccccccc-ba9876543210.dcz", sha256: String(repeating: "d", count: 64), bytes: 41)
+        let withPatch = Manifest(lists: [Manifest.Entry(id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0, bytes: 12, patches: [patch])])
+        let patchJSON = #"{"from":"\#(patch.from)","file":"\#(patch.file)","sha256":"\#(patch.sha256)","bytes":41}"#
+        #expect(String(decoding: withPatch.encoded(), as: UTF8.self)
+                == #"{"format":1,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","rules":0,"bytes":12,"patches":[\#(patchJSON)]}]}"# + "\n")
+        let patchExtended = String(decoding: withPatch.encoded(), as: UTF8.self).replacingOccurrences(of: #""bytes":41}"#, with: #""bytes":41,"later":true}"#)
+        #expect(try Manifest.decode(Data(patchExtended.utf8)) == withPatch)
         #expect(Manifest(lists: [Manifest.Entry(id: "q\"\\", file: "f", sha256: "s", rules: 1)]).encoded()
                 == Array(#"{"format":1,"lists":[{"id":"q\"\\","file":"f","sha256":"s","rules":1}]}"#.utf8) + [0x0A], "strings are escaped")
     }

@@ -9,12 +9,15 @@ import ListSync
 enum ConvertCommand: Command {
     static let name = "convert"
     static let summary = "convert ABP filter files into a WebKit content-blocker set"
-    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--chunk-size N] [--removal-grace N] [--dry-run]"
+    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--dry-run]"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--input", takesValue: true, repeatable: true,
                  help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
         FlagSpec(name: "--out", takesValue: true, help: "directory to publish the set into (created if missing)"),
-        FlagSpec(name: "--previous", takesValue: true, help: "directory of the previous set: its layout.json keeps unchanged rules in place"),
+        FlagSpec(name: "--previous", takesValue: true,
+                 help: "directory of the previous set: its layout.json keeps unchanged rules in place (default: the set already in --out)"),
+        FlagSpec(name: "--grace-period", takesValue: true,
+                 help: "seconds superseded files stay in --out, and patches are written from them (default 604800; convert keeps no history, so a file's clock starts at its mtime)"),
         FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default 30000)"),
         FlagSpec(name: "--removal-grace", takesValue: true,
                  help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"),
@@ -45,21 +48,36 @@ enum ConvertCommand: Command {
         var configuration = Pipeline.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
 
+        var gracePeriod = Configuration.Publish().gracePeriodSeconds
+        if let text = arguments.value("--grace-period") {
+            gracePeriod = Double(try ArgumentParser.integer(text, flag: "--grace-period", range: 0...(10 * 365 * 86_400)))
+        }
         let sources = try readSources(inputs)
-        let previous = try arguments.value("--previous").map(readPrevious)
+        // The set already in --out is the previous one, as for the server's refresh: it stays
+        // served for the grace period and patches are written from its lists.
+        let previous = try arguments.value("--previous").map { try readPrevious($0, gracePeriod: 0) }
+            ?? out.flatMap { out in dryRun ? nil : try? readPrevious(out, gracePeriod: gracePeriod) }
         let output = try ListConverter(configuration: configuration)
             .convert(sources, previousLayout: previous?.layoutState, previousLists: previous?.listBytesByID ?? [:])
 
         var created = 0
+        var patches = PatchPlanner.Summary()
         if !dryRun, let out {
-            // The server's publish path, without a gate (`verify` does that) and without pruning:
-            // convert keeps no publish history, so it removes nothing.
-            let publisher = Publisher(writer: SetWriter(directory: out), gracePeriod: .infinity, gate: nil, log: Log(label: "convert", minimum: .warning))
+            // The server's publish path, without a gate (`verify` does that). Convert keeps no
+            // publish history: a superseded file's grace period starts at its mtime.
+            let writer = SetWriter(directory: out)
+            writer.removeStaleTempFiles()
+            let publisher = Publisher(writer: writer, gracePeriod: gracePeriod, gate: nil, log: Log(label: "convert", minimum: .warning))
             var history: [PersistentState.PublishRecord] = []
-            created = try publisher.publish(output, over: previous, history: &history).createdFiles.count
+            let outcome = try publisher.publish(output, over: previous, history: &history)
+            created = outcome.createdFiles.count
+            patches = outcome.patches
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         print(summary(output, seconds: seconds, dryRun: dryRun, createdFiles: created))
+        if !dryRun {
+            print(String(format: "  patches: %d of %d encoded kept (PatchSizeRule) in %.3f s", patches.written, patches.encoded, patches.seconds))
+        }
         return 0
     }
 
@@ -98,12 +116,12 @@ enum ConvertCommand: Command {
     /// The set in `--previous DIR`: its layout state (required) and the lists its manifest names
     /// (each checked against its hash; a missing or damaged one only means that list cannot keep
     /// its old bytes, and its file is written afresh).
-    private static func readPrevious(_ directory: String) throws -> PublishedSet {
+    private static func readPrevious(_ directory: String, gracePeriod: Double) throws -> PublishedSet {
         let writer = SetWriter(directory: directory)
         guard let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)) else {
             throw InputError(description: "--previous \(directory) has no readable \(PublishPlan.layoutName); point it at a set written by convert or publish")
         }
-        let loader = PublishedSetLoader(writer: writer, gracePeriod: 0, strict: false)
+        let loader = PublishedSetLoader(writer: writer, gracePeriod: gracePeriod, strict: false)
         var set = (try? loader.load(history: [])) ?? PublishedSet(directory: directory, manifest: Manifest(lists: []),
                                                                   content: SiteContent(manifest: nil, files: [:]), layoutState: nil)
         set.layoutState = Array(layout)

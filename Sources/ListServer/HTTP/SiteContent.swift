@@ -32,8 +32,11 @@ struct SiteContent: Sendable {
     /// name changes with their bytes); the manifest is short-cached with validators.
     func staticResources(_ configuration: Configuration.HTTP) -> [StaticResource] {
         var resources = files.map { name, entry in
-            StaticResource(name: name, identity: entry.identity, gzip: entry.gzip, sha256: entry.sha256, lastModified: entry.lastModified,
-                           cacheControl: "public, max-age=31536000, immutable")
+            // A dcz patch is already compressed: octet-stream, never gzip-encoded again (issue #12).
+            let isPatch = name.hasSuffix(".dcz")
+            return StaticResource(name: name, identity: entry.identity, gzip: isPatch ? nil : entry.gzip, sha256: entry.sha256,
+                                  lastModified: entry.lastModified, cacheControl: "public, max-age=31536000, immutable",
+                                  contentType: isPatch ? "application/octet-stream" : "application/json")
         }
         if let manifest {
             let cache = "public, max-age=\(configuration.manifestMaxAgeSeconds), "

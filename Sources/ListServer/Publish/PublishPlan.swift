@@ -15,9 +15,13 @@ struct PlannedList: Sendable, Equatable {
     var identity: [UInt8]
     /// Deterministic gzip of `identity` (reused from the previous set when it holds this file).
     var gzip: [UInt8]?
+    /// dcz patches from earlier versions of this id (`PatchPlanner`), most recent first.
+    var patches: [PlannedPatch] = []
 
     var gzipName: String { fileName + ".gz" }
-    var manifestEntry: Manifest.Entry { Manifest.Entry(id: id, file: fileName, sha256: sha256, rules: rules) }
+    var manifestEntry: Manifest.Entry {
+        Manifest.Entry(id: id, file: fileName, sha256: sha256, rules: rules, bytes: identity.count, patches: patches.map(\.manifestEntry))
+    }
 }
 
 /// Everything one publish writes, computed without touching the target directory. Pure, deterministic bytes: the same conversion output always
@@ -30,7 +34,7 @@ struct PublishPlan: Sendable {
     static let hashPrefixLength = 12
 
     var lists: [PlannedList]
-    /// `{"format":1,"lists":[{"id","file","sha256","rules"}]}`.
+    /// `{"format":1,"lists":[{"id","file","sha256","rules","bytes","patches":[{"from","file","sha256","bytes"}]}]}`.
     var manifest: [UInt8]
     var manifestSHA256: String
     /// The conversion report as sorted-key JSON.
@@ -39,7 +43,7 @@ struct PublishPlan: Sendable {
     var layoutState: [UInt8]
 
     /// Every file name the manifest makes reachable (identity and gzip).
-    var fileNames: [String] { lists.flatMap { [$0.fileName, $0.gzipName] } }
+    var fileNames: [String] { lists.flatMap { [$0.fileName, $0.gzipName] + $0.patches.map(\.fileName) } }
 
     /// Plans the set for a conversion output.
     /// - Parameter knownGzip: the gzip bytes already published under a name (the previous set's),
@@ -72,13 +76,16 @@ struct PublishPlan: Sendable {
     }
 
     /// Completes a plan from named lists: gzip (reused where known), manifest and report bytes.
+    /// - Parameter planPatches: fills each list's `patches` once its gzip bytes are known.
     static func make(named lists: [PlannedList], report: ConversionReport, layoutState: [UInt8],
-                     knownGzip: (String) -> [UInt8]? = { _ in nil }) throws -> PublishPlan {
+                     knownGzip: (String) -> [UInt8]? = { _ in nil },
+                     planPatches: (inout [PlannedList]) -> Void = { _ in }) throws -> PublishPlan {
         var planned = lists
         for index in planned.indices where planned[index].gzip == nil {
             planned[index].gzip = knownGzip(planned[index].gzipName)
         }
         try compressMissing(&planned)
+        planPatches(&planned)
         let manifest = manifestBytes(planned)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]

@@ -1,3 +1,4 @@
+import DictionaryPatchOrigin
 import Foundation
 import ListSync
 
@@ -81,7 +82,15 @@ struct PublishedSetLoader: Sendable {
             throw LoadError.badManifest(manifestPath, "list \(entry.id) names the file \"\(entry.file)\" outside its directory")
         }
         var names = manifest.lists.map(\.file).filter { !$0.contains("/") && !$0.isEmpty }
-        let current = Set(names.flatMap { [$0, $0 + ".gz"] })
+        var wantedHash: [String: String] = [:]
+        for entry in manifest.lists { wantedHash[entry.file] = entry.sha256 }
+        var current = Set(names.flatMap { [$0, $0 + ".gz"] })
+        // Patches the manifest names: each must be intact too (strict), like the lists they lead to.
+        for patch in manifest.lists.flatMap({ $0.patches ?? [] }) where PatchFileName.isPatchFileName(patch.file) {
+            names.append(patch.file)
+            current.insert(patch.file)
+            wantedHash[patch.file] = patch.sha256
+        }
         let retention = Retention(writer: writer, gracePeriod: gracePeriod)
         for (name, retiredAt) in retention.retiredFiles(keeping: current, history: history)
         where !name.hasSuffix(".gz") && now.timeIntervalSince(retiredAt) <= gracePeriod {
@@ -96,7 +105,7 @@ struct PublishedSetLoader: Sendable {
         var files: [String: SiteContent.Entry] = [:]
         for (index, name) in names.enumerated() {
             let path = writer.path(name)
-            let wanted = manifest.lists.first(where: { $0.file == name })?.sha256
+            let wanted = wantedHash[name]
             guard let file = read[index] else {
                 if wanted != nil, strict { throw LoadError.missingFile(path) }
                 continue
@@ -106,10 +115,11 @@ struct PublishedSetLoader: Sendable {
                     if strict { throw LoadError.hashMismatch(path) }
                     continue
                 }
-            } else if !name.contains(".\(file.sha256.prefix(PublishPlan.hashPrefixLength)).") {
+            } else if !PatchFileName.isPatchFileName(name), !name.contains(".\(file.sha256.prefix(PublishPlan.hashPrefixLength)).") {
                 continue
             }
-            files[name] = SiteContent.Entry(name: name, identity: file.identity, gzip: file.gzip, sha256: file.sha256,
+            let gzip = PatchFileName.isPatchFileName(name) ? nil : file.gzip
+            files[name] = SiteContent.Entry(name: name, identity: file.identity, gzip: gzip, sha256: file.sha256,
                                             lastModified: firstPublished[name] ?? modificationDate(path))
         }
         let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)).map { Array($0) }

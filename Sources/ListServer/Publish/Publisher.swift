@@ -21,6 +21,8 @@ struct Publisher: Sendable {
         var createdFiles: [String]
         var removedFiles: [String]
         var rejections: [GateRejection]
+        /// The dcz patches this publish encoded and kept, and the time that took.
+        var patches: PatchPlanner.Summary
         /// The set now published: the plan's files and the older ones still inside the grace period.
         var published: PublishedSet
     }
@@ -41,29 +43,36 @@ struct Publisher: Sendable {
                  now: Date = Date()) throws -> Outcome {
         let named = try PublishPlan.name(output.lists)
         let (lists, rejections) = try gateNewLists(named, previous: previous)
-        let plan = try PublishPlan.make(named: lists, report: output.report, layoutState: output.layoutState) {
+        var patches = PatchPlanner.Summary()
+        let expired = expiredFiles(keeping: Set(lists.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
+        let plan = try PublishPlan.make(named: lists, report: output.report, layoutState: output.layoutState, knownGzip: {
             previous?.content.files[String($0.dropLast(3))]?.gzip
-        }
+        }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
         let written = try writer.write(plan, over: previous)
         retention.record(plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)
         let removed = retention.prune(keeping: Set(plan.fileNames), history: &history, now: now)
         if written.manifestChanged {
-            log.info("published manifest \(plan.manifestSHA256.prefix(12)): \(plan.lists.count) lists, \(written.createdFiles.count) new files, \(removed.count) expired files removed")
+            log.info("published manifest \(plan.manifestSHA256.prefix(12)): \(plan.lists.count) lists, \(written.createdFiles.count) new files, \(removed.count) expired files removed, \(patches.written) of \(patches.encoded) new patches kept in \(String(format: "%.3f", patches.seconds)) s")
         }
         let published = successor(of: previous, plan: plan, manifestChanged: written.manifestChanged, removed: removed, now: now)
         return Outcome(plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
-                       removedFiles: removed, rejections: rejections, published: published)
+                       removedFiles: removed, rejections: rejections, patches: patches, published: published)
     }
 
     /// With nothing new to publish, still removes files whose grace period ended (an upstream can
     /// answer 304 for weeks). Returns the set without them, or nil when nothing was removed.
     func expireOldFiles(of current: PublishedSet, history: inout [PersistentState.PublishRecord], now: Date) -> (PublishedSet, [String])? {
-        let keep = Set(current.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] })
+        let keep = Set(current.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] + ($0.patches ?? []).map(\.file) })
         let removed = retention.prune(keeping: keep, history: &history, now: now)
         guard !removed.isEmpty else { return nil }
         var next = current
         for name in removed { next.content.files[name] = nil }
         return (next, removed)
+    }
+
+    /// Files on disk this publish's pruning will remove (their grace period is over).
+    private func expiredFiles(keeping: Set<String>, history: [PersistentState.PublishRecord], now: Date) -> Set<String> {
+        Set(retention.retiredFiles(keeping: keeping, history: history).filter { now.timeIntervalSince($0.1) > gracePeriod }.map(\.0))
     }
 
     /// Compiles, in one batch, the lists whose exact bytes the previous set does not hold (those
@@ -108,6 +117,10 @@ struct Publisher: Sendable {
         for list in plan.lists {
             files[list.fileName] = SiteContent.Entry(name: list.fileName, identity: list.identity, gzip: list.gzip, sha256: list.sha256,
                                                      lastModified: files[list.fileName]?.lastModified ?? now)
+            for patch in list.patches {
+                files[patch.fileName] = SiteContent.Entry(name: patch.fileName, identity: patch.bytes, gzip: nil, sha256: patch.sha256,
+                                                          lastModified: files[patch.fileName]?.lastModified ?? now)
+            }
         }
         let oldManifest = previous?.directory == writer.directory ? previous?.content.manifest : nil
         let manifestDate = !manifestChanged ? (oldManifest?.lastModified ?? now) : now

@@ -1,3 +1,4 @@
+import DictionaryPatchOrigin
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -17,7 +18,7 @@ struct Retention: Sendable {
         guard manifestChanged || history.last?.manifestSHA256 != plan.manifestSHA256 else { return }
         if manifestChanged, let previous, let hash = previous.manifestSHA256, !history.contains(where: { $0.manifestSHA256 == hash }) {
             history.append(PersistentState.PublishRecord(manifestSHA256: hash, publishedAt: now, supersededAt: nil,
-                                                         files: previous.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] }))
+                                                         files: previous.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] + ($0.patches ?? []).map(\.file) }))
         }
         if let last = history.indices.last, history[last].supersededAt == nil { history[last].supersededAt = now }
         history.append(PersistentState.PublishRecord(manifestSHA256: plan.manifestSHA256, publishedAt: now, supersededAt: nil, files: plan.fileNames))
@@ -57,8 +58,9 @@ struct Retention: Sendable {
         return result
     }
 
-    /// `<id>.<12 hex>.json` or `.json.gz`: the only names the publisher ever removes.
+    /// `<id>.<12 hex>.json`, `.json.gz` or a patch `<id>.<12 hex>-<12 hex>.dcz`: the only names the publisher ever removes.
     static func isHashedFileName(_ name: String) -> Bool {
+        if PatchFileName.isPatchFileName(name) { return true }
         var base = Substring(name)
         if base.hasSuffix(".gz") { base = base.dropLast(3) }
         guard base.hasSuffix(".json") else { return false }

@@ -81,7 +81,8 @@ struct SetWriter: Sendable {
     private func writeList(_ list: PlannedList, sources: FileSources) throws -> [String] {
         var created: [String] = []
         guard let gzip = list.gzip else { throw PublishError.compression(list.fileName, "the plan holds no gzip bytes") }
-        for (name, bytes) in [(list.fileName, list.identity), (list.gzipName, gzip)] {
+        // Patches are written like list files, before the manifest that names them.
+        for (name, bytes) in [(list.fileName, list.identity), (list.gzipName, gzip)] + list.patches.map({ ($0.fileName, $0.bytes) }) {
             if sources.names.contains(name) {
                 // Known intact (checked when the previous set was loaded, or written by us): only a
                 // file removed behind our back is written again.

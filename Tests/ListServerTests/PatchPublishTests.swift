@@ -1,0 +1,94 @@
+import Converter
+import DictionaryPatch
+import Foundation
+import ListSync
+import Testing
+@testable import ListServer
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue #12 at publish time: dcz patches from the earlier versions of each list, written before
+/// the manifest that names them, removed with the lists they lead to.
+@Suite struct PatchPublishTests {
+    /// A list of `count` distinct block rules; `changed` indices carry `version` in their pattern.
+    static func list(_ count: Int, version: Int, changed: Set<Int>) -> String {
+        let rules = (0..<count).map { index in
+            let tag = changed.contains(index) ? "v\(version)-" : ""
+            return #"{"trigger":{"url-filter":"^https?://\#(tag)ads\#(index * 7919 % 100_003)\\.example/"},"action":{"type":"block"}}"#
+        }
+        return "[" + rules.joined(separator: ",") + "]"
+    }
+
+    static func version(_ number: Int) -> ConversionOutput {
+        PublishTests.output([("net", list(2_000, version: number, changed: [number, 500 + number, 1_500 + number])),
+                             ("css", list(300, version: 0, changed: []))])
+    }
+
+    static func entry(_ outcome: Publisher.Outcome, _ id: String) throws -> Manifest.Entry {
+        try #require(Manifest.decode(Data(outcome.plan.manifest)).lists.first { $0.id == id })
+    }
+
+    @Test func patchesFromEveryEarlierVersionRoundTripToTheNewBytes() throws {
+        let dir = ScratchDirectory("patches")
+        var origin = PublishTests.Origin(PublishTests().publisher(dir.path))
+        let first = try origin.publish(Self.version(1))
+        #expect(try Self.entry(first, "net").patches == [])
+        _ = try origin.publish(Self.version(2))
+        let third = try origin.publish(Self.version(3))
+        let net = try Self.entry(third, "net")
+        let newBytes = Array(Self.list(2_000, version: 3, changed: [3, 503, 1_503]).utf8)
+        #expect(net.bytes == newBytes.count)
+        let olds = [2, 1].map { Array(Self.list(2_000, version: $0, changed: [$0, 500 + $0, 1_500 + $0]).utf8) }
+        let patches = try #require(net.patches)
+        // Most recent first: from version 2, then from version 1.
+        #expect(patches.map(\.from) == olds.map { SHA256.hex($0) })
+        for (patch, old) in zip(patches, olds) {
+            let bytes = try #require(FileManager.default.contents(atPath: dir.path + "/" + patch.file))
+            #expect(SHA256.hex(bytes) == patch.sha256 && bytes.count == patch.bytes)
+            #expect(patch.file == "net.\(patch.from.prefix(12))-\(net.sha256.prefix(12)).dcz")
+            let decoded = try PatchDecoder().apply(bytes, to: Data(old), expectedBytes: newBytes.count, expectedSHA256: net.sha256)
+            #expect(Array(decoded) == newBytes)
+            // PatchSizeRule: at least 4× smaller than the list's gzip.
+            let gzip = try #require(third.plan.lists.first { $0.id == "net" }?.gzip)
+            #expect(patch.bytes * 4 <= gzip.count)
+        }
+        // An unchanged list keeps the patches it had (none) and costs no encoding.
+        #expect(try Self.entry(third, "css").patches == [])
+        #expect(third.patches.encoded == 2 && third.patches.written == 2)
+        // The in-memory set serves them, never gzip-encoded, and a restart reads the same back.
+        #expect(third.published.content.files[patches[0].file]?.gzip == nil)
+        let loaded = try origin.load()
+        #expect(loaded.content.files[patches[0].file]?.identity == third.published.content.files[patches[0].file]?.identity)
+    }
+
+    @Test func patchesLeaveWithTheListsTheyLeadToAndNoneStartsAtAnExpiredVersion() throws {
+        let dir = ScratchDirectory("patch-grace")
+        var origin = PublishTests.Origin(PublishTests().publisher(dir.path, grace: 3600))
+        let start = Date()
+        _ = try origin.publish(Self.version(1), now: start)
+        let second = try origin.publish(Self.version(2), now: start)
+        let oneToTwo = try #require(Self.entry(second, "net").patches?.first?.file)
+        // Two hours on: version 1's grace is over, so no patch from it; version 2 is in grace with its patch.
+        let third = try origin.publish(Self.version(3), now: start.addingTimeInterval(7_200))
+        let patches3 = try #require(Self.entry(third, "net").patches)
+        #expect(try patches3.map(\.from) == [Self.entry(second, "net").sha256])
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/" + oneToTwo))
+        // Four hours on: version 2 and the patch that led to it are gone; the patch to version 3 stays.
+        let fourth = try origin.publish(Self.version(4), now: start.addingTimeInterval(14_400))
+        #expect(fourth.removedFiles.contains(oneToTwo))
+        #expect(!FileManager.default.fileExists(atPath: dir.path + "/" + oneToTwo))
+        #expect(FileManager.default.fileExists(atPath: dir.path + "/" + patches3[0].file))
+        #expect(Retention.isHashedFileName(oneToTwo))
+    }
+
+    @Test func aRestartRefusesAManifestNamingAMissingPatch() throws {
+        let dir = ScratchDirectory("patch-missing")
+        var origin = PublishTests.Origin(PublishTests().publisher(dir.path))
+        _ = try origin.publish(Self.version(1))
+        let second = try origin.publish(Self.version(2))
+        let patch = try #require(Self.entry(second, "net").patches?.first?.file)
+        #expect(unlink(dir.path + "/" + patch) == 0)
+        #expect(throws: PublishedSetLoader.LoadError.missingFile(dir.path + "/" + patch)) { try origin.load() }
+    }
+}
