@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "Converter", dependencies: ["CNIOShim"]),
         // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
-        .target(name: "ListSync", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListSync", dependencies: ["DictionaryPatch", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
@@ -52,7 +52,7 @@ let package = Package(
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport", "DictionaryPatch"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
         // ---- patches block (issue #12): RFC 9842 dcz patches between list versions

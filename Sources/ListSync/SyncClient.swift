@@ -1,3 +1,4 @@
+import DictionaryPatch
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -16,10 +17,22 @@ public struct SyncClient: Sendable {
         public var timeout: TimeInterval = 60
         /// Bodies fetched at once.
         public var maxConcurrentDownloads = 4
+        /// Applies dcz patches (issue #12); nil fetches full files only. On Linux the default is
+        /// libzstd; on Apple platforms an app passes a decoder with its own zstd.
+        public var patchDecoder: PatchDecoder?
 
-        public init(timeout: TimeInterval = 60, maxConcurrentDownloads: Int = 4) {
+        public init(timeout: TimeInterval = 60, maxConcurrentDownloads: Int = 4, patchDecoder: PatchDecoder? = Options.defaultPatchDecoder) {
             self.timeout = timeout
             self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
+            self.patchDecoder = patchDecoder
+        }
+
+        public static var defaultPatchDecoder: PatchDecoder? {
+            #if canImport(CNIOShim)
+            return PatchDecoder()
+            #else
+            return nil
+            #endif
         }
     }
 
@@ -84,7 +97,9 @@ public struct SyncClient: Sendable {
                 wanted.append((index, fileURLs[index]))
             }
         }
-        let downloaded = try await download(wanted, manifest: manifest)
+        // The version of each id the device holds: a patch from it replaces the full file.
+        let held = Dictionary((previous?.manifest.lists ?? []).map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let downloaded = try await download(wanted, manifest: manifest, held: held)
 
         // Step 4: the new set is complete on disk; record it, then tidy.
         try store.saveState(SyncState(manifestURL: manifestString, etag: response.headers["etag"],
@@ -102,7 +117,7 @@ public struct SyncClient: Sendable {
     }
 
     /// Fetches, verifies and stores each wanted body, a few at a time; returns them in manifest order.
-    private func download(_ wanted: [(index: Int, url: URL)], manifest: Manifest) async throws -> [SyncReport.DownloadedFile] {
+    private func download(_ wanted: [(index: Int, url: URL)], manifest: Manifest, held: [String: String]) async throws -> [SyncReport.DownloadedFile] {
         var results: [Int: SyncReport.DownloadedFile] = [:]
         try await withThrowingTaskGroup(of: (Int, SyncReport.DownloadedFile).self) { group in
             var next = 0
@@ -111,7 +126,7 @@ public struct SyncClient: Sendable {
                 let item = wanted[next]
                 let entry = manifest.lists[item.index]
                 next += 1
-                group.addTask { (item.index, try await self.fetchOne(entry, from: item.url)) }
+                group.addTask { (item.index, try await self.fetchOne(entry, from: item.url, held: held)) }
             }
             for _ in 0..<min(options.maxConcurrentDownloads, wanted.count) { addNext() }
             while let (index, file) = try await group.next() {
@@ -122,7 +137,15 @@ public struct SyncClient: Sendable {
         return results.keys.sorted().compactMap { results[$0] }
     }
 
-    private func fetchOne(_ entry: Manifest.Entry, from url: URL) async throws -> SyncReport.DownloadedFile {
+    private func fetchOne(_ entry: Manifest.Entry, from url: URL, held: [String: String]) async throws -> SyncReport.DownloadedFile {
+        var fallback: String?
+        if let decoder = options.patchDecoder, let (patch, heldSHA) = PatchFetch.candidate(for: entry, held: held, store: store) {
+            let attempt = PatchFetch(fetcher: fetcher, store: store, decoder: decoder)
+            switch await attempt.fetch(entry, patch: patch, heldSHA256: heldSHA, manifestURL: manifestURL) {
+            case .stored(let file): return file
+            case .fallback(let reason): fallback = reason
+            }
+        }
         let response = try await fetcher.get(url, headers: [:])
         guard response.status == 200 else {
             throw SyncError.fileStatus(url: url.absoluteString, status: response.status)
@@ -133,6 +156,6 @@ public struct SyncClient: Sendable {
         }
         try store.storeFile(response.body, sha256: entry.sha256)
         return SyncReport.DownloadedFile(id: entry.id, file: entry.file, sha256: entry.sha256,
-                                         transferredBytes: response.transferredBytes, bytes: response.body.count)
+                                         transferredBytes: response.transferredBytes, bytes: response.body.count, patchFallback: fallback)
     }
 }

@@ -20,6 +20,10 @@ public struct SyncReport: Codable, Sendable, Equatable {
         public var transferredBytes: Int
         /// Size of the verified list body.
         public var bytes: Int
+        /// The dcz patch the list was rebuilt from (issue #12); nil when the full file was fetched.
+        public var patch: String? = nil
+        /// Why a patch the manifest named was not used, when the full file was fetched instead.
+        public var patchFallback: String? = nil
     }
 
     public var manifestURL: String
@@ -45,6 +49,10 @@ public struct SyncReport: Codable, Sendable, Equatable {
 
     public var downloadedBytes: Int { downloaded.reduce(0) { $0 + $1.bytes } }
 
+    /// Bytes transferred as dcz patches, and as full list files.
+    public var patchTransferredBytes: Int { downloaded.filter { $0.patch != nil }.reduce(0) { $0 + $1.transferredBytes } }
+    public var fullFileTransferredBytes: Int { downloaded.filter { $0.patch == nil }.reduce(0) { $0 + $1.transferredBytes } }
+
     /// A few lines for a person: what was fetched and what must be recompiled.
     public var summary: String {
         var lines: [String] = []
@@ -58,8 +66,11 @@ public struct SyncReport: Codable, Sendable, Equatable {
             lines.append("manifest \(manifestURL): 200, \(manifestTransferredBytes) bytes; new set applied")
         }
         lines.append("downloaded \(downloaded.count) files: \(transferredBytes - manifestTransferredBytes) bytes transferred, \(downloadedBytes) bytes of lists; reused \(reusedFiles) held files")
+        lines.append("through patches: \(patchTransferredBytes) bytes; through full files: \(fullFileTransferredBytes) bytes")
         for file in downloaded {
-            lines.append("  \(file.id)  \(file.file)  \(file.transferredBytes) transferred, \(file.bytes) bytes")
+            let via = file.patch.map { " via \($0)" } ?? ""
+            let fallback = file.patchFallback.map { " (patch not used: \($0))" } ?? ""
+            lines.append("  \(file.id)  \(file.file)  \(file.transferredBytes) transferred, \(file.bytes) bytes\(via)\(fallback)")
         }
         lines.append("total transferred: \(transferredBytes) bytes")
         lines.append("lists to recompile: \(recompile.count)" + (recompile.isEmpty ? "" : " (\(recompile.joined(separator: ", ")))"))
