@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# What a device pays for each daily update, measured with the real client over HTTP.
-# Converts the real EasyList/EasyPrivacy days 2020-10-19…29 in a chain (each day with
-# --previous = the day before, so the layout is stable), serves each day's set in turn from
-# nginx (gzip_static: the same deterministic .gz bytes listserver serves), and runs
-# `listserver sync` for one device after each publish. Prints per step: lists in the set, files
-# downloaded, bytes of lists and bytes transferred (gzip), lists recompiled and their rules, and
-# whether the client fetched exactly the files whose hash changed.
+# What a device pays for each daily update, measured with the real client over HTTP (issue #12).
+# Converts the real EasyList/EasyPrivacy days 2020-10-19…29 into ONE directory, as the server's
+# refresh publishes (each day over the set already there: its layout, its grace-period files and
+# the dcz patches written from them), serves it from nginx (gzip_static: the same deterministic .gz
+# bytes listserver serves), and runs `listserver sync` for a device after each publish, and for a
+# device a week behind (synced on 10-22, then on 10-29). Prints per step: lists changed, bytes the
+# device transferred with patches and what whole changed files would cost (gzip), each as a share
+# of the new set's gzip bytes, the publish's patch generation time, the rules to recompile as a share
+# of the set's rules, and whether the client ended up with exactly the new set's hashes.
 #
 # Usage: scripts/bench/device-updates.sh            (builds release into .build-sync)
 #        LISTSERVER=path/to/listserver scripts/bench/device-updates.sh
@@ -33,54 +35,59 @@ events {}
 http {
   access_log $work/nginx/access.log;
   client_body_temp_path $work/nginx;
-  types { application/json json; }
-  server { listen 127.0.0.1:$port; root $work/current; gzip_static on; }
+  types { application/json json; application/octet-stream dcz; }
+  server { listen 127.0.0.1:$port; root $work/public; gzip_static on; }
 }
 CONF
 
-convert() { # day previous-day-or-empty
-    local previous=()
-    [[ -n "$2" ]] && previous=(--previous "$work/sets/$2")
-    "$LISTSERVER" convert --input "$lists/easylist-2020-10-$1.txt" "$lists/easyprivacy-2020-10-$1.txt" \
-        --out "$work/sets/$1" "${previous[@]}" >/dev/null
+convert() { # day: publishes that day's lists over the set in $work/public; prints the patch time
+    "$LISTSERVER" convert --input "$lists/easylist-2020-10-$1.txt" --input "$lists/easyprivacy-2020-10-$1.txt" \
+        --out "$work/public" | sed -n 's/.*patches: .* in \([0-9.]*\) s/\1/p'
+    cp "$work/public/manifest.json" "$work/manifest-$1.json"
+    # nginx's ETag is mtime+size: date each day's manifest by its day, as a real publish would.
+    touch -d "2020-10-$1 01:00:00" "$work/public/manifest.json"
 }
 
-# nginx's ETag is mtime+size: two manifests written in the same second with the same size would
-# share it and the device would get a 304. Date each day's manifest by its day, as a real publish would.
-publish() { touch -d "2020-10-$1 01:00:00" "$work/sets/$1/manifest.json"; ln -sfn "$work/sets/$1" "$work/current"; }
+sync_device() { "$LISTSERVER" sync --manifest "http://127.0.0.1:$port/manifest.json" --dir "$work/$1" --json; }
 
-sync_device() { "$LISTSERVER" sync --manifest "http://127.0.0.1:$port/manifest.json" --dir "$work/device" --json; }
-
-convert 19 ""
-publish 19
+convert 19 > /dev/null
 nginx -c "$work/nginx/nginx.conf" & nginx_pid=$!
 for _ in $(seq 50); do curl -sf -o /dev/null "http://127.0.0.1:$port/manifest.json" && break; sleep 0.1; done
-sync_device > "$work/first.json"
-python3 - "$work/first.json" <<'PY'
-import json, sys
-r = json.load(open(sys.argv[1]))
-print(f"first sync 10-19: {len(r['downloaded'])} files, {r['downloadedBytes']} bytes of lists, {r['transferredBytes']} bytes transferred")
-PY
+sync_device daily > "$work/first.json"
+python3 -c "import json,sys; r=json.load(open('$work/first.json')); print(f\"first sync 10-19: {len(r['downloaded'])} files, {r['transferredBytes']} bytes transferred\")"
 
-printf "%-10s %5s %10s %12s %12s %10s %9s %6s\n" step lists downloaded list-bytes transferred recompiled rules exact
+row() { # step-label old-day new-day report patch-seconds
+    python3 - "$work/manifest-$2.json" "$work/manifest-$3.json" "$4" "$1" "$5" "$work/public" <<'PY'
+import json, os, sys
+old, new, report, step, seconds, public = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(open(sys.argv[3])), sys.argv[4], sys.argv[5], sys.argv[6]
+held = {e["sha256"] for e in old["lists"]}
+changed = [e for e in new["lists"] if e["sha256"] not in held]
+gz = lambda e: os.path.getsize(os.path.join(public, e["file"] + ".gz"))
+set_gzip = sum(gz(e) for e in new["lists"])
+whole = sum(gz(e) for e in changed)
+got = sum(d["transferredBytes"] for d in report["downloaded"])
+via = sum(1 for d in report["downloaded"] if d.get("patch"))
+fallbacks = [d["patchFallback"] for d in report["downloaded"] if d.get("patchFallback")]
+rules = sum(e["rules"] for e in new["lists"])
+recompile = sum(e["rules"] for e in new["lists"] if e["id"] in report["recompile"])
+exact = "yes" if {d["sha256"] for d in report["downloaded"]} == {e["sha256"] for e in changed} else "NO"
+print(f"{step:<13} {len(changed):>7} {via:>7} {got:>11} {100*got/set_gzip:>7.2f}% {whole:>11} {100*whole/set_gzip:>7.2f}% "
+      f"{seconds:>8} {100*recompile/rules:>9.1f}% {exact:>5}" + (f"  fallbacks: {fallbacks}" if fallbacks else ""))
+PY
+}
+
+printf "%-13s %7s %7s %11s %8s %11s %8s %8s %10s %5s\n" step changed patched with-patch share whole-B share patch-s recompile exact
 previous=19
 for day in 20 21 22 23 24 25 26 27 28 29; do
-    convert "$day" "$previous"
-    publish "$day"
-    sync_device > "$work/sync-$day.json"
-    python3 - "$work/sets/$previous/manifest.json" "$work/sets/$day/manifest.json" "$work/sync-$day.json" "10-$previous→$day" <<'PY'
-import json, sys
-old, new, report, step = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), json.load(open(sys.argv[3])), sys.argv[4]
-expected = {e["sha256"] for e in new["lists"]} - {e["sha256"] for e in old["lists"]}
-got = [d["sha256"] for d in report["downloaded"]]
-exact = "yes" if set(got) == expected and len(got) == len(expected) else "NO"
-rules = sum(e["rules"] for e in new["lists"] if e["id"] in report["recompile"])
-print(f"{step:<10} {len(new['lists']):>5} {len(got):>10} {report['downloadedBytes']:>12} {report['transferredBytes']:>12} "
-      f"{len(report['recompile']):>10} {rules:>9} {exact:>6}")
-PY
+    seconds=$(convert "$day")
+    sync_device daily > "$work/sync-$day.json"
+    row "10-$previous→$day" "$previous" "$day" "$work/sync-$day.json" "$seconds"
+    [[ $day == 22 ]] && sync_device week > /dev/null
     previous=$day
 done
+sync_device week > "$work/sync-week.json"
+row "10-22→29 week" 22 29 "$work/sync-week.json" "-"
 # The same device again with nothing new: one conditional request, answered 304.
-sync_device > "$work/again.json"
+sync_device daily > "$work/again.json"
 python3 -c "import json,sys; r=json.load(open('$work/again.json')); print(f\"no new publish: outcome {r['outcome']}, {r['transferredBytes']} bytes transferred\")"
 echo "origin requests served: $(wc -l < "$work/nginx/access.log")"
