@@ -24,13 +24,16 @@ let package = Package(
         ),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
         .target(name: "Converter", dependencies: ["CNIOShim"]),
+        // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
+        .target(name: "ContentBlockerEngine"),
         // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
         .target(name: "ListSync", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "ContentBlockerEngine"]),
         .testTarget(name: "ConverterTests", dependencies: ["Converter"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "ContentBlockerEngine"]),
+        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]
 )
