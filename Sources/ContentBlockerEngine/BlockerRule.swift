@@ -139,9 +139,9 @@ public struct BlockerRule: Sendable {
         return filter.matches(request.url.bytes)
     }
 
-    /// An exception for a whole page: its url-filter matches every URL (`.*`), so on the pages its
-    /// condition names it cancels everything before it.
-    public var isPageWide: Bool { action == .ignorePreviousRules && filter.matches([]) }
+    /// An exception for whole pages (`$document`, `$elemhide`, `$generichide`): its url-filter matches
+    /// every URL (`.*`) and a page condition names the pages, so there it cancels everything before it.
+    public var isPageWide: Bool { action == .ignorePreviousRules && condition != nil && filter.matches([]) }
 
     public var reference: RuleReference {
         RuleReference(listID: listID, index: index, action: action, json: json)

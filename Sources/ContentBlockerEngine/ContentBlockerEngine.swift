@@ -77,7 +77,7 @@ public struct ContentBlockerEngine: Sendable {
             blockingRules: blocking.map(\.reference),
             exceptions: deciding.map { Cancellation(exception: $0.exception.reference, cancelled: $0.cancelled.filter { $0.action == .block }.map(\.reference)) },
             otherActions: outcomes.flatMap { $0.inForce.filter { ![.block, .cssDisplayNone, .ignorePreviousRules].contains($0.action) } }.map(\.reference),
-            pageExceptions: pageOutcomes.flatMap { $0.cancellations.map(\.exception.reference) },
+            pageExceptions: pageOutcomes.flatMap { $0.cancellations.map(\.exception).filter(\.isPageWide).map(\.reference) },
             hidingSelectors: hiding.map { HidingSelector(selector: $0.selector ?? "", rule: $0.reference) })
         explanation.attachSources(provenance)
         return explanation

@@ -74,7 +74,8 @@ public struct Explanation: Sendable, Equatable, Codable {
     public var exceptions: [Cancellation]
     /// Other actions in force for this load: block-cookies, make-https, notify, redirect, modify-headers.
     public var otherActions: [RuleReference]
-    /// Exceptions that match the page's own document load (they cancel hiding on the page).
+    /// Page-wide exceptions that match the page's own document load: the page-level exceptions in
+    /// force (they cancel hiding, and every earlier rule of their list, on the page).
     public var pageExceptions: [RuleReference]
     /// The selectors hidden on the page, in list order.
     public var hidingSelectors: [HidingSelector]

@@ -3,6 +3,9 @@
 and see which requests reach a loopback logging proxy.
 
 Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/webview_check.py SETDIR [--sample 300]
+`--sample 0` checks every request of a type a page can issue; `--decisions-out FILE` writes WebKit's
+own decision for each request (JSON Lines: url, page, type, webkit_blocked, page_loaded), which the
+Swift engine's test (DecisionEngineWebViewTests) compares against.
 
 How: every sampled request is rewritten to http:// (the proxy cannot see paths inside an HTTPS
 CONNECT tunnel); the evaluator decides on the very same rewritten URL and page, so the two are
@@ -122,7 +125,7 @@ for (const [url, type] of items) {
     else if (type === 'script') { const e = document.createElement('script'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
     else if (type === 'stylesheet') { const e = document.createElement('link'); e.rel = 'stylesheet'; e.onload = e.onerror = done; e.href = url; document.head.appendChild(e); }
     else if (type === 'xmlhttprequest') { fetch(url, {mode: 'no-cors', cache: 'no-store'}).then(done, done); }
-    else if (type === 'subdocument') { const e = document.createElement('iframe'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); setTimeout(done, 3000); pending++; }
+    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = () => { if (!over) { over = true; done(); } }; e.onload = e.onerror = end; setTimeout(end, 3000); e.src = url; document.body.appendChild(e); }
     else if (type === 'ping') { navigator.sendBeacon(url, 'x'); done(); }
     else if (type === 'font') { const f = new FontFace('f' + pending, 'url(' + JSON.stringify(url) + ')'); document.fonts.add(f); f.load().then(done, done); }
     else done();
@@ -137,6 +140,8 @@ def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
     load-type/load-context rule decides, then random ones; documents are capped separately."""
     rng = random.Random(seed)
     eligible = [r for r in requests if r["type"] in TESTED_TYPES and r["url"].startswith(("http://", "https://"))]
+    if size == 0:
+        return eligible
     rare, conditioned, plain = [], [], []
     for request in eligible:
         url, source = to_http(request["url"]), to_http(request.get("source") or "")
@@ -212,12 +217,14 @@ def main(argv):
     parser.add_argument("--documents", type=int, default=None, help="top-frame navigations to include (default sample/30)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--differences", default=None, help="file to write differences to")
+    parser.add_argument("--decisions-out", default=None, help="file to write WebKit's decision on every checked request to (JSON Lines)")
+    parser.add_argument("--time-limit", type=float, default=900.0, help="seconds for all page loads; requests past it are not run")
     args = parser.parse_args(argv)
 
     import gi
     gi.require_version("WebKit2", "4.1")
     gi.require_version("Gtk", "3.0")
-    from gi.repository import GLib, Gtk
+    from gi.repository import GLib, Gtk, WebKit2
 
     if not Gtk.init_check(sys.argv)[0]:
         print("webview_check.py: no display; run under xvfb-run -a", file=sys.stderr)
@@ -235,7 +242,8 @@ def main(argv):
     proxy_url = "http://127.0.0.1:%d" % proxy.server_address[1]
 
     store_dir = tempfile.mkdtemp(prefix="listserver-webview-")
-    deadline_total = time.monotonic() + 900
+    deadline_total = time.monotonic() + args.time_limit
+    started = time.monotonic()
     try:
         try:
             view, window = open_webview(lists, proxy_url, store_dir)
@@ -243,22 +251,38 @@ def main(argv):
             print(str(error), file=sys.stderr)
             return 1
 
-        def load_and_wait(url, marker, timeout):
+        load_state = {"ended": False}
+
+        def on_load_changed(_view, event):
+            if event == WebKit2.LoadEvent.FINISHED:
+                load_state["ended"] = True
+
+        def on_load_failed(*_):
+            load_state["ended"] = True
+            return False
+
+        view.connect("load-changed", on_load_changed)
+        view.connect("load-failed", on_load_failed)
+
+        def load_and_wait(url, marker, timeout, settle_seconds=0.7):
+            """Loads `url` and waits for the page's `marker` title, or (no marker: a navigation)
+            for the load to finish or fail, or for `timeout`."""
             loop = GLib.MainLoop()
             start = time.monotonic()
+            load_state["ended"] = False
 
             def poll():
-                finished = marker is not None and view.get_title() == marker
+                finished = view.get_title() == marker if marker is not None else load_state["ended"]
                 if finished or time.monotonic() - start > timeout:
                     loop.quit()
                     return False
                 return True
 
             view.load_uri(url)
-            GLib.timeout_add(100, poll)
+            GLib.timeout_add(20, poll)
             loop.run()
             # Let stragglers (beacons, iframes) reach the proxy.
-            settle = time.monotonic() + 0.7
+            settle = time.monotonic() + settle_seconds
             while time.monotonic() < settle:
                 GLib.MainContext.default().iteration(False)
                 time.sleep(0.02)
@@ -287,7 +311,10 @@ def main(argv):
                 key = "%s%d" % (HARNESS_PATH, page_number)
                 log.pages[key] = page_html(items, "done-%d" % page_number)
                 before = len(log.snapshot())
-                load_and_wait(page_url, "done-%d" % page_number, args.page_timeout)
+                # Beacons may reach the proxy after the page reports done; every other load has
+                # reached it by the time its onload/onerror (or the iframe's 3 s bound) ran.
+                stragglers = any(item["type"] == "ping" for item in items)
+                load_and_wait(page_url, "done-%d" % page_number, args.page_timeout, 0.7 if stragglers else 0.05)
                 seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
                 page_loaded = normalize_url(page_url)[0] in seen
                 for item in items:
@@ -301,7 +328,7 @@ def main(argv):
                 continue
             url = to_http(request["url"])
             before = len(log.snapshot())
-            load_and_wait(url, None, 3.0)
+            load_and_wait(url, None, 3.0, 0.05)
             seen = {normalize_url(u)[0] for u in log.snapshot()[before:]}
             ours = evaluator.decide(url, "", "document")
             results.append({"url": url, "page": url, "type": "document", "webkit_blocked": normalize_url(url)[0] not in seen,
@@ -315,7 +342,14 @@ def main(argv):
     connects = [u for u in log.snapshot() if u.startswith("CONNECT ")]
     valid = [r for r in results if r["page_loaded"]]
     differences = [r for r in valid if r["webkit_blocked"] != r["ours_blocked"]]
+    if args.decisions_out:
+        with open(args.decisions_out, "w", encoding="utf-8") as handle:
+            for r in results:
+                handle.write(json.dumps({key: r[key] for key in ("url", "page", "type", "webkit_blocked", "page_loaded")}) + "\n")
     summary = {
+        "sampled": len(sample),
+        "not_run": len(sample) - len(results),
+        "seconds": round(time.monotonic() - started, 1),
         "checked": len(valid),
         "pages_blocked_themselves": len(results) - len(valid),
         "agree": len(valid) - len(differences),

@@ -39,7 +39,7 @@ enum ExplanationText {
             lines += explanation.otherActions.map { "  " + describe($0) }
         }
         if !explanation.pageExceptions.isEmpty {
-            lines.append("exceptions matching the page itself (they cancel earlier rules of their list, hiding included):")
+            lines.append("page-level exceptions in force (each cancels the earlier rules of its list on this page, hiding included):")
             lines += explanation.pageExceptions.map { "  " + describe($0) }
         }
         let hiding = explanation.hidingSelectors
