@@ -18,8 +18,12 @@ public struct ContentBlockerEngine: Sendable {
     private let byTrigram: [UInt32: [Int32]]
     private let unindexed: [Int32]
 
+    /// How candidate rules are found: by trigram (the default), or every rule (a latency baseline).
+    public enum Indexing: Sendable { case trigram, none }
+
     /// `lists`: (list id, the list's JSON bytes) in manifest order.
-    public init(lists: [(id: String, json: [UInt8])], registrableDomains: any RegistrableDomainProvider) throws(RuleListError) {
+    public init(lists: [(id: String, json: [UInt8])], registrableDomains: any RegistrableDomainProvider,
+                indexing: Indexing = .trigram) throws(RuleListError) {
         var rules: [BlockerRule] = []
         for list in lists {
             let objects: [Any]
@@ -45,7 +49,10 @@ public struct ContentBlockerEngine: Sendable {
         self.rules = rules
         self.listIDs = lists.map(\.id)
         self.registrableDomains = registrableDomains
-        (byTrigram, unindexed) = Self.index(rules)
+        switch indexing {
+        case .trigram: (byTrigram, unindexed) = Self.index(rules)
+        case .none: (byTrigram, unindexed) = ([:], Array(0..<Int32(rules.count)))
+        }
     }
 
     /// The decision alone (the WebView checks compare this).

@@ -130,7 +130,12 @@ struct RegexParser {
     private func literal(_ byte: UInt8) -> ByteSet {
         var set = ByteSet()
         set.insert(byte)
-        return caseSensitive ? set : set.caseFolded()
+        let lower = RegexParser.lowercase(byte)
+        if !caseSensitive, lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") {
+            set.insert(lower)
+            set.insert(lower - 0x20)
+        }
+        return set
     }
 
     private func escapedSet(_ escaped: UInt8) throws(URLFilterError) -> ByteSet {
@@ -213,14 +218,17 @@ struct RegexParser {
 
     /// The lowercase byte a literal set stands for: one byte, or one ASCII letter in both cases.
     private static func lowercasedLiteral(_ set: ByteSet) -> UInt8? {
-        if let single = set.single { return lowercase(single) }
-        for letter in UInt8(ascii: "a")...UInt8(ascii: "z") where set.contains(letter) {
-            var pair = ByteSet()
-            pair.insert(letter)
-            pair.insert(letter - 0x20)
-            return pair == set ? letter : nil
+        guard let lowest = set.first else { return nil }
+        switch set.count {
+        case 1:
+            return lowercase(lowest)
+        case 2:
+            // An uppercase letter sorts first; its pair is the lowercase one.
+            let isLetterPair = lowest >= UInt8(ascii: "A") && lowest <= UInt8(ascii: "Z") && set.contains(lowest | 0x20)
+            return isLetterPair ? lowest | 0x20 : nil
+        default:
+            return nil
         }
-        return nil
     }
 
     static func lowercase(_ byte: UInt8) -> UInt8 {

@@ -138,14 +138,17 @@ struct ByteSet: Sendable, Equatable {
         return set
     }
 
-    /// The one byte this set holds, if it holds exactly one (a literal).
-    var single: UInt8? {
-        var found: UInt8?
-        for byte in 0...255 where contains(UInt8(byte)) {
-            if found != nil { return nil }
-            found = UInt8(byte)
-        }
-        return found
+    var count: Int {
+        words.0.nonzeroBitCount + words.1.nonzeroBitCount + words.2.nonzeroBitCount + words.3.nonzeroBitCount
+    }
+
+    /// The lowest byte in the set, if any.
+    var first: UInt8? {
+        if words.0 != 0 { return UInt8(words.0.trailingZeroBitCount) }
+        if words.1 != 0 { return UInt8(64 + words.1.trailingZeroBitCount) }
+        if words.2 != 0 { return UInt8(128 + words.2.trailingZeroBitCount) }
+        if words.3 != 0 { return UInt8(192 + words.3.trailingZeroBitCount) }
+        return nil
     }
 
     static func == (lhs: ByteSet, rhs: ByteSet) -> Bool {

@@ -307,6 +307,9 @@ def main(argv):
                 if time.monotonic() > deadline_total:
                     break
                 page_number += 1
+                if page_number % 100 == 0:
+                    print("webview_check: %d pages, %d requests, %.0f s" % (page_number, len(results), time.monotonic() - started),
+                          file=sys.stderr, flush=True)
                 page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
                 key = "%s%d" % (HARNESS_PATH, page_number)
                 log.pages[key] = page_html(items, "done-%d" % page_number)

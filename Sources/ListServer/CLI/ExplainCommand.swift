@@ -14,6 +14,7 @@ enum ExplainCommand: Command {
         FlagSpec(name: "--config", takesValue: true, help: "config file (default ./config.json), for its public dir"),
         FlagSpec(name: "--json", takesValue: false, help: "print the answer as JSON"),
         FlagSpec(name: "--repeat", takesValue: true, help: "answer N times in process and print the median time per answer (latency check)"),
+        FlagSpec(name: "--no-index", takesValue: false, help: "with --repeat: try every rule, not only the indexed candidates (the latency baseline)"),
     ]
     static let maxPositional = 1
     /// Longest URL or page accepted, in bytes: more is not a URL a browser sends.
@@ -25,7 +26,7 @@ enum ExplainCommand: Command {
         let directory = try arguments.value("--set") ?? ResolvedConfiguration.load(path: arguments.value("--config") ?? "config.json").publicDirectory
         let repeats = try arguments.value("--repeat").map { try ArgumentParser.integer($0, flag: "--repeat", range: 1...100_000) }
         let set = try PublishedRuleSet.load(directory: directory)
-        let engine = try set.engine(registrableDomains: try PublicSuffixFile.load())
+        let engine = try set.engine(registrableDomains: try PublicSuffixFile.load(), indexing: arguments.has("--no-index") ? .none : .trigram)
         if let repeats {
             print(ExplainLatency.measure(engine: engine, request: request, repeats: repeats).summary)
             return 0

@@ -35,9 +35,9 @@ struct PublishedRuleSet {
         return PublishedRuleSet(directory: directory, manifestSHA256: SHA256.hex(manifestData), lists: lists)
     }
 
-    func engine(registrableDomains: any RegistrableDomainProvider) throws -> ContentBlockerEngine {
+    func engine(registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram) throws -> ContentBlockerEngine {
         do {
-            return try ContentBlockerEngine(lists: lists, registrableDomains: registrableDomains)
+            return try ContentBlockerEngine(lists: lists, registrableDomains: registrableDomains, indexing: indexing)
         } catch {
             throw ExplainError.badList(error)
         }
