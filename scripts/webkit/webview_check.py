@@ -35,6 +35,10 @@ from evaluate import Evaluator, load_set, normalize_url  # noqa: E402
 TESTED_TYPES = ("script", "image", "stylesheet", "xmlhttprequest", "subdocument", "ping", "font", "document")
 GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 HARNESS_PATH = "/__lsharness__/"
+# A page issues at most this many requests, so it finishes well within --page-timeout.
+MAX_PER_PAGE = 40
+# A blocked iframe fires no load event; an allowed one reaches the proxy within milliseconds.
+IFRAME_BOUND_MS = 1500
 
 
 class ProxyLog:
@@ -125,14 +129,14 @@ for (const [url, type] of items) {
     else if (type === 'script') { const e = document.createElement('script'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
     else if (type === 'stylesheet') { const e = document.createElement('link'); e.rel = 'stylesheet'; e.onload = e.onerror = done; e.href = url; document.head.appendChild(e); }
     else if (type === 'xmlhttprequest') { fetch(url, {mode: 'no-cors', cache: 'no-store'}).then(done, done); }
-    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = () => { if (!over) { over = true; done(); } }; e.onload = e.onerror = end; setTimeout(end, 3000); e.src = url; document.body.appendChild(e); }
+    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = () => { if (!over) { over = true; done(); } }; e.onload = e.onerror = end; setTimeout(end, %d); e.src = url; document.body.appendChild(e); }
     else if (type === 'ping') { navigator.sendBeacon(url, 'x'); done(); }
     else if (type === 'font') { const f = new FontFace('f' + pending, 'url(' + JSON.stringify(url) + ')'); document.fonts.add(f); f.load().then(done, done); }
     else done();
   } catch (e) { done(); }
 }
 if (items.length === 0) document.title = %s;
-</script></body></html>""" % (calls, json.dumps(marker), json.dumps(marker))
+</script></body></html>""" % (calls, IFRAME_BOUND_MS, json.dumps(marker), json.dumps(marker))
 
 
 def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
@@ -242,14 +246,16 @@ def main(argv):
     proxy_url = "http://127.0.0.1:%d" % proxy.server_address[1]
 
     store_dir = tempfile.mkdtemp(prefix="listserver-webview-")
-    deadline_total = time.monotonic() + args.time_limit
-    started = time.monotonic()
+    compile_started = time.monotonic()
     try:
         try:
             view, window = open_webview(lists, proxy_url, store_dir)
         except ListCompileError as error:
             print(str(error), file=sys.stderr)
             return 1
+        compile_seconds = time.monotonic() - compile_started
+        deadline_total = time.monotonic() + args.time_limit
+        started = time.monotonic()
 
         load_state = {"ended": False}
 
@@ -281,11 +287,13 @@ def main(argv):
             view.load_uri(url)
             GLib.timeout_add(20, poll)
             loop.run()
+            reached = view.get_title() == marker if marker is not None else load_state["ended"]
             # Let stragglers (beacons, iframes) reach the proxy.
             settle = time.monotonic() + settle_seconds
             while time.monotonic() < settle:
                 GLib.MainContext.default().iteration(False)
                 time.sleep(0.02)
+            return reached
 
         results = []
         # Pages: group non-document requests by their (http) source page; one URL once per page.
@@ -298,7 +306,7 @@ def main(argv):
                 source = "http://%s/" % (normalize_url(to_http(request["url"]))[1] or "unknown.invalid")
             host = normalize_url(source)[1]
             group = groups.setdefault(host, [[]])
-            if any(item["http_url"] == to_http(request["url"]) for item in group[-1]):
+            if len(group[-1]) >= MAX_PER_PAGE or any(item["http_url"] == to_http(request["url"]) for item in group[-1]):
                 group.append([])
             group[-1].append(dict(request, http_url=to_http(request["url"])))
         page_number = 0
@@ -306,25 +314,30 @@ def main(argv):
             for items in pages:
                 if time.monotonic() > deadline_total:
                     break
-                page_number += 1
-                if page_number % 100 == 0:
-                    print("webview_check: %d pages, %d requests, %.0f s" % (page_number, len(results), time.monotonic() - started),
-                          file=sys.stderr, flush=True)
-                page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
-                key = "%s%d" % (HARNESS_PATH, page_number)
-                log.pages[key] = page_html(items, "done-%d" % page_number)
-                before = len(log.snapshot())
                 # Beacons may reach the proxy after the page reports done; every other load has
-                # reached it by the time its onload/onerror (or the iframe's 3 s bound) ran.
+                # reached it by the time its onload/onerror (or the iframe bound) ran.
                 stragglers = any(item["type"] == "ping" for item in items)
-                load_and_wait(page_url, "done-%d" % page_number, args.page_timeout, 0.7 if stragglers else 0.05)
-                seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
+                # A page that does not report done in time is loaded once more, with twice the time;
+                # if it still does not, its requests are left out (page_finished false), never guessed.
+                for timeout in (args.page_timeout, 2 * args.page_timeout):
+                    page_number += 1
+                    if page_number % 100 == 0:
+                        print("webview_check: %d pages, %d requests, %.0f s" % (page_number, len(results), time.monotonic() - started),
+                              file=sys.stderr, flush=True)
+                    page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
+                    key = "%s%d" % (HARNESS_PATH, page_number)
+                    log.pages[key] = page_html(items, "done-%d" % page_number)
+                    before = len(log.snapshot())
+                    page_finished = load_and_wait(page_url, "done-%d" % page_number, timeout, 0.7 if stragglers else 0.05)
+                    seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
+                    if page_finished or normalize_url(page_url)[0] not in seen:
+                        break
                 page_loaded = normalize_url(page_url)[0] in seen
                 for item in items:
                     webkit_blocked = normalize_url(item["http_url"])[0] not in seen
                     ours = evaluator.decide(item["http_url"], page_url, item["type"])
                     results.append({"url": item["http_url"], "page": page_url, "type": item["type"],
-                                    "webkit_blocked": webkit_blocked, "page_loaded": page_loaded,
+                                    "webkit_blocked": webkit_blocked, "page_loaded": page_loaded, "page_finished": page_finished,
                                     "ours_blocked": ours.blocked, "ours": ours.as_json()})
         for request in sample:
             if request["type"] != "document" or time.monotonic() > deadline_total:
@@ -335,7 +348,7 @@ def main(argv):
             seen = {normalize_url(u)[0] for u in log.snapshot()[before:]}
             ours = evaluator.decide(url, "", "document")
             results.append({"url": url, "page": url, "type": "document", "webkit_blocked": normalize_url(url)[0] not in seen,
-                            "page_loaded": True, "ours_blocked": ours.blocked, "ours": ours.as_json()})
+                            "page_loaded": True, "page_finished": True, "ours_blocked": ours.blocked, "ours": ours.as_json()})
         window.destroy()
     finally:
         proxy.shutdown()
@@ -343,18 +356,21 @@ def main(argv):
         shutil.rmtree(store_dir, ignore_errors=True)
 
     connects = [u for u in log.snapshot() if u.startswith("CONNECT ")]
-    valid = [r for r in results if r["page_loaded"]]
+    valid = [r for r in results if r["page_loaded"] and r["page_finished"]]
     differences = [r for r in valid if r["webkit_blocked"] != r["ours_blocked"]]
     if args.decisions_out:
         with open(args.decisions_out, "w", encoding="utf-8") as handle:
             for r in results:
-                handle.write(json.dumps({key: r[key] for key in ("url", "page", "type", "webkit_blocked", "page_loaded")}) + "\n")
+                handle.write(json.dumps({key: r[key] for key in ("url", "page", "type", "webkit_blocked", "page_loaded", "page_finished")}) + "\n")
     summary = {
         "sampled": len(sample),
         "not_run": len(sample) - len(results),
-        "seconds": round(time.monotonic() - started, 1),
+        "compile_seconds": round(compile_seconds, 1),
+        "load_seconds": round(time.monotonic() - started, 1),
+        "pages": page_number,
         "checked": len(valid),
-        "pages_blocked_themselves": len(results) - len(valid),
+        "pages_blocked_themselves": sum(1 for r in results if not r["page_loaded"]),
+        "unfinished": sum(1 for r in results if r["page_loaded"] and not r["page_finished"]),
         "agree": len(valid) - len(differences),
         "agreement_percent": round(100.0 * (len(valid) - len(differences)) / max(1, len(valid)), 3),
         "webkit_blocked": sum(r["webkit_blocked"] for r in valid),
