@@ -3,7 +3,23 @@ public enum ResourceType: String, CaseIterable, Sendable, Codable {
     case document, image, styleSheet = "style-sheet", script, font, raw, svgDocument = "svg-document", media
     case popup, ping, fetch, websocket, other
 
-    var bit: UInt16 { 1 << UInt16(ResourceType.allCases.firstIndex(of: self)!) }
+    var bit: UInt16 {
+        switch self {
+        case .document: return 1 << 0
+        case .image: return 1 << 1
+        case .styleSheet: return 1 << 2
+        case .script: return 1 << 3
+        case .font: return 1 << 4
+        case .raw: return 1 << 5
+        case .svgDocument: return 1 << 6
+        case .media: return 1 << 7
+        case .popup: return 1 << 8
+        case .ping: return 1 << 9
+        case .fetch: return 1 << 10
+        case .websocket: return 1 << 11
+        case .other: return 1 << 12
+        }
+    }
 }
 
 /// Where a load happens: the main frame or an iframe.

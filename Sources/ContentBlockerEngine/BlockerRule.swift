@@ -82,36 +82,19 @@ public struct BlockerRule: Sendable {
             guard let array = value as? [String] else { throw fail("\(key) must be an array of strings") }
             return array
         }
-        if let names = try strings("resource-type"), !names.isEmpty {
-            var bits: UInt16 = 0
+        /// A trigger flags array as a set; nil when absent or empty (an empty array restricts nothing).
+        func flags<Flag: RawRepresentable & Hashable>(_ key: String, as _: Flag.Type) throws(RuleListError) -> Set<Flag>? where Flag.RawValue == String {
+            guard let names = try strings(key), !names.isEmpty else { return nil }
+            var found = Set<Flag>()
             for name in names {
-                guard let type = ResourceType(rawValue: name) else { throw fail("unknown resource-type \(name)") }
-                bits |= type.bit
+                guard let flag = Flag(rawValue: name) else { throw fail("unknown \(key) \(name)") }
+                found.insert(flag)
             }
-            resourceTypes = bits
-        } else {
-            resourceTypes = nil
+            return found
         }
-        if let names = try strings("load-type"), !names.isEmpty {
-            var types = Set<LoadType>()
-            for name in names {
-                guard let type = LoadType(rawValue: name) else { throw fail("unknown load-type \(name)") }
-                types.insert(type)
-            }
-            loadTypes = types
-        } else {
-            loadTypes = nil
-        }
-        if let names = try strings("load-context"), !names.isEmpty {
-            var contexts = Set<LoadContext>()
-            for name in names {
-                guard let context = LoadContext(rawValue: name) else { throw fail("unknown load-context \(name)") }
-                contexts.insert(context)
-            }
-            loadContexts = contexts
-        } else {
-            loadContexts = nil
-        }
+        loadTypes = try flags("load-type", as: LoadType.self)
+        loadContexts = try flags("load-context", as: LoadContext.self)
+        resourceTypes = try flags("resource-type", as: ResourceType.self).map { $0.reduce(0) { $0 | $1.bit } }
         var conditions: [PageCondition] = []
         func regexes(_ values: [String]) throws(RuleListError) -> [URLFilterRegex] {
             var out: [URLFilterRegex] = []

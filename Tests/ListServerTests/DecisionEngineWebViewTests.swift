@@ -94,7 +94,13 @@ import Testing
         let finished = try WebKitTestSupport.runScript("webview_check.py", [
             set.path, "--sample", "0", "--json", "--time-limit", "1500", "--decisions-out", decisionsFile.path,
         ], under: [xvfb, "-a"], timeout: 1800)
-        let summary = try JSONDecoder().decode(Summary.self, from: finished.stdout)
+        let summary: Summary
+        do {
+            summary = try JSONDecoder().decode(Summary.self, from: finished.stdout)
+        } catch {
+            Issue.record("webview_check.py printed no summary (exit \(finished.status)): \(finished.stderr.suffix(3000))")
+            return
+        }
         let decisions = try Self.lines(try Data(contentsOf: decisionsFile), as: WebViewDecision.self)
         #expect(summary.not_run == 0, "every eligible request ran within the time limit")
         #expect(summary.unfinished == 0, "every page reported done (after one retry with twice the time)")

@@ -136,7 +136,7 @@ for (const [url, type] of items) {
   } catch (e) { done(); }
 }
 if (items.length === 0) document.title = %s;
-</script></body></html>""" % (calls, IFRAME_BOUND_MS, json.dumps(marker), json.dumps(marker))
+</script></body></html>""" % (calls, json.dumps(marker), IFRAME_BOUND_MS, json.dumps(marker))
 
 
 def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
