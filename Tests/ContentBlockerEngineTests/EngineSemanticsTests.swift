@@ -71,7 +71,7 @@ import Testing
     @Test func hidingSelectorsComeFromThePageLoadInListOrder() throws {
         let rules = try engine([
             ("generic", #"[{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":".ad"}},{"trigger":{"url-filter":".*","if-domain":["*quiet.example"]},"action":{"type":"ignore-previous-rules"}}]"#),
-            ("sites", #"[{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?quiet\\.example[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":"#promo"}}]"#),
+            ("sites", ##"[{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?quiet\\.example[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":"#promo"}}]"##),
         ])
         let loud = rules.explain(try request("https://x.com/a.js", page: "https://loud.example/"))
         #expect(loud.hidingSelectors.map(\.selector) == [".ad"])
