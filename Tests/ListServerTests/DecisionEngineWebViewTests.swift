@@ -85,7 +85,12 @@ import Testing
         #expect(blocked > 1000 && blocked < answers.count - 1000, "both outcomes are common in the sample")
     }
 
-    @Test func engineAgreesWithRealWebViewOnEveryLoadableDevSampleRequest() throws {
+    /// 12–15 minutes on this 2-core machine (941 pages through one WebView), which does not fit CI's
+    /// budget beside the rest of the suite: `scripts/webview-full.sh` runs it; CI runs the evaluate.py
+    /// comparison above, and WebKitEvaluatorTests ties evaluate.py to the WebView on a sample.
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["LISTSERVER_FULL_WEBVIEW"] == "1",
+                   "set LISTSERVER_FULL_WEBVIEW=1 (scripts/webview-full.sh) for the full WebView pass"))
+    func engineAgreesWithRealWebViewOnEveryLoadableDevSampleRequest() throws {
         let xvfb = "/usr/bin/xvfb-run"
         try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
         let (set, engine) = try Self.converted.get()
