@@ -26,7 +26,8 @@ final class ServerApp: @unchecked Sendable {
     func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
         let configuration = resolved.configuration
         let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
-        let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate)
+        let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
+        let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
         let state: PersistentState
         do {
             state = try pipeline.store.load()

@@ -22,6 +22,8 @@ struct SiteContent: Sendable {
     var manifest: Entry?
     /// Hashed list files by name.
     var files: [String: Entry]
+    /// Manifest signatures by name (`signatures/<manifest sha256>.minisig`), immutable like list files.
+    var signatures: [String: Entry] = [:]
 
     static let empty = SiteContent(manifest: nil, files: [:])
 
@@ -34,6 +36,10 @@ struct SiteContent: Sendable {
         var resources = files.map { name, entry in
             StaticResource(name: name, identity: entry.identity, gzip: entry.gzip, sha256: entry.sha256, lastModified: entry.lastModified,
                            cacheControl: "public, max-age=31536000, immutable")
+        }
+        for (name, entry) in signatures {
+            resources.append(StaticResource(name: name, identity: entry.identity, gzip: nil, sha256: entry.sha256, lastModified: entry.lastModified,
+                                            cacheControl: "public, max-age=31536000, immutable", contentType: "text/plain; charset=utf-8"))
         }
         if let manifest {
             let cache = "public, max-age=\(configuration.manifestMaxAgeSeconds), "
