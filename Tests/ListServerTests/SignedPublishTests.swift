@@ -91,6 +91,24 @@ import Glibc
         try tampered.write(to: scratch.sub("manifest.json"))
         let refused = Self.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
         #expect(refused.status != 0, "minisign must reject a manifest with one byte changed: \(refused.output)")
+
+        // The operator's view: the key to pin, the served signature's state, the seconds left.
+        let (_, statusBody) = try await ServeTests.request(server.url("/status"))
+        let status = try #require(try JSONSerialization.jsonObject(with: statusBody) as? [String: Any])
+        let signing = try #require(status["signing"] as? [String: Any], "/status has a signing object")
+        #expect(signing["publicKey"] as? String == publicKey)
+        let keyID = try #require(publicKeyFile.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        #expect(signing["keyId"] as? String == keyID)
+        #expect(signing["generation"] as? Int == generation)
+        #expect(signing["expires"] as? String == manifest.expires)
+        let signedAt = try #require((signing["signedAt"] as? String).flatMap(ManifestSigner.parseTime))
+        #expect(abs(signedAt.timeIntervalSinceNow) < 300, "signed during this start")
+        let (_, metricsBody) = try await ServeTests.request(server.url("/metrics"))
+        let metrics = String(decoding: metricsBody, as: UTF8.self)
+        let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix("listserver_signature_expiry_seconds{") }, "\(metrics)")
+        #expect(line.contains("key_id=\"\(keyID)\""))
+        let left = try #require(Double(line.split(separator: " ").last ?? ""))
+        #expect(abs(left - expires.timeIntervalSinceNow) < 60, "the gauge is the time left until `expires`: \(line)")
         #expect(server.terminate() == 0)
     }
 

@@ -38,8 +38,9 @@ struct PublishedSignature: Sendable, Equatable {
         return nil
     }
 
-    var servedEntry: SiteContent.Entry {
-        SiteContent.Entry(name: name, identity: bytes, gzip: nil, sha256: SHA256.hex(bytes), lastModified: Date())
+    /// As served; `signedAt` is Last-Modified and /status's time of signing.
+    func servedEntry(signedAt: Date) -> SiteContent.Entry {
+        SiteContent.Entry(name: name, identity: bytes, gzip: nil, sha256: SHA256.hex(bytes), lastModified: signedAt)
     }
 }
 
@@ -134,7 +135,7 @@ extension Publisher {
     /// The signatures the set serves after a publish: the new one and every earlier one not yet expired.
     func signatures(after previous: PublishedSet?, plan: PublishPlan, now: Date) -> [String: SiteContent.Entry] {
         var out = previous?.directory == writer.directory ? previous?.content.signatures ?? [:] : [:]
-        if let signature = plan.signature { out[signature.name] = out[signature.name] ?? signature.servedEntry }
+        if let signature = plan.signature { out[signature.name] = out[signature.name] ?? signature.servedEntry(signedAt: now) }
         return out
     }
 
@@ -165,7 +166,7 @@ extension Publisher {
         var next = current
         next.manifest = try Manifest.decode(Data(bytes))
         next.content.manifest = PublishedSet.manifestEntry(bytes, sha256: signature.manifestSHA256, lastModified: now)
-        next.content.signatures[signature.name] = signature.servedEntry
+        next.content.signatures[signature.name] = signature.servedEntry(signedAt: now)
         let files = manifest.lists.flatMap { [$0.file, $0.file + ".gz"] }
         if let last = history.indices.last, history[last].supersededAt == nil { history[last].supersededAt = now }
         history.append(PersistentState.PublishRecord(manifestSHA256: signature.manifestSHA256, publishedAt: now, supersededAt: nil, files: files))
@@ -207,7 +208,8 @@ extension SetWriter {
             guard let hash = PublishedSignature.manifestSHA256(inFileName: name),
                   let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= MinisignSignature.maximumFileBytes else { continue }
             let signature = PublishedSignature(manifestSHA256: hash, bytes: Array(data))
-            out[signature.name] = signature.servedEntry
+            let modified = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.modificationDate] as? Date
+            out[signature.name] = signature.servedEntry(signedAt: modified ?? Date())
         }
         return out
     }
