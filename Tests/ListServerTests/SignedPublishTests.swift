@@ -170,6 +170,23 @@ import Glibc
         #expect(!FileManager.default.fileExists(atPath: scratch.sub(firstName)))
     }
 
+    /// The signature goes to disk before its manifest: when it cannot be written (here a file is in
+    /// the way of `signatures/`), the publish fails and the previous manifest stays in place.
+    @Test func aSignatureThatCannotBeWrittenLeavesThePreviousManifestServed() throws {
+        let scratch = ScratchDirectory("signed-fault")
+        let signer = try Self.signer(validity: 14 * 86_400)
+        let publisher = Publisher(writer: SetWriter(directory: scratch.path), gracePeriod: 3_600, gate: nil, log: LogLines().log, signer: signer)
+        var history: [PersistentState.PublishRecord] = []
+        let first = try publisher.publish(FaultTests.output([FaultTests.incompressibleList("ads", rules: 30)]), over: nil, history: &history)
+        let manifestBefore = FileManager.default.contents(atPath: scratch.sub("manifest.json"))
+        try FileManager.default.moveItem(atPath: scratch.sub("signatures"), toPath: scratch.sub("signatures.moved"))
+        try Array("in the way".utf8).write(to: scratch.sub("signatures"))
+        #expect(throws: PublishError.self) {
+            _ = try publisher.publish(FaultTests.output([FaultTests.incompressibleList("ads", rules: 31)]), over: first.published, history: &history)
+        }
+        #expect(FileManager.default.contents(atPath: scratch.sub("manifest.json")) == manifestBefore)
+    }
+
     @Test func twoOriginsFedTheSameListsWithinOneStepPublishTheSameSignedBytes() throws {
         let scratch = ScratchDirectory("signed-origins")
         let signer = try Self.signer(validity: 14 * 86_400)
