@@ -3,6 +3,7 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
+import TestSupport
 @testable import ListServer
 
 /// Issue #13, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
@@ -133,5 +134,54 @@ import Testing
         #expect(try await client.sync().outcome == .updated)
         let state = try #require(try SyncStore(directory: URL(fileURLWithPath: storePath)).loadState())
         #expect(state.manifest.generation == rotated.manifest.generation)
+    }
+
+    /// The same checks through a real CDN (Varnish, scripts/varnish/cdn.vcl): the signature travels
+    /// through the edge beside its manifest, and a replayed or tampered manifest the edge hands out
+    /// is still refused, the store intact.
+    @Test func throughVarnishARolledBackOrTamperedManifestIsRefused() async throws {
+        let keyA = try Self.signer()
+        let origin = Origin()
+        let first = try origin.publish(keyA, tag: "one")
+        let server = try ServerHarness(configure: {
+            $0.manifestMaxAgeSeconds = 1
+            $0.manifestStaleWhileRevalidateSeconds = 0
+        }, content: first.content)
+        defer { server.stop() }
+        let cdn = try VarnishCDN(originPort: server.port)
+        defer { cdn.stop() }
+        let manifestURL = URL(string: cdn.baseURL + "/manifest.json")!
+        let storePath = origin.scratch.sub("device")
+        let client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)),
+                                trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey]), options: .init(timeout: 10))
+        #expect(try await client.sync().outcome == .updated)
+
+        func serve(_ content: SiteContent) async throws {
+            server.server.install(content)
+            let manifest = try #require(content.manifest).identity
+            let arrived = try await eventually(timeout: 15, interval: 0.2) {
+                try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == manifest
+            }
+            try #require(arrived, "the edge never served the new manifest")
+        }
+        let second = try origin.publish(keyA, tag: "two")
+        try await serve(second.content)
+        #expect(try await client.sync().outcome == .updated)
+        let held = Self.snapshot(storePath)
+
+        try await serve(first.content)
+        if case .rollback = await Self.refusal(client) {} else { Issue.record("a replayed older manifest through the CDN must be refused") }
+        #expect(Self.snapshot(storePath) == held)
+
+        var tampered = second.content
+        var bytes = try #require(tampered.manifest).identity
+        let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
+        bytes[digit] = UInt8(ascii: "3")
+        let tamperedHash = SHA256.hex(bytes)
+        tampered.manifest = PublishedSet.manifestEntry(bytes, sha256: tamperedHash, lastModified: Date())
+        tampered.signatures[PublishedSignature.name(forManifest: tamperedHash)] = second.content.signatures[PublishedSignature.name(forManifest: second.manifestSHA256!)]
+        try await serve(tampered)
+        if case .badSignature = await Self.refusal(client) {} else { Issue.record("a tampered manifest through the CDN must be refused") }
+        #expect(Self.snapshot(storePath) == held)
     }
 }
