@@ -75,11 +75,11 @@ struct ManifestSigner: Sendable {
         return expires.timeIntervalSince(now) < validity / 2
     }
 
-    /// `unsigned` with its generation (above `previous`'s) and expiry, as bytes, and its signature.
-    func sign(_ unsigned: Manifest, previous: Manifest?, now: Date) throws -> (bytes: [UInt8], signature: PublishedSignature) {
+    /// `unsigned` with its generation (above `previousGeneration`) and expiry, as bytes, and its signature.
+    func sign(_ unsigned: Manifest, previousGeneration: Int, now: Date) throws -> (bytes: [UInt8], signature: PublishedSignature) {
         let signedAt = signingTime(now)
         var manifest = unsigned
-        let generation = max((previous?.generation ?? 0) + 1, signedAt)
+        let generation = max(previousGeneration + 1, signedAt)
         let expires = Self.formatTime(signedAt + Int(validity))
         manifest.generation = generation
         manifest.expires = expires
@@ -126,10 +126,23 @@ extension Publisher {
                 return
             }
         }
-        let (bytes, signature) = try signer.sign(unsigned, previous: prior, now: now)
+        let (bytes, signature) = try signer.sign(unsigned, previousGeneration: highestGeneration(prior, previous), now: now)
         plan.manifest = bytes
         plan.manifestSHA256 = signature.manifestSHA256
         plan.signature = signature
+    }
+
+    /// The highest generation the served manifest or any signature still served carries, so a publish
+    /// without a key in between (no generation) does not take the generation back.
+    private func highestGeneration(_ manifest: Manifest?, _ set: PublishedSet?) -> Int {
+        var highest = manifest?.generation ?? 0
+        for (name, entry) in set?.content.signatures ?? [:] {
+            let signature = PublishedSignature(manifestSHA256: name, bytes: entry.identity)
+            if let comment = signature.parsed?.trustedComment, let value = ManifestTrust.field("generation", in: comment).flatMap({ Int($0) }) {
+                highest = max(highest, value)
+            }
+        }
+        return highest
     }
 
     /// The signatures the set serves after a publish: the new one and every earlier one not yet expired.
@@ -160,7 +173,7 @@ extension Publisher {
         var unsigned = manifest
         unsigned.generation = nil
         unsigned.expires = nil
-        let (bytes, signature) = try signer.sign(unsigned, previous: manifest, now: now)
+        let (bytes, signature) = try signer.sign(unsigned, previousGeneration: highestGeneration(manifest, current), now: now)
         try writer.writeSignature(signature)
         try writer.atomicWrite(bytes, name: PublishPlan.manifestName)
         var next = current

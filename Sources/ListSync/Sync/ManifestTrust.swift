@@ -84,7 +84,7 @@ public struct ManifestTrust: Sendable {
     }
 
     /// `name:value` from a trusted comment of space- or tab-separated fields.
-    static func field(_ name: String, in comment: String) -> String? {
+    public static func field(_ name: String, in comment: String) -> String? {
         for part in comment.split(whereSeparator: { $0 == " " || $0 == "\t" }) where part.hasPrefix(name + ":") {
             return String(part.dropFirst(name.count + 1))
         }
