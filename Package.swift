@@ -29,6 +29,8 @@ let package = Package(
         ),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
         .target(name: "Converter", dependencies: ["CNIOShim"]),
+        // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
+        .target(name: "ContentBlockerEngine"),
         // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
         .target(name: "ListSync", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
@@ -37,7 +39,7 @@ let package = Package(
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
         // format types and the device's verifier live in ListSync, which this builds on.
         .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),
@@ -52,7 +54,7 @@ let package = Package(
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "TestSupport",
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport",
                                                            "ManifestSigning"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
@@ -67,6 +69,7 @@ let package = Package(
         .testTarget(name: "DictionaryPatchTests",
                     dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "DCZTool", "Converter", "CNIOShim"]),
         // ---- end patches block
+        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]
 )

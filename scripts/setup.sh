@@ -11,10 +11,13 @@ packages=(libcurl4-openssl-dev zlib1g-dev libssl-dev libidn2-dev)
 packages+=(libzstd-dev)  # patches (issue #12): dcz patches between list versions
 # The publish gate compiles every list with WebKit's real content-blocker compiler.
 packages+=(libwebkit2gtk-4.1-0 gir1.2-webkit2-4.1 python3-gi)
+# `listserver explain`: registrable domains (Public Suffix List) for third-party decisions.
+packages+=(publicsuffix)
 if [ "$mode" = test ]; then
   # Tests: venv for the adblock-rust reference and REDbot; the public suffix list for
-  # third-party decisions; Varnish as a real CDN; nginx/wrk/hyperfine for benchmarks; Xvfb for WebView checks.
-  packages+=(python3-venv python3-pip publicsuffix varnish nginx wrk hyperfine xvfb util-linux time curl)
+  # third-party decisions; Varnish as a real CDN; nginx/wrk/hyperfine for benchmarks; Xvfb for WebView checks;
+  # systemd-analyze to check deploy/listserver.service.
+  packages+=(python3-venv python3-pip varnish nginx wrk hyperfine xvfb util-linux time curl systemd)
   # Signed manifests: minisign and Python's cryptography as independent verifiers, openssl to read our PEM keys.
   packages+=(minisign python3-cryptography openssl)
   packages+=(zstd)  # patches (issue #12): the zstd CLI as an independent decoder of our patches

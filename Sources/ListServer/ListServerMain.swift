@@ -6,7 +6,7 @@ enum ListServerMain {
     static let version = "1.0.0"
 
     static let commands: [any Command.Type] = [
-        ServeCommand.self, ConvertCommand.self, FetchCommand.self, VerifyCommand.self, SyncCommand.self, KeygenCommand.self,
+        ServeCommand.self, ConvertCommand.self, FetchCommand.self, VerifyCommand.self, SyncCommand.self, KeygenCommand.self, ExplainCommand.self,
     ]
 
     static var topLevelUsage: String {

@@ -3,6 +3,9 @@
 and see which requests reach a loopback logging proxy.
 
 Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/webview_check.py SETDIR [--sample 300]
+`--sample 0` checks every request of a type a page can issue; `--decisions-out FILE` writes WebKit's
+own decision for each request (JSON Lines: url, page, type, webkit_blocked, page_loaded), which the
+Swift engine's test (DecisionEngineWebViewTests) compares against.
 
 How: every sampled request is rewritten to http:// (the proxy cannot see paths inside an HTTPS
 CONNECT tunnel); the evaluator decides on the very same rewritten URL and page, so the two are
@@ -32,6 +35,10 @@ from evaluate import Evaluator, load_set, normalize_url  # noqa: E402
 TESTED_TYPES = ("script", "image", "stylesheet", "xmlhttprequest", "subdocument", "ping", "font", "document")
 GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
 HARNESS_PATH = "/__lsharness__/"
+# A page issues at most this many requests, so it finishes well within --page-timeout.
+MAX_PER_PAGE = 40
+# A blocked iframe fires no load event; an allowed one reaches the proxy within milliseconds.
+IFRAME_BOUND_MS = 1500
 
 
 class ProxyLog:
@@ -122,14 +129,14 @@ for (const [url, type] of items) {
     else if (type === 'script') { const e = document.createElement('script'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
     else if (type === 'stylesheet') { const e = document.createElement('link'); e.rel = 'stylesheet'; e.onload = e.onerror = done; e.href = url; document.head.appendChild(e); }
     else if (type === 'xmlhttprequest') { fetch(url, {mode: 'no-cors', cache: 'no-store'}).then(done, done); }
-    else if (type === 'subdocument') { const e = document.createElement('iframe'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); setTimeout(done, 3000); pending++; }
+    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = () => { if (!over) { over = true; done(); } }; e.onload = e.onerror = end; setTimeout(end, %d); e.src = url; document.body.appendChild(e); }
     else if (type === 'ping') { navigator.sendBeacon(url, 'x'); done(); }
     else if (type === 'font') { const f = new FontFace('f' + pending, 'url(' + JSON.stringify(url) + ')'); document.fonts.add(f); f.load().then(done, done); }
     else done();
   } catch (e) { done(); }
 }
 if (items.length === 0) document.title = %s;
-</script></body></html>""" % (calls, json.dumps(marker), json.dumps(marker))
+</script></body></html>""" % (calls, json.dumps(marker), IFRAME_BOUND_MS, json.dumps(marker))
 
 
 def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
@@ -137,6 +144,8 @@ def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
     load-type/load-context rule decides, then random ones; documents are capped separately."""
     rng = random.Random(seed)
     eligible = [r for r in requests if r["type"] in TESTED_TYPES and r["url"].startswith(("http://", "https://"))]
+    if size == 0:
+        return eligible
     rare, conditioned, plain = [], [], []
     for request in eligible:
         url, source = to_http(request["url"]), to_http(request.get("source") or "")
@@ -212,12 +221,14 @@ def main(argv):
     parser.add_argument("--documents", type=int, default=None, help="top-frame navigations to include (default sample/30)")
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--differences", default=None, help="file to write differences to")
+    parser.add_argument("--decisions-out", default=None, help="file to write WebKit's decision on every checked request to (JSON Lines)")
+    parser.add_argument("--time-limit", type=float, default=900.0, help="seconds for all page loads; requests past it are not run")
     args = parser.parse_args(argv)
 
     import gi
     gi.require_version("WebKit2", "4.1")
     gi.require_version("Gtk", "3.0")
-    from gi.repository import GLib, Gtk
+    from gi.repository import GLib, Gtk, WebKit2
 
     if not Gtk.init_check(sys.argv)[0]:
         print("webview_check.py: no display; run under xvfb-run -a", file=sys.stderr)
@@ -235,33 +246,54 @@ def main(argv):
     proxy_url = "http://127.0.0.1:%d" % proxy.server_address[1]
 
     store_dir = tempfile.mkdtemp(prefix="listserver-webview-")
-    deadline_total = time.monotonic() + 900
+    compile_started = time.monotonic()
     try:
         try:
             view, window = open_webview(lists, proxy_url, store_dir)
         except ListCompileError as error:
             print(str(error), file=sys.stderr)
             return 1
+        compile_seconds = time.monotonic() - compile_started
+        deadline_total = time.monotonic() + args.time_limit
+        started = time.monotonic()
 
-        def load_and_wait(url, marker, timeout):
+        load_state = {"ended": False}
+
+        def on_load_changed(_view, event):
+            if event == WebKit2.LoadEvent.FINISHED:
+                load_state["ended"] = True
+
+        def on_load_failed(*_):
+            load_state["ended"] = True
+            return False
+
+        view.connect("load-changed", on_load_changed)
+        view.connect("load-failed", on_load_failed)
+
+        def load_and_wait(url, marker, timeout, settle_seconds=0.7):
+            """Loads `url` and waits for the page's `marker` title, or (no marker: a navigation)
+            for the load to finish or fail, or for `timeout`."""
             loop = GLib.MainLoop()
             start = time.monotonic()
+            load_state["ended"] = False
 
             def poll():
-                finished = marker is not None and view.get_title() == marker
+                finished = view.get_title() == marker if marker is not None else load_state["ended"]
                 if finished or time.monotonic() - start > timeout:
                     loop.quit()
                     return False
                 return True
 
             view.load_uri(url)
-            GLib.timeout_add(100, poll)
+            GLib.timeout_add(20, poll)
             loop.run()
+            reached = view.get_title() == marker if marker is not None else load_state["ended"]
             # Let stragglers (beacons, iframes) reach the proxy.
-            settle = time.monotonic() + 0.7
+            settle = time.monotonic() + settle_seconds
             while time.monotonic() < settle:
                 GLib.MainContext.default().iteration(False)
                 time.sleep(0.02)
+            return reached
 
         results = []
         # Pages: group non-document requests by their (http) source page; one URL once per page.
@@ -274,7 +306,7 @@ def main(argv):
                 source = "http://%s/" % (normalize_url(to_http(request["url"]))[1] or "unknown.invalid")
             host = normalize_url(source)[1]
             group = groups.setdefault(host, [[]])
-            if any(item["http_url"] == to_http(request["url"]) for item in group[-1]):
+            if len(group[-1]) >= MAX_PER_PAGE or any(item["http_url"] == to_http(request["url"]) for item in group[-1]):
                 group.append([])
             group[-1].append(dict(request, http_url=to_http(request["url"])))
         page_number = 0
@@ -282,30 +314,41 @@ def main(argv):
             for items in pages:
                 if time.monotonic() > deadline_total:
                     break
-                page_number += 1
-                page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
-                key = "%s%d" % (HARNESS_PATH, page_number)
-                log.pages[key] = page_html(items, "done-%d" % page_number)
-                before = len(log.snapshot())
-                load_and_wait(page_url, "done-%d" % page_number, args.page_timeout)
-                seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
+                # Beacons may reach the proxy after the page reports done; every other load has
+                # reached it by the time its onload/onerror (or the iframe bound) ran.
+                stragglers = any(item["type"] == "ping" for item in items)
+                # A page that does not report done in time is loaded once more, with twice the time;
+                # if it still does not, its requests are left out (page_finished false), never guessed.
+                for timeout in (args.page_timeout, 2 * args.page_timeout):
+                    page_number += 1
+                    if page_number % 100 == 0:
+                        print("webview_check: %d pages, %d requests, %.0f s" % (page_number, len(results), time.monotonic() - started),
+                              file=sys.stderr, flush=True)
+                    page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
+                    key = "%s%d" % (HARNESS_PATH, page_number)
+                    log.pages[key] = page_html(items, "done-%d" % page_number)
+                    before = len(log.snapshot())
+                    page_finished = load_and_wait(page_url, "done-%d" % page_number, timeout, 0.7 if stragglers else 0.05)
+                    seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
+                    if page_finished or normalize_url(page_url)[0] not in seen:
+                        break
                 page_loaded = normalize_url(page_url)[0] in seen
                 for item in items:
                     webkit_blocked = normalize_url(item["http_url"])[0] not in seen
                     ours = evaluator.decide(item["http_url"], page_url, item["type"])
                     results.append({"url": item["http_url"], "page": page_url, "type": item["type"],
-                                    "webkit_blocked": webkit_blocked, "page_loaded": page_loaded,
+                                    "webkit_blocked": webkit_blocked, "page_loaded": page_loaded, "page_finished": page_finished,
                                     "ours_blocked": ours.blocked, "ours": ours.as_json()})
         for request in sample:
             if request["type"] != "document" or time.monotonic() > deadline_total:
                 continue
             url = to_http(request["url"])
             before = len(log.snapshot())
-            load_and_wait(url, None, 3.0)
+            load_and_wait(url, None, 3.0, 0.05)
             seen = {normalize_url(u)[0] for u in log.snapshot()[before:]}
             ours = evaluator.decide(url, "", "document")
             results.append({"url": url, "page": url, "type": "document", "webkit_blocked": normalize_url(url)[0] not in seen,
-                            "page_loaded": True, "ours_blocked": ours.blocked, "ours": ours.as_json()})
+                            "page_loaded": True, "page_finished": True, "ours_blocked": ours.blocked, "ours": ours.as_json()})
         window.destroy()
     finally:
         proxy.shutdown()
@@ -313,11 +356,21 @@ def main(argv):
         shutil.rmtree(store_dir, ignore_errors=True)
 
     connects = [u for u in log.snapshot() if u.startswith("CONNECT ")]
-    valid = [r for r in results if r["page_loaded"]]
+    valid = [r for r in results if r["page_loaded"] and r["page_finished"]]
     differences = [r for r in valid if r["webkit_blocked"] != r["ours_blocked"]]
+    if args.decisions_out:
+        with open(args.decisions_out, "w", encoding="utf-8") as handle:
+            for r in results:
+                handle.write(json.dumps({key: r[key] for key in ("url", "page", "type", "webkit_blocked", "page_loaded", "page_finished")}) + "\n")
     summary = {
+        "sampled": len(sample),
+        "not_run": len(sample) - len(results),
+        "compile_seconds": round(compile_seconds, 1),
+        "load_seconds": round(time.monotonic() - started, 1),
+        "pages": page_number,
         "checked": len(valid),
-        "pages_blocked_themselves": len(results) - len(valid),
+        "pages_blocked_themselves": sum(1 for r in results if not r["page_loaded"]),
+        "unfinished": sum(1 for r in results if r["page_loaded"] and not r["page_finished"]),
         "agree": len(valid) - len(differences),
         "agreement_percent": round(100.0 * (len(valid) - len(differences)) / max(1, len(valid)), 3),
         "webkit_blocked": sum(r["webkit_blocked"] for r in valid),

@@ -1,0 +1,143 @@
+import Foundation
+
+/// The action of a rule, as WebKit names it.
+public enum ActionType: String, Sendable, Codable, CaseIterable {
+    case block, blockCookies = "block-cookies", cssDisplayNone = "css-display-none"
+    case ignorePreviousRules = "ignore-previous-rules", makeHTTPS = "make-https"
+    case notify, redirect, modifyHeaders = "modify-headers"
+}
+
+/// A `*`-aware domain condition entry: `*example.com` also matches subdomains.
+struct DomainPattern: Sendable {
+    var domain: String
+    var includesSubdomains: Bool
+
+    init(_ value: String) {
+        includesSubdomains = value.hasPrefix("*")
+        var domain = includesSubdomains ? String(value.dropFirst()) : value
+        if includesSubdomains, domain.hasPrefix(".") { domain.removeFirst() }
+        self.domain = domain
+    }
+
+    func matches(_ host: String) -> Bool {
+        if host == domain { return true }
+        return includesSubdomains && host.hasSuffix(domain) && host.utf8.count > domain.utf8.count
+            && host.utf8[host.utf8.index(host.utf8.endIndex, offsetBy: -domain.utf8.count - 1)] == UInt8(ascii: ".")
+    }
+}
+
+/// The condition a trigger may carry: at most one of these (WebKit refuses two).
+enum PageCondition: Sendable {
+    case ifDomain([DomainPattern]), unlessDomain([DomainPattern])
+    case ifTopURL([URLFilterRegex]), unlessTopURL([URLFilterRegex])
+    /// `if-frame-url` / `unless-frame-url`: the frame is the top frame in this request model.
+    case ifFrameURL([URLFilterRegex]), unlessFrameURL([URLFilterRegex])
+
+    func holds(page: NormalizedURL) -> Bool {
+        switch self {
+        case .ifDomain(let patterns): return patterns.contains { $0.matches(page.host) }
+        case .unlessDomain(let patterns): return !patterns.contains { $0.matches(page.host) }
+        case .ifTopURL(let filters), .ifFrameURL(let filters): return filters.contains { $0.matches(page.bytes) }
+        case .unlessTopURL(let filters), .unlessFrameURL(let filters): return !filters.contains { $0.matches(page.bytes) }
+        }
+    }
+}
+
+/// One rule of a WebKit list, parsed for matching, with its position and its JSON text.
+public struct BlockerRule: Sendable {
+    public let listID: String
+    public let index: Int
+    public let action: ActionType
+    /// The css-display-none selector.
+    public let selector: String?
+    /// The rule's own JSON, byte for byte as the list holds it.
+    public let json: String
+    let filter: URLFilterRegex
+    let resourceTypes: UInt16?
+    let loadTypes: Set<LoadType>?
+    let loadContexts: Set<LoadContext>?
+    let condition: PageCondition?
+
+    init(listID: String, index: Int, object: Any, json: String) throws(RuleListError) {
+        self.listID = listID
+        self.index = index
+        self.json = json
+        func fail(_ reason: String) -> RuleListError { RuleListError(listID: listID, index: index, reason: reason) }
+        guard let rule = object as? [String: Any], let trigger = rule["trigger"] as? [String: Any],
+              let actionObject = rule["action"] as? [String: Any] else { throw fail("a rule needs a trigger and an action object") }
+        guard let typeName = actionObject["type"] as? String, let action = ActionType(rawValue: typeName) else {
+            throw fail("unknown action type \(actionObject["type"] ?? "none")")
+        }
+        self.action = action
+        selector = actionObject["selector"] as? String
+        guard let pattern = trigger["url-filter"] as? String else { throw fail("a trigger needs a url-filter string") }
+        let caseSensitive = trigger["url-filter-is-case-sensitive"] as? Bool ?? false
+        do {
+            filter = try URLFilterRegex(pattern, caseSensitive: caseSensitive)
+        } catch {
+            throw fail(error.description)
+        }
+        func strings(_ key: String) throws(RuleListError) -> [String]? {
+            guard let value = trigger[key] else { return nil }
+            guard let array = value as? [String] else { throw fail("\(key) must be an array of strings") }
+            return array
+        }
+        /// A trigger flags array as a set; nil when absent or empty (an empty array restricts nothing).
+        func flags<Flag: RawRepresentable & Hashable>(_ key: String, as _: Flag.Type) throws(RuleListError) -> Set<Flag>? where Flag.RawValue == String {
+            guard let names = try strings(key), !names.isEmpty else { return nil }
+            var found = Set<Flag>()
+            for name in names {
+                guard let flag = Flag(rawValue: name) else { throw fail("unknown \(key) \(name)") }
+                found.insert(flag)
+            }
+            return found
+        }
+        loadTypes = try flags("load-type", as: LoadType.self)
+        loadContexts = try flags("load-context", as: LoadContext.self)
+        resourceTypes = try flags("resource-type", as: ResourceType.self).map { $0.reduce(0) { $0 | $1.bit } }
+        var conditions: [PageCondition] = []
+        func regexes(_ values: [String]) throws(RuleListError) -> [URLFilterRegex] {
+            var out: [URLFilterRegex] = []
+            for value in values {
+                do { out.append(try URLFilterRegex(value, caseSensitive: caseSensitive)) } catch { throw fail(error.description) }
+            }
+            return out
+        }
+        if let values = try strings("if-domain") { conditions.append(.ifDomain(values.map(DomainPattern.init))) }
+        if let values = try strings("unless-domain") { conditions.append(.unlessDomain(values.map(DomainPattern.init))) }
+        if let values = try strings("if-top-url") { conditions.append(.ifTopURL(try regexes(values))) }
+        if let values = try strings("unless-top-url") { conditions.append(.unlessTopURL(try regexes(values))) }
+        if let values = try strings("if-frame-url") { conditions.append(.ifFrameURL(try regexes(values))) }
+        if let values = try strings("unless-frame-url") { conditions.append(.unlessFrameURL(try regexes(values))) }
+        guard conditions.count <= 1 else { throw fail("a trigger cannot have more than one condition") }
+        condition = conditions.first
+    }
+
+    /// Whether the trigger fires for `request`; `loadType` is computed once per request by the engine.
+    func matches(_ request: BlockerRequest, loadType: LoadType) -> Bool {
+        if let resourceTypes, resourceTypes & request.resourceType.bit == 0 { return false }
+        if let loadContexts, !loadContexts.contains(request.loadContext) { return false }
+        if let loadTypes, !loadTypes.contains(loadType) { return false }
+        if let condition, !condition.holds(page: request.page) { return false }
+        return filter.matches(request.url.bytes)
+    }
+
+    /// An exception for whole pages (`$document`, `$elemhide`, `$generichide`): its url-filter matches
+    /// every URL (`.*`) and a page condition names the pages, so there it cancels everything before it.
+    public var isPageWide: Bool { action == .ignorePreviousRules && condition != nil && filter.matches([]) }
+
+    public var reference: RuleReference {
+        RuleReference(listID: listID, index: index, action: action, json: json)
+    }
+}
+
+/// A rule list WebKit would refuse, or one the engine cannot read.
+public struct RuleListError: Error, Equatable, CustomStringConvertible, Sendable {
+    public var listID: String
+    /// The rule's index, or nil when the list as a whole is bad.
+    public var index: Int?
+    public var reason: String
+    public var description: String {
+        index.map { "list \(listID), rule \($0): \(reason)" } ?? "list \(listID): \(reason)"
+    }
+}

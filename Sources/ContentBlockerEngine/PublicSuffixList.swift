@@ -1,0 +1,44 @@
+/// Registrable domains by the Public Suffix List algorithm (https://publicsuffix.org/list/): the
+/// longest matching rule, `*` wildcards, `!` exceptions, and the implicit rule `*`. Built from the
+/// list's text, so it stays pure; `PublicSuffixFile` in the executable reads Debian's copy.
+public struct PublicSuffixList: RegistrableDomainProvider {
+    private let rules: Set<String>
+    private let exceptions: Set<String>
+
+    /// `toASCII` turns a Unicode rule into punycode (hosts arrive in punycode); a rule it cannot
+    /// convert is left out. The default keeps ASCII rules only.
+    public init(text: String, toASCII: (String) -> String? = { $0.utf8.allSatisfy { $0 < 0x80 } ? $0 : nil }) {
+        var rules = Set<String>()
+        var exceptions = Set<String>()
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let rule = line.split(whereSeparator: \.isWhitespace).first, !rule.hasPrefix("//") else { continue }
+            guard let lowered = toASCII(rule.lowercased()) else { continue }
+            if lowered.hasPrefix("!") { exceptions.insert(String(lowered.dropFirst())) } else { rules.insert(lowered) }
+        }
+        self.rules = rules
+        self.exceptions = exceptions
+    }
+
+    /// eTLD+1 of `host`; the host itself for IP addresses and for hosts that are public suffixes.
+    public func registrableDomain(of host: String) -> String {
+        var host = host.lowercased()
+        while host.hasSuffix(".") { host.removeLast() }
+        if host.hasPrefix("[") || host.split(separator: ".").allSatisfy({ $0.allSatisfy(\.isNumber) }) { return host }
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        let suffix = suffixLength(labels)
+        guard labels.count > suffix else { return host }
+        return labels.suffix(suffix + 1).joined(separator: ".")
+    }
+
+    private func suffixLength(_ labels: [String]) -> Int {
+        for start in 0..<labels.count {
+            let candidate = labels[start...].joined(separator: ".")
+            if exceptions.contains(candidate) { return labels.count - start - 1 }
+            if rules.contains(candidate) { return labels.count - start }
+            if start + 1 <= labels.count - 1, rules.contains((["*"] + labels[(start + 1)...]).joined(separator: ".")) {
+                return labels.count - start
+            }
+        }
+        return 1
+    }
+}

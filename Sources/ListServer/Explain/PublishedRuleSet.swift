@@ -1,0 +1,45 @@
+import ContentBlockerEngine
+import Foundation
+import ListSync
+
+/// A published set read back for explaining: the manifest's lists, in its order, each checked
+/// against its SHA-256, so an answer is about exactly what devices download.
+struct PublishedRuleSet {
+    var directory: String
+    var manifestSHA256: String
+    var lists: [(id: String, json: [UInt8])]
+
+    static func load(directory: String) throws -> PublishedRuleSet {
+        let manifestPath = URL(fileURLWithPath: directory).appendingPathComponent("manifest.json").path
+        guard let manifestData = FileManager.default.contents(atPath: manifestPath) else {
+            throw ExplainError.noManifest(directory)
+        }
+        let manifest: Manifest
+        do {
+            manifest = try JSONDecoder().decode(Manifest.self, from: manifestData)
+        } catch {
+            throw ExplainError.badManifest(manifestPath, reason: "\(error)")
+        }
+        guard manifest.format == 1 else { throw ExplainError.badManifest(manifestPath, reason: "format \(manifest.format)") }
+        var lists: [(id: String, json: [UInt8])] = []
+        for entry in manifest.lists {
+            guard !entry.file.contains("/"), !entry.file.hasPrefix(".") else {
+                throw ExplainError.badManifest(manifestPath, reason: "list \(entry.id) names a file outside the set: \(entry.file)")
+            }
+            let path = URL(fileURLWithPath: directory).appendingPathComponent(entry.file).path
+            guard let data = FileManager.default.contents(atPath: path) else { throw ExplainError.listUnreadable(entry.id, path: path) }
+            let actual = SHA256.hex(data)
+            guard actual == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: actual) }
+            lists.append((entry.id, Array(data)))
+        }
+        return PublishedRuleSet(directory: directory, manifestSHA256: SHA256.hex(manifestData), lists: lists)
+    }
+
+    func engine(registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram) throws -> ContentBlockerEngine {
+        do {
+            return try ContentBlockerEngine(lists: lists, registrableDomains: registrableDomains, indexing: indexing)
+        } catch {
+            throw ExplainError.badList(error)
+        }
+    }
+}
