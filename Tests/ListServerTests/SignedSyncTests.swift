@@ -51,6 +51,19 @@ import TestSupport
         }
     }
 
+    /// `set`'s content with one byte of the manifest changed and the genuine signature served under
+    /// the changed manifest's hash (what a cache that rewrites manifests would do).
+    static func tampered(_ set: PublishedSet) throws -> SiteContent {
+        var content = set.content
+        var bytes = try #require(content.manifest).identity
+        let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
+        bytes[digit] = UInt8(ascii: "3")
+        let hash = SHA256.hex(bytes)
+        content.manifest = PublishedSet.manifestEntry(bytes, sha256: hash, lastModified: Date())
+        content.signatures[PublishedSignature.name(forManifest: hash)] = set.content.signatures[PublishedSignature.name(forManifest: try #require(set.manifestSHA256))]
+        return content
+    }
+
     static func signer(validity: Double = 14 * 86_400) throws -> ManifestSigner {
         ManifestSigner(key: try ManifestSigningKey.generate(), validity: validity)
     }
@@ -72,14 +85,7 @@ import TestSupport
 
         // 1. Tampered: one byte of the manifest changed, the genuine signature served at the new hash.
         var held = Self.snapshot(storePath)
-        var tampered = first.content
-        var bytes = try #require(tampered.manifest).identity
-        let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
-        bytes[digit] = UInt8(ascii: "3")
-        let tamperedHash = SHA256.hex(bytes)
-        tampered.manifest = PublishedSet.manifestEntry(bytes, sha256: tamperedHash, lastModified: Date())
-        tampered.signatures[PublishedSignature.name(forManifest: tamperedHash)] = first.content.signatures[PublishedSignature.name(forManifest: first.manifestSHA256!)]
-        server.server.install(tampered)
+        server.server.install(try Self.tampered(first))
         if case .badSignature = await Self.refusal(client) {} else { Issue.record("a tampered manifest must fail verification") }
         #expect(Self.snapshot(storePath) == held)
 
@@ -173,14 +179,7 @@ import TestSupport
         if case .rollback = await Self.refusal(client) {} else { Issue.record("a replayed older manifest through the CDN must be refused") }
         #expect(Self.snapshot(storePath) == held)
 
-        var tampered = second.content
-        var bytes = try #require(tampered.manifest).identity
-        let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
-        bytes[digit] = UInt8(ascii: "3")
-        let tamperedHash = SHA256.hex(bytes)
-        tampered.manifest = PublishedSet.manifestEntry(bytes, sha256: tamperedHash, lastModified: Date())
-        tampered.signatures[PublishedSignature.name(forManifest: tamperedHash)] = second.content.signatures[PublishedSignature.name(forManifest: second.manifestSHA256!)]
-        try await serve(tampered)
+        try await serve(try Self.tampered(second))
         if case .badSignature = await Self.refusal(client) {} else { Issue.record("a tampered manifest through the CDN must be refused") }
         #expect(Self.snapshot(storePath) == held)
     }
