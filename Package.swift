@@ -54,7 +54,8 @@ let package = Package(
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
+                                                           "ManifestSigning"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
         // ---- patches block (issue #12): RFC 9842 dcz patches between list versions

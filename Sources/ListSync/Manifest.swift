@@ -69,10 +69,17 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     public var format: Int
     public var lists: [Entry]
+    // Signing (issue #13): nil in an unsigned manifest. Written after `lists`, in this order.
+    /// Never decreases from one published manifest to the next; a client refuses a lower one.
+    public var generation: Int?
+    /// RFC 3339 UTC time (`2026-12-15T00:00:00Z`) after which a client refuses the manifest.
+    public var expires: String?
 
-    public init(format: Int = 1, lists: [Entry]) {
+    public init(format: Int = 1, lists: [Entry], generation: Int? = nil, expires: String? = nil) {
         self.format = format
         self.lists = lists
+        self.generation = generation
+        self.expires = expires
     }
 
     /// The published bytes: fixed key order, no whitespace, no timestamps, a trailing newline.
@@ -85,6 +92,8 @@ public struct Manifest: Codable, Sendable, Equatable {
             entry.write(to: &object)
             return object.bytes()
         })
+        if let generation { top.field("generation", integer: generation) }
+        if let expires { top.field("expires", string: expires) }
         return top.bytes() + [0x0A]
     }
 

@@ -40,13 +40,17 @@ public struct SyncClient: Sendable {
     public let store: SyncStore
     private let fetcher: HTTPFetcher
     private let options: Options
+    /// Which manifests are accepted (signature, generation, expiry); checked before any other use.
+    public let trust: ManifestTrust
 
     /// - Parameters:
+    ///   - trust: the pinned public keys, or `.unsignedAllowed` for a server that does not sign.
     ///   - session: pass one without a URL cache (the client does its own revalidation);
     ///     nil makes an ephemeral one.
-    public init(manifestURL: URL, store: SyncStore, session: URLSession? = nil, options: Options = Options()) {
+    public init(manifestURL: URL, store: SyncStore, trust: ManifestTrust, session: URLSession? = nil, options: Options = Options()) {
         self.manifestURL = manifestURL
         self.store = store
+        self.trust = trust
         self.options = options
         self.fetcher = HTTPFetcher(session: session ?? SyncClient.makeSession(), timeout: options.timeout)
     }
@@ -76,12 +80,17 @@ public struct SyncClient: Sendable {
         }
         let response = try await fetcher.get(manifestURL, headers: headers)
         if response.status == 304, headers["If-None-Match"] != nil {
+            if let previous { try ManifestTrust.checkNotExpired(previous.manifest, url: manifestString, now: Date()) }
             return SyncReport(manifestURL: manifestString, outcome: .notModified, manifestStatus: 304,
                               manifestTransferredBytes: response.transferredBytes, downloaded: [], reusedFiles: 0,
                               recompile: [], removedLists: [], removedFiles: 0)
         }
         guard response.status == 200 else {
             throw SyncError.manifestStatus(url: manifestString, status: response.status)
+        }
+        try await trust.check(response.body, url: manifestURL, held: previous?.manifest, now: Date()) { url in
+            let signature = try await fetcher.get(url, headers: [:])
+            return (signature.status, signature.body)
         }
         let manifest = try ManifestValidator.decode(response.body, url: manifestString)
         let fileURLs = try ManifestValidator.resolveFiles(manifest, against: manifestURL)

@@ -41,7 +41,7 @@ import Testing
         let device = try TemporaryDirectory("device-daily")
         defer { device.remove() }
         let client = SyncClient(manifestURL: URL(string: origin.baseURL + "/manifest.json")!,
-                                store: SyncStore(directory: device.url), options: .init(timeout: 30))
+                                store: SyncStore(directory: device.url), trust: .unsignedAllowed, options: .init(timeout: 30))
 
         var previous: PublishedSetForTests?
         print("day         files  changed  downloaded-bytes  transferred-bytes  recompiled  recompiled-rules")

@@ -1,6 +1,7 @@
 import Converter
 import Foundation
 import ListSync
+import ManifestSigning
 import Testing
 @testable import ListServer
 #if canImport(Glibc)
@@ -179,11 +180,14 @@ import Glibc
     /// directory (the product's publish path, not a test double), killed with SIGKILL while they
     /// publish. A kill counts as landing mid-publish only when the process was still running, had
     /// begun writing its set (a new file or temp file is in the directory) and its manifest was
-    /// not yet in place. After every kill the manifest on disk must name only intact files.
+    /// not yet in place. After every kill the manifest on disk must name only intact files, and
+    /// have a valid signature at its URL (`--signing-key`).
     @Test func killDashNineDuringPublishingNeverLeavesABrokenManifest() throws {
         let binary = try Self.listserverBinary()
         let scratch = ScratchDirectory("kill9")
         let directory = scratch.sub("public")
+        let key = try SigningKeyFile.generate(inDirectory: scratch.sub("key"))
+        let verifier = try SignatureVerifier(trustedKeys: [key.key.publicKey])
         let input = scratch.sub("round.txt")
         let wanted = 100
         var rounds = 0
@@ -200,7 +204,7 @@ import Glibc
             let manifestBefore = FileManager.default.contents(atPath: directory + "/manifest.json")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["convert", "--input", input, "--out", directory, "--chunk-size", "150"]
+            process.arguments = ["convert", "--input", input, "--out", directory, "--chunk-size", "150", "--signing-key", key.privateKeyPath]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
@@ -209,6 +213,7 @@ import Glibc
                 process.waitUntilExit()
                 #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
                 #expect(Self.manifestProblems(in: directory).isEmpty)
+                #expect(SignedPublishTests.signatureProblems(in: directory, verifier: verifier).isEmpty)
                 if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
                     sawManifest = true
                     manifests.insert(data)
@@ -238,6 +243,8 @@ import Glibc
             }
             let problems = Self.manifestProblems(in: directory)
             #expect(problems.isEmpty, "after round \(rounds): \(problems)")
+            let unsigned = SignedPublishTests.signatureProblems(in: directory, verifier: verifier)
+            #expect(unsigned.isEmpty, "after round \(rounds): \(unsigned)")
             if let manifestAfter {
                 sawManifest = true
                 manifests.insert(manifestAfter)
@@ -246,6 +253,9 @@ import Glibc
             }
             // Temp files of killed writers are what a restart removes before publishing again.
             for name in names where name.hasPrefix(".") && name.contains(".tmp-") { unlink(directory + "/" + name) }
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/signatures")) ?? [] where name.contains(".tmp-") {
+                unlink(directory + "/signatures/" + name)
+            }
         }
         #expect(killsMidPublish >= wanted, "only \(killsMidPublish) of \(rounds) kills landed mid-publish")
         #expect(sawManifest, "no run ever completed a manifest")

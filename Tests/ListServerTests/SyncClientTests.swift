@@ -31,7 +31,7 @@ import Testing
     }
 
     static func client(_ origin: ScriptedOrigin, _ directory: TemporaryDirectory, path: String = "/manifest.json") -> SyncClient {
-        SyncClient(manifestURL: URL(string: origin.baseURL + path)!, store: SyncStore(directory: directory.url),
+        SyncClient(manifestURL: URL(string: origin.baseURL + path)!, store: SyncStore(directory: directory.url), trust: .unsignedAllowed,
                    options: .init(timeout: 10))
     }
 
@@ -259,10 +259,10 @@ import Testing
         let site = Self.v1
         origin.setHandler { site.reply(to: $0) }
         let url = origin.baseURL + "/manifest.json"
-        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path]) == 0)
+        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
         #expect(try Self.storedHashes(directory) == site.hashes)
         origin.setHandler { _ in .init(status: 502) }
-        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path]) == 1)
+        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
         #expect(ListServerMain.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
         #expect(ListServerMain.run(["sync", "--dir", directory.path]) == 2)
     }

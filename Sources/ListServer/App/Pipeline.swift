@@ -10,12 +10,13 @@ struct Pipeline: Sendable {
     var cycle: RefreshCycle
     var reporting: RefreshReporting
 
-    init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?) {
+    init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?, signer: ManifestSigner? = nil) {
         self.resolved = resolved
         let configuration = resolved.configuration
         store = StateStore(directory: resolved.stateDirectory)
         publisher = Publisher(writer: SetWriter(directory: resolved.publicDirectory),
-                              gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"))
+                              gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"),
+                              signer: signer)
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
         let setRefresh = SetRefresh(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,

@@ -26,7 +26,8 @@ final class ServerApp: @unchecked Sendable {
     func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
         let configuration = resolved.configuration
         let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
-        let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate)
+        let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
+        let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
         let state: PersistentState
         do {
             state = try pipeline.store.load()
@@ -48,14 +49,17 @@ final class ServerApp: @unchecked Sendable {
         do {
             let loaded = try pipeline.loadPublished(history: state.history)
             server.install(loaded.content)
+            status.update { $0.signing = SigningStatus(signer: signer, content: loaded.content) }
             pipeline.reporting.recordLoaded(loaded)
             log.info("serving the published set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
             published = loaded
         } catch {
             log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
         }
-        let scheduler = RefreshScheduler(pipeline: pipeline, state: state, published: published) { [log] content in
+        if published == nil { status.update { $0.signing = SigningStatus(signer: signer, content: nil) } }
+        let scheduler = RefreshScheduler(pipeline: pipeline, state: state, published: published) { [log, status] content in
             server.install(content)
+            status.update { $0.signing = SigningStatus(signer: signer, content: content) }
             log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
         }
         schedulerBox.scheduler = scheduler

@@ -2,6 +2,7 @@ import Converter
 import Dispatch
 import Foundation
 import ListSync
+import ManifestSigning
 
 /// `listserver convert`: ABP files in, a published set (lists, gzip siblings, manifest, report,
 /// layout state) out. The conversion itself is `ListConverter`; publishing is `Publisher`, the same
@@ -9,7 +10,7 @@ import ListSync
 enum ConvertCommand: Command {
     static let name = "convert"
     static let summary = "convert ABP filter files into a WebKit content-blocker set"
-    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--dry-run]"
+    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--signing-key FILE] [--dry-run]"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--input", takesValue: true, repeatable: true,
                  help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
@@ -22,6 +23,8 @@ enum ConvertCommand: Command {
         FlagSpec(name: "--removal-grace", takesValue: true,
                  help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"),
         FlagSpec(name: "--no-validate", takesValue: false, help: "skip the WebKit validity check of new lists (benchmarks only)"),
+        FlagSpec(name: "--signing-key", takesValue: true,
+                 help: "Ed25519 private key (PEM, mode 0600) that signs the manifest (signatures/<sha256>.minisig, valid 14 days); unsigned without it"),
         FlagSpec(name: "--dry-run", takesValue: false, help: "convert to JSON bytes only: write, hash and compress nothing"),
     ]
 
@@ -52,6 +55,13 @@ enum ConvertCommand: Command {
         if let text = arguments.value("--grace-period") {
             gracePeriod = Double(try ArgumentParser.integer(text, flag: "--grace-period", range: 0...(10 * 365 * 86_400)))
         }
+        let signer = try arguments.value("--signing-key").map { path in
+            do {
+                return ManifestSigner(key: try SigningKeyFile.load(path: path), validity: Configuration.Publish().signatureValiditySeconds)
+            } catch let error as SigningKeyError {
+                throw InputError(description: "--signing-key: \(error)")
+            }
+        }
         let sources = try readSources(inputs)
         // The set already in --out is the previous one, as for the server's refresh: it stays
         // served for the grace period and patches are written from its lists.
@@ -67,7 +77,8 @@ enum ConvertCommand: Command {
             // publish history: a superseded file's grace period starts at its mtime.
             let writer = SetWriter(directory: out)
             writer.removeStaleTempFiles()
-            let publisher = Publisher(writer: writer, gracePeriod: gracePeriod, gate: nil, log: Log(label: "convert", minimum: .warning))
+            let publisher = Publisher(writer: writer, gracePeriod: gracePeriod, gate: nil, log: Log(label: "convert", minimum: .warning),
+                                      signer: signer)
             var history: [PersistentState.PublishRecord] = []
             let outcome = try publisher.publish(output, over: previous, history: &history)
             created = outcome.createdFiles.count

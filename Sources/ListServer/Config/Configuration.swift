@@ -59,6 +59,11 @@ struct Configuration: Sendable, Equatable {
         var gracePeriodSeconds = 7.0 * 86_400
         /// "auto" (verify when WebKitGTK is installed), "on" or "off".
         var verifyWithWebKit = "auto"
+        /// The Ed25519 private key (PKCS#8 PEM, mode 0600) that signs every manifest; nil: the
+        /// state directory's `signing-key.pem`, generated on first start.
+        var signingKeyFile: String?
+        /// A signature's validity: the manifest's `expires` is this long after the signing time.
+        var signatureValiditySeconds = 14.0 * 86_400
     }
 
     struct HTTP: Sendable, Equatable {

@@ -227,10 +227,12 @@ private struct StrictPublish: Decodable {
     var value: Configuration.Publish
     init(_ value: Configuration.Publish) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["gracePeriodSeconds", "verifyWithWebKit"])
+        let object = try StrictObject(decoder, allowed: ["gracePeriodSeconds", "verifyWithWebKit", "signingKeyFile", "signatureValiditySeconds"])
         var v = Configuration.Publish()
         v.gracePeriodSeconds = try object.positive("gracePeriodSeconds", default: v.gracePeriodSeconds, allowZero: true)
         v.verifyWithWebKit = try object.value("verifyWithWebKit", default: v.verifyWithWebKit)
+        v.signingKeyFile = try object.value("signingKeyFile", default: v.signingKeyFile)
+        v.signatureValiditySeconds = try object.positive("signatureValiditySeconds", default: v.signatureValiditySeconds, allowZero: false)
         if !["auto", "on", "off"].contains(v.verifyWithWebKit) {
             throw ConfigurationError(file: "", key: "publish.verifyWithWebKit", problem: "must be \"auto\", \"on\" or \"off\"")
         }

@@ -22,6 +22,8 @@ struct SiteContent: Sendable {
     var manifest: Entry?
     /// Hashed list files by name.
     var files: [String: Entry]
+    /// Manifest signatures by name (`signatures/<manifest sha256>.minisig`), immutable like list files.
+    var signatures: [String: Entry] = [:]
 
     static let empty = SiteContent(manifest: nil, files: [:])
 
@@ -37,6 +39,10 @@ struct SiteContent: Sendable {
             return StaticResource(name: name, identity: entry.identity, gzip: isPatch ? nil : entry.gzip, sha256: entry.sha256,
                                   lastModified: entry.lastModified, cacheControl: "public, max-age=31536000, immutable",
                                   contentType: isPatch ? "application/octet-stream" : "application/json")
+        }
+        for (name, entry) in signatures {
+            resources.append(StaticResource(name: name, identity: entry.identity, gzip: nil, sha256: entry.sha256, lastModified: entry.lastModified,
+                                            cacheControl: "public, max-age=31536000, immutable", contentType: "text/plain; charset=utf-8"))
         }
         if let manifest {
             let cache = "public, max-age=\(configuration.manifestMaxAgeSeconds), "

@@ -13,6 +13,8 @@ enum PublishError: Error, CustomStringConvertible, Equatable {
     case existingFileMismatch(String)
     /// Every list failed the publish gate and there is no previous version to keep.
     case gateRejectedAll([String])
+    /// The manifest could not be signed (libcrypto failed); nothing was published.
+    case signing(String)
 
     var description: String {
         switch self {
@@ -32,6 +34,8 @@ enum PublishError: Error, CustomStringConvertible, Equatable {
             return "\(path) exists but its bytes do not match the hash in its name; remove it and publish again"
         case .gateRejectedAll(let ids):
             return "WebKit rejected every new list (\(ids.joined(separator: ", "))) and no previous version exists; nothing published"
+        case .signing(let reason):
+            return "signing the manifest failed: \(reason); the previous set is still served"
         }
     }
 }

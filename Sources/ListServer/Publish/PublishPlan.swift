@@ -41,6 +41,8 @@ struct PublishPlan: Sendable {
     var report: [UInt8]
     /// The converter's opaque layout state, published beside the manifest as `layout.json`.
     var layoutState: [UInt8]
+    /// The manifest's detached signature, set by `Publisher.signPlan` (nil: unsigned).
+    var signature: PublishedSignature? = nil
 
     /// Every file name the manifest makes reachable (identity and gzip).
     var fileNames: [String] { lists.flatMap { [$0.fileName, $0.gzipName] + $0.patches.map(\.fileName) } }

@@ -124,8 +124,9 @@ struct PublishedSetLoader: Sendable {
         }
         let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)).map { Array($0) }
         let entry = PublishedSet.manifestEntry(manifestBytes, sha256: manifestHash, lastModified: manifestDate)
-        return PublishedSet(directory: writer.directory, manifest: manifest, content: SiteContent(manifest: entry, files: files),
-                            layoutState: layout)
+        var content = SiteContent(manifest: entry, files: files)
+        content.signatures = writer.loadSignatures()
+        return PublishedSet(directory: writer.directory, manifest: manifest, content: content, layoutState: layout)
     }
 
     private func modificationDate(_ path: String) -> Date {

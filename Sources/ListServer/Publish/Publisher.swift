@@ -33,6 +33,8 @@ struct Publisher: Sendable {
     var gracePeriod: Double
     var gate: (any PublishGate)?
     var log: Log
+    /// Signs every manifest (nil: unsigned, as `convert` without `--signing-key`).
+    var signer: ManifestSigner? = nil
 
     var retention: Retention { Retention(writer: writer, gracePeriod: gracePeriod) }
     var loader: PublishedSetLoader { PublishedSetLoader(writer: writer, gracePeriod: gracePeriod) }
@@ -45,16 +47,20 @@ struct Publisher: Sendable {
         let (lists, rejections) = try gateNewLists(named, previous: previous)
         var patches = PatchPlanner.Summary()
         let expired = expiredFiles(keeping: Set(lists.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
-        let plan = try PublishPlan.make(named: lists, report: output.report, layoutState: output.layoutState, knownGzip: {
+        var plan = try PublishPlan.make(named: lists, report: output.report, layoutState: output.layoutState, knownGzip: {
             previous?.content.files[String($0.dropLast(3))]?.gzip
         }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
+        try signPlan(&plan, previous: previous, now: now)
         let written = try writer.write(plan, over: previous)
         retention.record(plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)
         let removed = retention.prune(keeping: Set(plan.fileNames), history: &history, now: now)
         if written.manifestChanged {
             log.info("published manifest \(plan.manifestSHA256.prefix(12)): \(plan.lists.count) lists, \(written.createdFiles.count) new files, \(removed.count) expired files removed, \(patches.written) of \(patches.encoded) new patches kept in \(String(format: "%.3f", patches.seconds)) s")
         }
-        let published = successor(of: previous, plan: plan, manifestChanged: written.manifestChanged, removed: removed, now: now)
+        var published = successor(of: previous, plan: plan, manifestChanged: written.manifestChanged, removed: removed, now: now)
+        published.content.signatures = signatures(after: previous, plan: plan, now: now)
+        if let signed = try? Manifest.decode(Data(plan.manifest)) { published.manifest = signed }
+        pruneSignatures(of: &published, now: now)
         return Outcome(plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
                        removedFiles: removed, rejections: rejections, patches: patches, published: published)
     }

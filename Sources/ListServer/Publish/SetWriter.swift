@@ -49,6 +49,7 @@ struct SetWriter: Sendable {
         let current = sources.inPlace ? previous?.content.manifest?.identity
             : FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
         let changed = current != plan.manifest
+        if let signature = plan.signature { try writeSignature(signature) }
         if changed {
             try atomicWrite(plan.manifest, name: PublishPlan.manifestName)
         }
@@ -103,7 +104,7 @@ struct SetWriter: Sendable {
         try atomicWrite(bytes, name: name)
     }
 
-    private func atomicWrite(_ bytes: [UInt8], name: String) throws {
+    func atomicWrite(_ bytes: [UInt8], name: String) throws {
         do {
             try AtomicFile.write(bytes, to: path(name))
         } catch let error as AtomicFile.WriteError {

@@ -70,10 +70,19 @@ struct SetRefresh: Sendable {
     /// answer 304 for weeks) and serve a set without them.
     private func expireOldFiles(of current: PublishedSet, state: inout PersistentState, published: inout PublishedSet?,
                                 outcome: inout RefreshOutcome, now: Date) -> SetOutcome {
-        guard let (next, removed) = publisher.expireOldFiles(of: current, history: &state.history, now: now) else { return .unchanged }
+        let expired = publisher.expireOldFiles(of: current, history: &state.history, now: now)
+        let renewed: PublishedSet?
+        do {
+            renewed = try publisher.renewSignatureIfDue(of: expired?.0 ?? current, history: &state.history, now: now)
+        } catch let error as PublishError {
+            return .failed(.publish(error))
+        } catch {
+            return .failed(.publish(.write(publisher.writer.directory, "\(error)")))
+        }
+        guard let next = renewed ?? expired?.0 else { return .unchanged }
         published = next
         outcome.published = next
-        return .unchangedFilesExpired(removed)
+        return .unchangedFilesExpired(expired?.1 ?? [])
     }
 
     /// The last good copy, else the bundled snapshot (recorded as the source in use).

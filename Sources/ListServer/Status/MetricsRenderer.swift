@@ -32,6 +32,10 @@ struct MetricsRenderer {
             family("listserver_manifest_age_seconds", "gauge", "Seconds since the served manifest was generated.",
                    [("", seconds(activity.now.timeIntervalSince(generated)))])
         }
+        if let signing = status.signing, let expiry = signing.expiryDate {
+            family("listserver_signature_expiry_seconds", "gauge", "Seconds until the served manifest's signature expires (devices refuse it after).",
+                   [("key_id=\"\(signing.signedByKeyId ?? signing.keyId)\"", seconds(expiry.timeIntervalSince(activity.now)))])
+        }
         var ageSamples: [(labels: String, value: String)] = []
         var ruleSamples: [(labels: String, value: String)] = []
         for list in status.lists {

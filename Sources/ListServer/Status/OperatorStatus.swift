@@ -52,6 +52,7 @@ struct OperatorStatus: Codable, Sendable, Equatable {
     var upstreams: [UpstreamStatus] = []
     var lastRefresh: RefreshStatus?
     var conversion: ConversionSummary?
+    var signing: SigningStatus?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).

@@ -24,6 +24,7 @@ struct StatusDocument: Encodable {
     var upstreams: [OperatorStatus.UpstreamStatus]
     var lastRefresh: OperatorStatus.RefreshStatus?
     var conversion: OperatorStatus.ConversionSummary?
+    var signing: SigningStatus?
     var http: HTTPCounters
 
     init(status: OperatorStatus, activity: ServerActivity) {
@@ -39,6 +40,7 @@ struct StatusDocument: Encodable {
         upstreams = status.upstreams
         lastRefresh = status.lastRefresh
         conversion = status.conversion
+        signing = status.signing
         var byRoute: [String: [String: Int]] = [:]
         for count in activity.metrics.requestCounts {
             byRoute[count.route, default: [:]][count.status] = count.count

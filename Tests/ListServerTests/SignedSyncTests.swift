@@ -1,0 +1,186 @@
+import Converter
+import Foundation
+import ListSync
+import ManifestSigning
+import Testing
+import TestSupport
+@testable import ListServer
+
+/// Issue #13, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
+/// the real publisher signed. Each attack is refused with its reason and the device store stays
+/// byte for byte what it was; a key rotation and an explicitly allowed unsigned set are accepted.
+@Suite(.serialized) struct SignedSyncTests {
+    /// Publishes successive sets into one directory, as an origin would.
+    final class Origin {
+        let scratch = ScratchDirectory("signed-sync")
+        var history: [PersistentState.PublishRecord] = []
+        var current: PublishedSet?
+
+        func publish(_ signer: ManifestSigner?, tag: String, now: Date = Date()) throws -> PublishedSet {
+            let publisher = Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 86_400 * 30, gate: nil,
+                                      log: LogLines().log, signer: signer)
+            let list = RuleList(id: "ads", json: PublishedSetForTestsLike.rules(tag: tag, count: 20), ruleCount: 20)
+            let output = ConversionOutput(lists: [list], report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
+            current = try publisher.publish(output, over: current, history: &history, now: now).published
+            return current!
+        }
+    }
+
+    /// Every file under the store, by relative path: what "the previous set intact" means.
+    static func snapshot(_ directory: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let name = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+                out[name] = FileManager.default.contents(atPath: directory + "/" + name)
+            }
+        }
+        return out
+    }
+
+    static func refusal(_ client: SyncClient) async -> ManifestTrustError? {
+        do {
+            _ = try await client.sync()
+            return nil
+        } catch let error as ManifestTrustError {
+            return error
+        } catch {
+            Issue.record("expected a trust refusal, got \(error)")
+            return nil
+        }
+    }
+
+    /// `set`'s content with one byte of the manifest changed and the genuine signature served under
+    /// the changed manifest's hash (what a cache that rewrites manifests would do).
+    static func tampered(_ set: PublishedSet) throws -> SiteContent {
+        var content = set.content
+        var bytes = try #require(content.manifest).identity
+        let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
+        bytes[digit] = UInt8(ascii: "3")
+        let hash = SHA256.hex(bytes)
+        content.manifest = PublishedSet.manifestEntry(bytes, sha256: hash, lastModified: Date())
+        content.signatures[PublishedSignature.name(forManifest: hash)] = set.content.signatures[PublishedSignature.name(forManifest: try #require(set.manifestSHA256))]
+        return content
+    }
+
+    static func signer(validity: Double = 14 * 86_400) throws -> ManifestSigner {
+        ManifestSigner(key: try ManifestSigningKey.generate(), validity: validity)
+    }
+
+    @Test func aDeviceRefusesTamperingForeignKeysRollbackExpiryAndUnsignedSetsAndFollowsARotation() async throws {
+        let keyA = try Self.signer()
+        let keyB = try Self.signer()
+        let keyC = try Self.signer()
+        let origin = Origin()
+        let first = try origin.publish(keyA, tag: "one")
+        let server = try ServerHarness(content: first.content)
+        defer { server.stop() }
+        let manifestURL = URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!
+        let storePath = origin.scratch.sub("device")
+        let trusted = try ManifestTrust(trustedKeys: [keyA.key.publicKey, keyC.key.publicKey])
+        let client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)), trust: trusted,
+                                options: .init(timeout: 10))
+        #expect(try await client.sync().outcome == .updated)
+
+        // 1. Tampered: one byte of the manifest changed, the genuine signature served at the new hash.
+        var held = Self.snapshot(storePath)
+        server.server.install(try Self.tampered(first))
+        if case .badSignature = await Self.refusal(client) {} else { Issue.record("a tampered manifest must fail verification") }
+        #expect(Self.snapshot(storePath) == held)
+
+        // 2. Signed by a key the device does not trust.
+        let foreign = try origin.publish(keyB, tag: "two")
+        server.server.install(foreign.content)
+        if case .badSignature(_, let reason) = await Self.refusal(client) {
+            #expect(reason.contains("\(keyB.key.keyID)"), "\(reason)")
+        } else {
+            Issue.record("another key's signature must be refused")
+        }
+        #expect(Self.snapshot(storePath) == held)
+
+        // 3. A newer set by the trusted key is taken; replaying the older one afterwards is a rollback.
+        let second = try origin.publish(keyA, tag: "three")
+        server.server.install(second.content)
+        #expect(try await client.sync().outcome == .updated)
+        held = Self.snapshot(storePath)
+        server.server.install(first.content)
+        if case .rollback(_, let generation, let heldGeneration) = await Self.refusal(client) {
+            #expect(generation < heldGeneration)
+        } else {
+            Issue.record("a replayed older manifest must be refused")
+        }
+        #expect(Self.snapshot(storePath) == held)
+        // `listserver sync` says so and exits non-zero.
+        #expect(ListServerMain.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
+                                    "--trusted-key", keyA.key.publicKey.base64]) == 1)
+        #expect(Self.snapshot(storePath) == held)
+
+        // 4. Expired: signed by the trusted key with a validity that already ran out.
+        let expired = try origin.publish(try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
+        server.server.install(expired.content)
+        if case .expired = await Self.refusal(client) {} else { Issue.record("an expired manifest must be refused") }
+        #expect(Self.snapshot(storePath) == held)
+
+        // 5. Unsigned: refused unless the device was told to accept unsigned sets.
+        let unsigned = try origin.publish(nil, tag: "five")
+        #expect(unsigned.content.signatures[PublishedSignature.name(forManifest: unsigned.manifestSHA256!)] == nil)
+        server.server.install(unsigned.content)
+        if case .unsigned = await Self.refusal(client) {} else { Issue.record("an unsigned manifest must be refused") }
+        #expect(Self.snapshot(storePath) == held)
+        let lenientPath = origin.scratch.sub("lenient")
+        let lenient = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: lenientPath)),
+                                 trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey], allowUnsigned: true), options: .init(timeout: 10))
+        #expect(try await lenient.sync().outcome == .updated)
+
+        // 6. Rotation: the origin switches to key C, which the device trusts beside A.
+        // (over the unsigned set: the generation continues from the signatures still published)
+        let rotated = try origin.publish(keyC, tag: "six")
+        server.server.install(rotated.content)
+        #expect(try await client.sync().outcome == .updated)
+        let state = try #require(try SyncStore(directory: URL(fileURLWithPath: storePath)).loadState())
+        #expect(state.manifest.generation == rotated.manifest.generation)
+    }
+
+    /// The same checks through a real CDN (Varnish, scripts/varnish/cdn.vcl): the signature travels
+    /// through the edge beside its manifest, and a replayed or tampered manifest the edge hands out
+    /// is still refused, the store intact.
+    @Test func throughVarnishARolledBackOrTamperedManifestIsRefused() async throws {
+        let keyA = try Self.signer()
+        let origin = Origin()
+        let first = try origin.publish(keyA, tag: "one")
+        let server = try ServerHarness(configure: {
+            $0.manifestMaxAgeSeconds = 1
+            $0.manifestStaleWhileRevalidateSeconds = 0
+        }, content: first.content)
+        defer { server.stop() }
+        let cdn = try VarnishCDN(originPort: server.port)
+        defer { cdn.stop() }
+        let manifestURL = URL(string: cdn.baseURL + "/manifest.json")!
+        let storePath = origin.scratch.sub("device")
+        let client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)),
+                                trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey]), options: .init(timeout: 10))
+        #expect(try await client.sync().outcome == .updated)
+
+        func serve(_ content: SiteContent) async throws {
+            server.server.install(content)
+            let manifest = try #require(content.manifest).identity
+            let arrived = try await eventually(timeout: 15, interval: 0.2) {
+                try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == manifest
+            }
+            try #require(arrived, "the edge never served the new manifest")
+        }
+        let second = try origin.publish(keyA, tag: "two")
+        try await serve(second.content)
+        #expect(try await client.sync().outcome == .updated)
+        let held = Self.snapshot(storePath)
+
+        try await serve(first.content)
+        if case .rollback = await Self.refusal(client) {} else { Issue.record("a replayed older manifest through the CDN must be refused") }
+        #expect(Self.snapshot(storePath) == held)
+
+        try await serve(try Self.tampered(second))
+        if case .badSignature = await Self.refusal(client) {} else { Issue.record("a tampered manifest through the CDN must be refused") }
+        #expect(Self.snapshot(storePath) == held)
+    }
+}
