@@ -29,7 +29,8 @@ import Testing
         func device(_ label: String) throws -> (SyncClient, TemporaryDirectory) {
             let directory = try TemporaryDirectory(label)
             let client = SyncClient(manifestURL: URL(string: "http://127.0.0.1:\(harness.port)/manifest.json")!,
-                                    store: SyncStore(directory: directory.url), options: .init(timeout: 10))
+                                    store: SyncStore(directory: directory.url), trust: .unsignedAllowed,
+                                    options: .init(timeout: 10))
             return (client, directory)
         }
     }
