@@ -60,7 +60,8 @@ struct OperatorStatus: Codable, Sendable, Equatable {
     var lastRefresh: RefreshStatus?
     var conversion: ConversionSummary?
     var signing: SigningStatus?
-    var skippedRules: [SkippedRules] = []
+    /// nil until a conversion report was seen.
+    var skippedRules: [SkippedRules]?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).

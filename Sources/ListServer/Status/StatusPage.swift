@@ -10,6 +10,8 @@ struct StatusPage {
     static let contentType = "text/html; charset=utf-8"
     /// Refreshes listed in the table (the plots use the whole kept history).
     static let refreshRows = 30
+    /// A refresh's outcome is cut to this many characters in the table (the whole text is its tooltip).
+    static let summaryLength = 140
     /// WebKit's resource types (`resource-type`), for the explain form.
     static let resourceTypes = ["document", "image", "style-sheet", "script", "font", "raw", "svg-document", "media", "popup", "ping",
                                 "fetch", "websocket", "other"]
@@ -31,11 +33,15 @@ struct StatusPage {
 
     private func e(_ text: String) -> String { StatusFormat.html(text) }
 
+    private static func plural(_ count: Int, _ one: String, _ many: String? = nil) -> String {
+        "\(count) " + (count == 1 ? one : many ?? one + "s")
+    }
+
     private var healthy: Bool { activity.manifestInstalled && status.lastRefresh?.succeeded != false }
 
     private func header() -> String {
         let state = !activity.manifestInstalled ? "No set is being served" : healthy ? "Healthy" : "Serving, but the last refresh failed"
-        return "<header class=\"\(healthy ? "ok" : "bad")\"><h1>ListServer status</h1><p id=\"verdict\">\(e(state))</p></header>"
+        return "<header class=\"\(healthy ? "ok" : "bad")\"><div><h1>ListServer status</h1><p id=\"verdict\">\(e(state))</p></div></header>"
     }
 
     // MARK: Health
@@ -43,7 +49,7 @@ struct StatusPage {
     private func health() -> String {
         var out = "<section id=\"health\"><h2>Health</h2><dl class=\"facts\">"
         func fact(_ name: String, _ value: String) { out += "<div><dt>\(e(name))</dt><dd>\(value)</dd></div>" }
-        fact("Generation", status.signing?.generation.map { StatusFormat.count($0) } ?? "unsigned (no generation)")
+        fact("Generation", status.signing?.generation.map { String($0) } ?? "unsigned (no generation)")
         let manifest = activity.servedManifestSHA256 ?? status.manifestSHA256
         fact("Manifest", manifest.map { "<code title=\"\(e($0))\">\(e(String($0.prefix(16))))…</code>" } ?? "none")
         if let generated = status.generatedAt {
@@ -55,12 +61,15 @@ struct StatusPage {
             if let next = refresh.nextAt { fact("Next refresh", e(StatusFormat.time(next))) }
         }
         let lastError = status.lastRefresh?.error ?? status.upstreams.compactMap(\.lastError).first
-        fact("Last error", lastError.map { "<span class=\"err\">\(e($0))</span>" } ?? "none")
+        out += "<div class=\"wide\"><dt>Last error</dt><dd id=\"last-error\">\(lastError.map { "<span class=\"err\">\(e($0))</span>" } ?? "none")</dd></div>"
         out += "</dl><h3>Upstreams</h3><div class=\"scroll\"><table id=\"upstreams\"><thead><tr><th>Upstream</th><th>Copy in use</th>"
         out += "<th>Dated</th><th>Last fetch</th><th>Result</th><th class=\"num\">Lines</th><th>Error</th></tr></thead><tbody>"
         for upstream in status.upstreams {
             let source = upstream.source == UpstreamSource.bundledSnapshot ? "bundled snapshot" : "upstream"
-            out += "<tr><td><a href=\"\(e(upstream.url))\" rel=\"noreferrer\">\(e(upstream.id))</a></td><td>\(source)</td>"
+            // Only web URLs become links (a configured `javascript:` or `file:` URL stays text).
+            let web = upstream.url.lowercased().hasPrefix("https://") || upstream.url.lowercased().hasPrefix("http://")
+            let name = web ? "<a href=\"\(e(upstream.url))\" rel=\"noreferrer\">\(e(upstream.id))</a>" : e(upstream.id)
+            out += "<tr><td>\(name)</td><td>\(source)</td>"
             out += "<td>\(e(upstream.sourceDate ?? "—"))</td><td>\(e(upstream.lastFetchAt.map(StatusFormat.time) ?? "never"))</td>"
             out += "<td>\(e(upstream.lastResult ?? "—"))\(upstream.lastHTTPStatus.map { " (\($0))" } ?? "")</td>"
             out += "<td class=\"num\">\(upstream.rules.map(StatusFormat.count) ?? "—")</td><td class=\"wrap\">\(e(upstream.lastError ?? ""))</td></tr>"
@@ -86,7 +95,7 @@ struct StatusPage {
             out += "<td class=\"num\">\(StatusFormat.bytes(list.gzipBytes))</td><td class=\"num\">\(compile)</td><td class=\"num\">\(days)</td></tr>"
         }
         if status.lists.isEmpty { out += "<tr><td colspan=\"6\">No set published yet.</td></tr>" }
-        out += "</tbody><tfoot><tr><th>\(status.lists.count) lists</th><th class=\"num\">\(StatusFormat.count(totals.rules))</th>"
+        out += "</tbody><tfoot><tr><th>\(Self.plural(status.lists.count, "list"))</th><th class=\"num\">\(StatusFormat.count(totals.rules))</th>"
         out += "<th class=\"num\">\(StatusFormat.bytes(totals.bytes))</th><th class=\"num\">\(StatusFormat.bytes(totals.gzip))</th><th></th><th></th></tr></tfoot>"
         return out + "</table></div><p class=\"note\">Compile: WebKit's compile time in the publish gate for the version served (— when the gate did not compile it in the kept history). Unchanged for: days since the file was first published.</p></section>"
     }
@@ -108,7 +117,9 @@ struct StatusPage {
         let recent = history.suffix(Self.refreshRows).reversed()
         for record in recent {
             let changed = record.listsChanged.isEmpty ? "—" : record.listsChanged.map { "<code>\(e($0))</code>" }.joined(separator: " ")
-            out += "<tr class=\"refresh \(e(record.result))\"><td>\(e(StatusFormat.time(record.at)))</td><td class=\"wrap\">\(e(record.summary))</td>"
+            let summary = record.summary.count > Self.summaryLength ? record.summary.prefix(Self.summaryLength - 1) + "…" : record.summary
+            out += "<tr class=\"refresh \(e(record.result))\"><td>\(e(StatusFormat.time(record.at)))</td>"
+            out += "<td class=\"wrap\" title=\"\(e(record.summary))\">\(e(String(summary)))</td>"
             out += "<td class=\"wrap\">\(changed)</td><td class=\"num\">\(StatusFormat.bytes(record.deviceCost.bytesWithPatches))</td>"
             out += "<td class=\"num\">\(StatusFormat.bytes(record.deviceCost.bytesWhole))</td><td class=\"num\">\(record.deviceCost.listsToRecompile)</td></tr>"
         }
@@ -119,7 +130,7 @@ struct StatusPage {
     // MARK: Plots
 
     private func plots() -> String {
-        var out = "<section id=\"trends\"><h2>Over the kept history (\(history.count) refreshes)</h2><div class=\"plots\">"
+        var out = "<section id=\"trends\"><h2>Over the kept history (\(Self.plural(history.count, "refresh", "refreshes")))</h2><div class=\"plots\">"
         for (plot, empty) in [(StatusPlots.rulesPerFamily(history), "Rules per list family: no publish recorded yet."),
                               (StatusPlots.deviceDailyBytes(history), "Device download per day: no refresh recorded yet.")] {
             guard let plot else {
@@ -136,11 +147,13 @@ struct StatusPage {
     private func skipped() -> String {
         var out = "<section id=\"skipped\"><h2>Skipped rules</h2><p class=\"note\">ABP lines WebKit cannot express exactly; they are left out, never approximated.</p>"
         out += "<div class=\"scroll\"><table id=\"skipped-table\"><thead><tr><th>Reason</th><th class=\"num\">Lines</th><th>Example</th></tr></thead><tbody>"
-        for entry in status.skippedRules {
+        for entry in status.skippedRules ?? [] {
             out += "<tr><td>\(e(entry.reason))</td><td class=\"num\">\(StatusFormat.count(entry.count))</td>"
-            out += "<td class=\"wrap\"><code>\(e(entry.example ?? ""))</code></td></tr>"
+            out += "<td class=\"wrap example\"><code>\(e(entry.example ?? ""))</code></td></tr>"
         }
-        if status.skippedRules.isEmpty { out += "<tr><td colspan=\"3\">No conversion report yet.</td></tr>" }
+        if status.skippedRules?.isEmpty != false {
+            out += "<tr><td colspan=\"3\">\(status.skippedRules == nil ? "No conversion report yet." : "No line was skipped.")</td></tr>"
+        }
         return out + "</tbody></table></div></section>"
     }
 
@@ -159,13 +172,13 @@ struct StatusPage {
     :root{color-scheme:light;--fg:#1d2430;--muted:#5b6472;--line:#dde1e6;--card:#f5f6f8;--ok:#146c2e;--bad:#a61b1b;--accent:#0b5cad}
     *{box-sizing:border-box}
     body{margin:0;color:var(--fg);background:#fff;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
-    header{padding:14px 16px;color:#fff;background:var(--ok)}header.bad{background:var(--bad)}
+    header{padding:14px 16px;color:#fff;background:var(--ok)}header.bad{background:var(--bad)}header div{max-width:1168px;margin:0 auto}
     header h1{margin:0;font-size:1.3rem}header p{margin:2px 0 0;font-weight:600}
     main{max-width:1200px;margin:0 auto;padding:0 16px 24px}
     h2{font-size:1.15rem;margin:26px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line)}h3{font-size:1rem;margin:18px 0 6px}
-    a{color:var(--accent)}code{font:0.88em/1.3 ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}
+    a{color:var(--accent)}code{font:0.88em/1.3 ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}td code{white-space:nowrap}td.example code{white-space:normal}
     .facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:8px;margin:0}
-    .facts div{background:var(--card);border-radius:6px;padding:8px 10px;min-width:0}
+    .facts div{background:var(--card);border-radius:6px;padding:8px 10px;min-width:0}.facts .wide{grid-column:1/-1}
     dt{font-size:0.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:0.03em}dd{margin:2px 0 0;overflow-wrap:anywhere}
     .err{color:var(--bad)}
     .scroll{overflow-x:auto;-webkit-overflow-scrolling:touch;border:1px solid var(--line);border-radius:6px}
@@ -178,7 +191,7 @@ struct StatusPage {
     .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));gap:14px}
     figure{margin:0;padding:10px;background:var(--card);border-radius:6px;min-width:0}figcaption{font-weight:600;margin-bottom:4px}
     svg.plot{display:block;width:100%;height:auto}svg .grid{stroke:#c9ced6;stroke-width:1}
-    svg text{fill:var(--muted);font-size:13px;font-family:system-ui,"DejaVu Sans",sans-serif}
+    svg text{fill:var(--muted);font-size:18px;font-family:system-ui,"DejaVu Sans",sans-serif}
     .legend{list-style:none;padding:0;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:0.85rem}
     .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}
     form{display:grid;gap:10px;grid-template-columns:1fr}label{display:grid;gap:3px;font-size:0.85rem;color:var(--muted)}

@@ -18,7 +18,7 @@ struct LinePlot {
 
     static let width = 640.0
     static let height = 240.0
-    static let left = 78.0, right = 14.0, top = 14.0, bottom = 30.0
+    static let left = 100.0, right = 16.0, top = 16.0, bottom = 34.0
     /// Distinguishable on white and for the common colour-vision deficiencies (Okabe–Ito).
     static let palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#7F7F7F", "#F0E442"]
 
@@ -59,10 +59,10 @@ struct LinePlot {
             let value = yMax * Double(step) / 2
             let y = place(x: xRange.lowerBound, y: value).y
             out += "<line class=\"grid\" x1=\"\(Self.left)\" y1=\"\(y)\" x2=\"\(Self.width - Self.right)\" y2=\"\(y)\"/>"
-            out += "<text class=\"ylabel\" x=\"\(Self.left - 6)\" y=\"\(y + 4)\" text-anchor=\"end\">\(e(format(value)))</text>"
+            out += "<text class=\"ylabel\" x=\"\(Self.left - 6)\" y=\"\(y + 6)\" text-anchor=\"end\">\(e(format(value)))</text>"
         }
-        out += "<text class=\"xlabel\" x=\"\(Self.left)\" y=\"\(baseline + 20)\">\(e(firstLabel))</text>"
-        out += "<text class=\"xlabel\" x=\"\(Self.width - Self.right)\" y=\"\(baseline + 20)\" text-anchor=\"end\">\(e(lastLabel))</text>"
+        out += "<text class=\"xlabel\" x=\"\(Self.left)\" y=\"\(baseline + 26)\">\(e(firstLabel))</text>"
+        out += "<text class=\"xlabel\" x=\"\(Self.width - Self.right)\" y=\"\(baseline + 26)\" text-anchor=\"end\">\(e(lastLabel))</text>"
         for (index, line) in series.enumerated() {
             let colour = Self.palette[index % Self.palette.count]
             let placed = line.points.map { place(x: $0.x, y: $0.y) }
