@@ -177,7 +177,8 @@ struct StatusPage {
     main{max-width:1200px;margin:0 auto;padding:0 16px 24px}
     h2{font-size:1.15rem;margin:26px 0 10px;padding-bottom:4px;border-bottom:2px solid var(--line)}h3{font-size:1rem;margin:18px 0 6px}
     a{color:var(--accent)}code{font:0.88em/1.3 ui-monospace,"DejaVu Sans Mono",monospace;overflow-wrap:anywhere}td code{white-space:nowrap}td.example code{white-space:normal}
-    .facts{display:grid;grid-template-columns:repeat(auto-fit,minmax(220px,1fr));gap:8px;margin:0}
+    .facts{display:grid;grid-template-columns:repeat(auto-fill,minmax(160px,1fr));gap:8px;margin:0}
+    @media (min-width:760px){.facts{grid-template-columns:repeat(auto-fill,minmax(210px,1fr))}}
     .facts div{background:var(--card);border-radius:6px;padding:8px 10px;min-width:0}.facts .wide{grid-column:1/-1}
     dt{font-size:0.8rem;color:var(--muted);text-transform:uppercase;letter-spacing:0.03em}dd{margin:2px 0 0;overflow-wrap:anywhere}
     .err{color:var(--bad)}
