@@ -37,7 +37,12 @@ struct StatusPage {
         "\(count) " + (count == 1 ? one : many ?? one + "s")
     }
 
-    private var healthy: Bool { activity.manifestInstalled && status.lastRefresh?.succeeded != false }
+    /// Until this process refreshes, the newest recorded refresh (from before a restart) stands in.
+    private var lastRefresh: (at: Date, result: String)? {
+        status.lastRefresh.map { ($0.at, $0.result) } ?? history.last.map { ($0.at, $0.result) }
+    }
+
+    private var healthy: Bool { activity.manifestInstalled && lastRefresh?.result != RefreshResult.failedLabel }
 
     private func header() -> String {
         let state = !activity.manifestInstalled ? "No set is being served" : healthy ? "Healthy" : "Serving, but the last refresh failed"
@@ -56,10 +61,8 @@ struct StatusPage {
             fact("Age", "\(e(StatusFormat.age(activity.now.timeIntervalSince(generated)))) (\(e(StatusFormat.time(generated))))")
         }
         if let expires = status.signing?.expires { fact("Signature expires", e(expires)) }
-        if let refresh = status.lastRefresh {
-            fact("Last refresh", "\(e(StatusFormat.time(refresh.at))): \(e(refresh.result))")
-            if let next = refresh.nextAt { fact("Next refresh", e(StatusFormat.time(next))) }
-        }
+        if let refresh = lastRefresh { fact("Last refresh", "\(e(StatusFormat.time(refresh.at))): \(e(refresh.result))") }
+        if let next = status.lastRefresh?.nextAt { fact("Next refresh", e(StatusFormat.time(next))) }
         let lastError = status.lastRefresh?.error ?? status.upstreams.compactMap(\.lastError).first
         out += "<div class=\"wide\"><dt>Last error</dt><dd id=\"last-error\">\(lastError.map { "<span class=\"err\">\(e($0))</span>" } ?? "none")</dd></div>"
         out += "</dl><h3>Upstreams</h3><div class=\"scroll\"><table id=\"upstreams\"><thead><tr><th>Upstream</th><th>Copy in use</th>"
@@ -137,7 +140,7 @@ struct StatusPage {
                 out += "<figure class=\"empty\"><figcaption>\(e(empty))</figcaption></figure>"
                 continue
             }
-            out += "<figure><figcaption>\(e(plot.title))</figcaption>\(plot.svg())\(plot.legend())</figure>"
+            out += "<figure><figcaption>\(e(plot.title))</figcaption>\(plot.svg())\(plot.narrow.svg(variant: "narrow"))\(plot.legend())</figure>"
         }
         return out + "</div></section>"
     }
@@ -191,7 +194,8 @@ struct StatusPage {
     .note{color:var(--muted);font-size:0.85rem;margin:6px 0}
     .plots{display:grid;grid-template-columns:repeat(auto-fit,minmax(min(100%,480px),1fr));gap:14px}
     figure{margin:0;padding:10px;background:var(--card);border-radius:6px;min-width:0}figcaption{font-weight:600;margin-bottom:4px}
-    svg.plot{display:block;width:100%;height:auto}svg .grid{stroke:#c9ced6;stroke-width:1}
+    svg.plot{display:block;width:100%;height:auto}svg.narrow{display:none}
+    @media (max-width:520px){svg.wide{display:none}svg.narrow{display:block}}svg .grid{stroke:#c9ced6;stroke-width:1}
     svg text{fill:var(--muted);font-size:18px;font-family:system-ui,"DejaVu Sans",sans-serif}
     .legend{list-style:none;padding:0;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px;font-size:0.85rem}
     .swatch{display:inline-block;width:12px;height:12px;border-radius:2px;margin-right:5px;vertical-align:-1px}

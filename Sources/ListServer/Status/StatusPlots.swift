@@ -16,8 +16,6 @@ struct LinePlot {
         var points: [(x: Double, y: Double)]
     }
 
-    static let width = 640.0
-    static let height = 240.0
     static let left = 100.0, right = 16.0, top = 16.0, bottom = 34.0
     /// Distinguishable on white and for the common colour-vision deficiencies (Okabe–Ito).
     static let palette = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#7F7F7F", "#F0E442"]
@@ -28,6 +26,19 @@ struct LinePlot {
     var firstLabel: String
     var lastLabel: String
     var format: (Double) -> String
+    /// The SVG user space; the page draws a 640-wide plot for desktops and a 360-wide one for phones,
+    /// so labels keep a readable size on both.
+    var width = 640.0
+    var height = 240.0
+
+    /// The same plot drawn for a phone-width screen.
+    var narrow: LinePlot {
+        var copy = self
+        copy.id += "-narrow"
+        copy.width = 360
+        copy.height = 260
+        return copy
+    }
 
     var xRange: ClosedRange<Double> {
         let xs = series.flatMap { $0.points.map(\.x) }
@@ -43,26 +54,27 @@ struct LinePlot {
     /// Where a data point lands: x spread over the plot width (centred when all x are equal),
     /// y from 0 at the bottom to `yMax` at the top.
     func place(x: Double, y: Double) -> PlotPoint {
-        let innerWidth = Self.width - Self.left - Self.right
-        let innerHeight = Self.height - Self.top - Self.bottom
+        let innerWidth = width - Self.left - Self.right
+        let innerHeight = height - Self.top - Self.bottom
         let range = xRange
         let fraction = range.upperBound > range.lowerBound ? (x - range.lowerBound) / (range.upperBound - range.lowerBound) : 0.5
         return PlotPoint(x: Self.round(Self.left + fraction * innerWidth), y: Self.round(Self.top + (1 - y / yMax) * innerHeight))
     }
 
-    func svg() -> String {
+    /// `variant` is a class for the page's CSS (`wide` or `narrow`).
+    func svg(variant: String = "wide") -> String {
         let e = StatusFormat.html
-        let baseline = Self.height - Self.bottom
-        var out = "<svg id=\"\(e(id))\" class=\"plot\" viewBox=\"0 0 \(Int(Self.width)) \(Int(Self.height))\" role=\"img\" aria-label=\"\(e(title))\">"
+        let baseline = height - Self.bottom
+        var out = "<svg id=\"\(e(id))\" class=\"plot \(variant)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(e(title))\">"
         out += "<title>\(e(title))</title>"
         for step in 0...2 {
             let value = yMax * Double(step) / 2
             let y = place(x: xRange.lowerBound, y: value).y
-            out += "<line class=\"grid\" x1=\"\(Self.left)\" y1=\"\(y)\" x2=\"\(Self.width - Self.right)\" y2=\"\(y)\"/>"
+            out += "<line class=\"grid\" x1=\"\(Self.left)\" y1=\"\(y)\" x2=\"\(width - Self.right)\" y2=\"\(y)\"/>"
             out += "<text class=\"ylabel\" x=\"\(Self.left - 6)\" y=\"\(y + 6)\" text-anchor=\"end\">\(e(format(value)))</text>"
         }
         out += "<text class=\"xlabel\" x=\"\(Self.left)\" y=\"\(baseline + 26)\">\(e(firstLabel))</text>"
-        out += "<text class=\"xlabel\" x=\"\(Self.width - Self.right)\" y=\"\(baseline + 26)\" text-anchor=\"end\">\(e(lastLabel))</text>"
+        out += "<text class=\"xlabel\" x=\"\(width - Self.right)\" y=\"\(baseline + 26)\" text-anchor=\"end\">\(e(lastLabel))</text>"
         for (index, line) in series.enumerated() {
             let colour = Self.palette[index % Self.palette.count]
             let placed = line.points.map { place(x: $0.x, y: $0.y) }
