@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 import Testing
 import HTTPServerCore
@@ -103,6 +104,21 @@ import HTTPServerCore
     ] as [(String?, Bool)])
     func htmlOnlyWhenTheClientRanksItAboveJSON(_ accept: String?, _ html: Bool) {
         #expect(StatusNegotiation.prefersHTML(accept: accept) == html)
+    }
+
+    /// The page's Compile column comes from the real WebKit gate: a list it accepts leaves its
+    /// compile time, a list it rejects leaves none.
+    @Test func theWebKitGateKeepsTheCompileSecondsOfTheListsItAccepts() throws {
+        let location = try #require(WebKitToolLocation.find(currentDirectory: WebKitTestSupport.repository.path), "WebKit helper not found")
+        let gate = DeferredWebKitGate(location: location, required: true, log: LogLines().log)
+        let good = RuleList(id: "network-hosts-00", json: Array(#"[{"trigger":{"url-filter":"ads\\.example"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
+        let bad = RuleList(id: "network-paths-00", json: Array(#"[{"trigger":{"url-filter":"(a|b)"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
+        let verdicts = gate.rejections(of: [good, bad])
+        try #require(verdicts.count == 2 && verdicts[0] == nil && verdicts[1] != nil, "WebKit accepts the first list only: \(verdicts)")
+        let times = try #require(gate.compileTimes).take()
+        #expect(Array(times.keys) == ["network-hosts-00"])
+        #expect((times["network-hosts-00"] ?? 0) > 0)
+        #expect(gate.compileTimes?.take().isEmpty == true, "taken once")
     }
 
     // MARK: Over a real socket
