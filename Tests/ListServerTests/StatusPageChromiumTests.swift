@@ -3,7 +3,8 @@ import Testing
 @testable import ListServer
 
 /// The status page in a real browser: Debian's headless Chromium loads it from a running
-/// `listserver serve` with three refreshes in its history (snapshot, upstream, admin refresh).
+/// `listserver serve` with three refreshes in its history (snapshot, upstream, admin refresh),
+/// and the page still holds them after a restart.
 /// Loopback only: every other host resolves to nothing, and the net log shows no connection
 /// anywhere else and no request the page made to another origin.
 @Suite(.serialized) struct StatusPageChromiumTests {
@@ -139,6 +140,13 @@ import Testing
             #expect(size.0 == width && size.1 == height, "\(size)")
         }
         #expect(server.terminate() == 0)
+
+        // After a restart the history and the skipped rules (from report.json) are still there.
+        let restarted = try ServeTests.ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
+        let again = String(decoding: try await ServeTests.request(restarted.url("/status"), headers: ["Accept": "text/html"]).1, as: UTF8.self)
+        #expect(again.components(separatedBy: "<tr class=\"refresh ").count - 1 >= 3, "the history survived the restart")
+        #expect(again.contains("<td>option-csp</td>"), "skipped rules come from report.json after a restart")
+        #expect(restarted.terminate() == 0)
     }
 }
 

@@ -143,6 +143,10 @@ struct RefreshReporting: Sendable {
 
     /// Fills the list part of /status from a set loaded at start.
     func recordLoaded(_ set: PublishedSet) {
+        // The conversion report beside the manifest gives the skipped rules (read before taking the lock).
+        let reportPath = set.directory + "/" + PublishPlan.reportName
+        let skipped = FileManager.default.contents(atPath: reportPath)
+            .flatMap { try? JSONDecoder().decode(ConversionReport.self, from: $0) }.map(OperatorStatus.SkippedRules.summary(of:))
         status.update { board in
             board.manifestSHA256 = set.content.manifest?.sha256
             board.generatedAt = set.content.manifest?.lastModified
@@ -151,10 +155,7 @@ struct RefreshReporting: Sendable {
                 return OperatorStatus.ListStatus(id: list.id, file: list.file, rules: list.rules,
                                                  bytes: entry?.identity.count ?? 0, gzipBytes: entry?.gzip?.count ?? 0)
             }
-            let reportPath = set.directory + "/" + PublishPlan.reportName
-            if let data = FileManager.default.contents(atPath: reportPath), let report = try? JSONDecoder().decode(ConversionReport.self, from: data) {
-                board.skippedRules = OperatorStatus.SkippedRules.summary(of: report)
-            }
+            if let skipped { board.skippedRules = skipped }
         }
     }
 
