@@ -101,12 +101,9 @@ struct RefreshHistoryStore: Sendable {
         if version > Self.currentVersion {
             return .failure(.newerVersion(path: path, found: version, supported: Self.currentVersion))
         }
-        do {
-            guard version >= 1 else { throw CocoaError(.coderInvalidValue) }
-            return .success(Array(try decoder.decode(File.self, from: data).records.suffix(limit)))
-        } catch {
-            return .failure(moveAside(reason: version < 1 ? "version \(version) is not valid" : "records do not decode"))
-        }
+        guard version >= 1 else { return .failure(moveAside(reason: "version \(version) is not valid")) }
+        guard let file = try? decoder.decode(File.self, from: data) else { return .failure(moveAside(reason: "its records do not decode")) }
+        return .success(Array(file.records.suffix(limit)))
     }
 
     /// Replaces the file with the newest `limit` of `records`.
