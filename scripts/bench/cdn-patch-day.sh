@@ -27,11 +27,19 @@ if [[ -z "${LISTSERVER:-}" ]]; then
 fi
 
 work="$(mktemp -d /tmp/cdn-patch-day.XXXXXX)"
+chmod 755 "$work"   # varnishd reads the VCL as its unprivileged user
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$work"; }
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; [[ -n "${KEEP:-}" ]] || rm -rf "$work"; }
 trap cleanup EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_for() { for _ in $(seq 600); do curl -sf -o /dev/null "$1" && return 0; sleep 0.2; done; echo "$0: $1 never answered" >&2; exit 1; }
+wait_for() { # url [log]: bounded wait (3 min) for a 2xx while the last started process lives
+    for _ in $(seq 900); do
+        curl -sf -o /dev/null "$1" && return 0
+        kill -0 "${pids[-1]}" 2>/dev/null || break
+        sleep 0.2
+    done
+    echo "$0: $1 never answered" >&2; [[ -n "${2:-}" ]] && tail -20 "$2" >&2; exit 1
+}
 upstream_day() { cp "$lists/easylist-2020-10-$1.txt" "$work/upstream/easylist.txt"; cp "$lists/easyprivacy-2020-10-$1.txt" "$work/upstream/easyprivacy.txt"; }
 
 UP_PORT=$(free_port); LS_PORT=$(free_port); CDN_PORT=$(free_port)
@@ -48,21 +56,30 @@ cat > "$work/config.json" <<JSON
 JSON
 wait_for "http://127.0.0.1:$UP_PORT/easylist.txt"
 LISTSERVER_ADMIN_TOKEN=bench-token "$LISTSERVER" serve --config "$work/config.json" >"$work/server.log" 2>&1 & pids+=($!)
-wait_for "http://127.0.0.1:$LS_PORT/healthz"
+wait_for "http://127.0.0.1:$LS_PORT/healthz" "$work/server.log"
 origin="http://127.0.0.1:$LS_PORT"
 
-# One device synced to day N straight from the origin (the edge stays cold), copied per device.
-"$LISTSERVER" sync --manifest "$origin/manifest.json" --dir "$work/seed" --allow-unsigned --json >/dev/null
+start_edge() { # a fresh varnishd (empty cache) on CDN_PORT
+    [[ -n "${edge_pid:-}" ]] && { kill "$edge_pid"; wait "$edge_pid" 2>/dev/null || true; }
+    rm -rf "$work/varnish"
+    varnishd -F -n "$work/varnish" -a "127.0.0.1:$CDN_PORT" -f "$work/cdn.vcl" -s malloc,256m -p default_grace=0 >"$work/varnish.log" 2>&1 &
+    edge_pid=$!; pids+=($edge_pid)
+    wait_for "http://127.0.0.1:$CDN_PORT/healthz" "$work/varnish.log"
+}
+"$root/scripts/varnish/render-vcl.sh" 127.0.0.1 "$LS_PORT" > "$work/cdn.vcl"
+chmod 644 "$work/cdn.vcl"
+start_edge
+cdn="http://127.0.0.1:$CDN_PORT"
+
+# One device synced to day N through the edge (a device remembers its manifest URL), copied per device.
+"$LISTSERVER" sync --manifest "$cdn/manifest.json" --dir "$work/seed" --allow-unsigned --json >/dev/null
 day_n=$(curl -sf "$origin/manifest.json" | sha256sum)
 
 upstream_day "$NEXT"
 curl -sf -o /dev/null -X POST -H "Authorization: Bearer bench-token" "$origin/admin/refresh"
 for _ in $(seq 600); do [[ "$(curl -sf "$origin/manifest.json" | sha256sum)" != "$day_n" ]] && break; sleep 0.2; done
 [[ "$(curl -sf "$origin/manifest.json" | sha256sum)" != "$day_n" ]] || { echo "$0: the day-$NEXT publish never appeared" >&2; exit 1; }
-
-"$root/scripts/varnish/render-vcl.sh" 127.0.0.1 "$LS_PORT" > "$work/cdn.vcl"
-varnishd -F -n "$work/varnish" -a "127.0.0.1:$CDN_PORT" -f "$work/cdn.vcl" -s malloc,256m -p default_grace=0 >"$work/varnish.log" 2>&1 & pids+=($!)
-wait_for "http://127.0.0.1:$CDN_PORT/healthz"
+start_edge   # the patch day starts with an empty edge cache
 
 # Origin requests by route (manifest, list = hashed lists and patches) from /metrics.
 origin_counts() { curl -sf "$origin/metrics" | python3 -c '
@@ -81,7 +98,7 @@ wave() { # label: DEVICES fresh day-N stores sync through the edge; prints origi
     local before after start end
     before=$(origin_counts); start=$(date +%s.%N)
     seq "$DEVICES" | xargs -P "$PARALLEL" -I{} sh -c \
-        "cp -a \"$work/seed\" \"$work/devices/{}\" && \"$LISTSERVER\" sync --manifest http://127.0.0.1:$CDN_PORT/manifest.json \
+        "cp -a \"$work/seed\" \"$work/devices/{}\" && \"$LISTSERVER\" sync --manifest $cdn/manifest.json \
          --dir \"$work/devices/{}\" --allow-unsigned --json > \"$work/reports-$1/{}.json\"; rm -rf \"$work/devices/{}\""
     end=$(date +%s.%N); after=$(origin_counts)
     python3 - "$1" "$DEVICES" "$before" "$after" "$work/reports-$1" "$start" "$end" <<'PY'
