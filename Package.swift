@@ -39,7 +39,7 @@ let package = Package(
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatchOrigin"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
         // format types and the device's verifier live in ListSync, which this builds on.
         .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),

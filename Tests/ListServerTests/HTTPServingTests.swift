@@ -15,7 +15,9 @@ import Testing
         #expect(identity.header("Cache-Control") == "public, max-age=31536000, immutable")
         #expect(identity.header("ETag") == "\"\(entry.sha256.prefix(16))\"")
         #expect(identity.header("Content-Type") == "application/json")
-        #expect(identity.header("Vary") == "Accept-Encoding")
+        // A list URL is an RFC 9842 dictionary for its own later versions, and negotiates dcz (issue #12).
+        #expect(identity.header("Vary") == "Accept-Encoding, Available-Dictionary")
+        #expect(identity.header("Use-As-Dictionary") == "match=\"/network-00.*.json\"")
         #expect(identity.header("Accept-Ranges") == "bytes")
         #expect(identity.header("Last-Modified") == "Mon, 19 Oct 2020 10:00:00 GMT")
         #expect(identity.header("Content-Length") == String(entry.identity.count))
@@ -27,7 +29,8 @@ import Testing
         #expect(gzip.status == 200)
         #expect(gzip.header("Content-Encoding") == "gzip")
         #expect(gzip.header("ETag") == "\"\(entry.sha256.prefix(16))-gz\"")
-        #expect(gzip.header("Vary") == "Accept-Encoding")
+        #expect(gzip.header("Vary") == "Accept-Encoding, Available-Dictionary")
+        #expect(gzip.header("Use-As-Dictionary") == "match=\"/network-00.*.json\"")
         #expect(gzip.header("Content-Length") == String(entry.gzip!.count))
         #expect(try Gzip.decompress(gzip.body, limit: 1 << 24) == entry.identity)
     }
@@ -109,7 +112,7 @@ import Testing
                 #expect(response.body.isEmpty)
                 #expect(response.header("ETag") == etag)
                 #expect(response.header("Cache-Control") == full.header("Cache-Control"))
-                #expect(response.header("Vary") == "Accept-Encoding")
+                #expect(response.header("Vary") == (target == "/manifest.json" ? "Accept-Encoding" : "Accept-Encoding, Available-Dictionary"))
                 #expect(response.header("Content-Length") == nil)
             }
             let miss = try harness.request(target, headers: ["Accept-Encoding": acceptEncoding, "If-None-Match": "\"0000\""])
@@ -164,7 +167,8 @@ import Testing
             #expect(response.header("Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)")
             #expect(response.header("Content-Encoding") == nil)
             #expect(response.header("Content-Length") == String(expected.count))
-            #expect(response.header("Vary") == "Accept-Encoding")
+            #expect(response.header("Vary") == "Accept-Encoding, Available-Dictionary")
+            #expect(response.header("Use-As-Dictionary") == "match=\"/network-00.*.json\"")
             #expect(response.body == Array(body[expected]))
         }
     }

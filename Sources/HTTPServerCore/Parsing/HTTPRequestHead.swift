@@ -82,6 +82,8 @@ public struct HTTPRequestHead: Equatable, Sendable {
     public var authorization: Range<Int>?
     /// `Accept` (the last one sent), for pages offered as JSON and HTML.
     public var accept: Range<Int>?
+    /// RFC 9842 §2.2: the SHA-256 of a dictionary the client holds, as an SF byte sequence.
+    public var availableDictionary: Range<Int>?
 
     /// RFC 9112 §9.3: HTTP/1.1 persists unless `close`; HTTP/1.0 only with `keep-alive`.
     public var wantsKeepAlive: Bool {

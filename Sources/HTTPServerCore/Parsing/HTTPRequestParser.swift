@@ -207,6 +207,8 @@ public struct HTTPRequestParser: Sendable {
             head.chunked = true
         case 19 where HTTPBytes.equalsLowercase(name, "if-unmodified-since"):
             head.ifUnmodifiedSince = value
+        case 20 where HTTPBytes.equalsLowercase(name, "available-dictionary"):
+            head.availableDictionary = value
         default:
             break
         }

@@ -31,24 +31,31 @@ struct ResponseWriter {
     ///
     /// Range policy: ranges apply to the identity representation only (RFC 9110 §14.2 leaves the
     /// choice to the server), so a Range request gets identity unless identity is refused, in which
-    /// case the Range is ignored and the full gzip body is sent.
+    /// case the Range is ignored and the full gzip body is sent. A GET with Range is never answered
+    /// with `dcz` (RFC 9842): a dictionary-compressed body is useful only whole.
     func serve(_ resource: StaticSite.Resource, route: HTTPRoute, head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> HTTPAnswer {
         let bytes = frame.bytes
-        var choice = ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: resource.gzip != nil)
-        if choice == .notAcceptable {
-            return error(406, "neither identity nor gzip is acceptable", route: route, head: head, frame: frame,
-                         extraHeaders: "Vary: Accept-Encoding\r\n", into: &output)
-        }
         let wantsRange = head.range != nil && head.method == .get
-        if wantsRange, choice == .gzip,
-           ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: false) == .identity {
-            choice = .identity
+        var choice = ContentNegotiation.Choice.identity
+        var representation = resource.identity
+        if !wantsRange, let dictionary = dictionaryRepresentation(resource, head: head, bytes: bytes) {
+            representation = dictionary
+        } else {
+            choice = ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: resource.gzip != nil)
+            if choice == .notAcceptable {
+                return error(406, "neither identity nor gzip is acceptable", route: route, head: head, frame: frame,
+                             extraHeaders: resource.varyLine, into: &output)
+            }
+            if wantsRange, choice == .gzip,
+               ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: false) == .identity {
+                choice = .identity
+            }
+            if choice == .gzip { representation = resource.gzip! }
         }
-        let representation = choice == .gzip ? resource.gzip! : resource.identity
         switch ConditionalRequest.evaluate(bytes, head: head, etag: representation.etag, lastModified: resource.lastModified) {
         case .preconditionFailed:
             return error(412, "precondition failed", route: route, head: head, frame: frame,
-                         extraHeaders: "ETag: \(String(decoding: representation.etag, as: UTF8.self))\r\nVary: Accept-Encoding\r\n", into: &output)
+                         extraHeaders: "ETag: \(String(decoding: representation.etag, as: UTF8.self))\r\n" + resource.varyLine, into: &output)
         case .notModified:
             var written = append(parts.statusLine(304), frame.date, representation.head304, frame: frame, into: &output)
             written += end(head: head, frame: frame, into: &output)
@@ -75,7 +82,7 @@ struct ResponseWriter {
                     return HTTPAnswer(status: 206, route: route, bytes: written + range.count, close: !frame.keepAlive)
                 case .unsatisfiable:
                     return error(416, "range not satisfiable", route: route, head: head, frame: frame,
-                                 extraHeaders: "Content-Range: bytes */\(length)\r\nVary: Accept-Encoding\r\n", into: &output)
+                                 extraHeaders: "Content-Range: bytes */\(length)\r\n" + resource.varyLine, into: &output)
                 case .full:
                     break
                 }
@@ -92,6 +99,16 @@ struct ResponseWriter {
             written += representation.body.count
         }
         return HTTPAnswer(status: 200, route: route, bytes: written, close: !frame.keepAlive)
+    }
+
+    /// RFC 9842: the `dcz` body for the dictionary the request offers, when it also accepts `dcz`.
+    private func dictionaryRepresentation(_ resource: StaticSite.Resource, head: HTTPRequestHead,
+                                          bytes: UnsafeBufferPointer<UInt8>) -> StaticSite.Representation? {
+        guard let offered = head.availableDictionary, !resource.dictionaryVariants.isEmpty,
+              let representation = resource.dictionaryVariant(offered: UnsafeBufferPointer(rebasing: bytes[offered])),
+              ContentNegotiation.accepts(bytes, header: head.acceptEncoding, coding: "dcz")
+        else { return nil }
+        return representation
     }
 
     func notFound(head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> HTTPAnswer {

@@ -17,10 +17,46 @@ public enum ContentNegotiation {
         var gzipQ: Int?
         var identityQ: Int?
         var starQ: Int?
+        forEachCoding(bytes, header) { coding, q in
+            if HTTPBytes.equalsLowercase(coding, "gzip") || HTTPBytes.equalsLowercase(coding, "x-gzip") {
+                gzipQ = max(gzipQ ?? 0, q)
+            } else if HTTPBytes.equalsLowercase(coding, "identity") {
+                identityQ = q
+            } else if coding.count == 1, coding[0] == 0x2A {
+                starQ = q
+            }
+        }
+        let effectiveGzip = gzipAvailable ? (gzipQ ?? starQ ?? 0) : 0
+        // Identity is acceptable unless explicitly excluded.
+        let effectiveIdentity = identityQ ?? (starQ == 0 ? 0 : (starQ ?? 1000))
+        if effectiveGzip > 0, effectiveGzip >= effectiveIdentity { return .gzip }
+        if effectiveIdentity > 0 { return .identity }
+        return .notAcceptable
+    }
+
+    /// Whether `Accept-Encoding` allows `coding` (a lowercase literal): its own entry, else `*`'s,
+    /// has a positive qvalue. Used for RFC 9842 `dcz`, which is never sent unasked.
+    public static func accepts(_ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, coding wanted: StaticString) -> Bool {
+        var explicitQ: Int?
+        var starQ: Int?
+        forEachCoding(bytes, header) { coding, q in
+            if HTTPBytes.equalsLowercase(coding, wanted) {
+                explicitQ = min(explicitQ ?? q, q)
+            } else if coding.count == 1, coding[0] == 0x2A {
+                starQ = q
+            }
+        }
+        return (explicitQ ?? starQ ?? 0) > 0
+    }
+
+    /// Each `coding *( OWS ";" OWS param )` element with its qvalue in thousandths (1000 when absent).
+    @inline(__always)
+    private static func forEachCoding(_ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue,
+                                      _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
         for line in header {
             var index = line.lowerBound
             while index < line.upperBound {
-                // One element: coding *( OWS ";" OWS param ) up to a comma.
+                // One element up to a comma.
                 while index < line.upperBound, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x2C { index += 1 }
                 let codingStart = index
                 while index < line.upperBound, HTTPBytes.isTokenByte(bytes[index]) { index += 1 }
@@ -40,22 +76,9 @@ public enum ContentNegotiation {
                     }
                     index += 1
                 }
-                if coding.isEmpty { continue }
-                if HTTPBytes.equalsLowercase(coding, "gzip") || HTTPBytes.equalsLowercase(coding, "x-gzip") {
-                    gzipQ = max(gzipQ ?? 0, q)
-                } else if HTTPBytes.equalsLowercase(coding, "identity") {
-                    identityQ = q
-                } else if coding.count == 1, coding[0] == 0x2A {
-                    starQ = q
-                }
+                if !coding.isEmpty { body(coding, q) }
             }
         }
-        let effectiveGzip = gzipAvailable ? (gzipQ ?? starQ ?? 0) : 0
-        // Identity is acceptable unless explicitly excluded.
-        let effectiveIdentity = identityQ ?? (starQ == 0 ? 0 : (starQ ?? 1000))
-        if effectiveGzip > 0, effectiveGzip >= effectiveIdentity { return .gzip }
-        if effectiveIdentity > 0 { return .identity }
-        return .notAcceptable
     }
 
     /// qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] ) (RFC 9110 §12.4.2), in thousandths.

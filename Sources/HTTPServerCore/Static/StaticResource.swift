@@ -15,9 +15,16 @@ public struct StaticResource: Sendable, Equatable {
     /// The whole Cache-Control value, e.g. `public, max-age=31536000, immutable`.
     public var cacheControl: String
     public var contentType: String
+    /// The whole Vary value on every answer for this resource (304s and errors included).
+    public var vary: String
+    /// Complete header lines (each ending in CRLF) for 200 and 206 answers, e.g. `Use-As-Dictionary`.
+    public var extraHeaders: String
+    /// RFC 9842 `dcz` bodies, one per dictionary a client may offer in `Available-Dictionary`.
+    public var dictionaryCompressed: [DictionaryCompressedBody]
 
     public init(name: String, identity: [UInt8], gzip: [UInt8]?, sha256: String, lastModified: Date, cacheControl: String,
-                contentType: String = "application/json") {
+                contentType: String = "application/json", vary: String = "Accept-Encoding", extraHeaders: String = "",
+                dictionaryCompressed: [DictionaryCompressedBody] = []) {
         self.name = name
         self.identity = identity
         self.gzip = gzip
@@ -25,5 +32,22 @@ public struct StaticResource: Sendable, Equatable {
         self.lastModified = lastModified
         self.cacheControl = cacheControl
         self.contentType = contentType
+        self.vary = vary
+        self.extraHeaders = extraHeaders
+        self.dictionaryCompressed = dictionaryCompressed
+    }
+}
+
+/// The resource compressed against one dictionary, with the RFC 9842 `dcz` content coding: served
+/// when a request's `Available-Dictionary` names `dictionarySHA256` and `Accept-Encoding` allows `dcz`.
+public struct DictionaryCompressedBody: Sendable, Equatable {
+    /// The 32-byte SHA-256 of the dictionary (the `dcz` header repeats it).
+    public var dictionarySHA256: [UInt8]
+    /// The whole `dcz` body: the 40-byte header, then the zstd frame.
+    public var body: [UInt8]
+
+    public init(dictionarySHA256: [UInt8], body: [UInt8]) {
+        self.dictionarySHA256 = dictionarySHA256
+        self.body = body
     }
 }

@@ -16,13 +16,23 @@ public final class StaticSite: @unchecked Sendable {
         let etag: [UInt8]
     }
 
+    /// A `dcz` representation and the dictionary it needs, as the base64 text of its SHA-256
+    /// without padding (what `Available-Dictionary` carries, compared without decoding).
+    struct DictionaryVariant {
+        let dictionaryBase64: [UInt8]
+        let representation: Representation
+    }
+
     public final class Resource: @unchecked Sendable {
         /// What the application handed over.
         public let source: StaticResource
         let identity: Representation
         let gzip: Representation?
+        let dictionaryVariants: [DictionaryVariant]
         /// Identity head without Content-Length, for 206 answers that add their own length/range.
         let rangeHeadPrefix: ResponseBytes
+        /// `Vary: …\r\n`, for the error answers that format their head per request.
+        let varyLine: String
         let lastModified: Int
 
         init(_ source: StaticResource) {
@@ -30,21 +40,37 @@ public final class StaticSite: @unchecked Sendable {
             let tag = String(source.sha256.prefix(16))
             lastModified = Int(source.lastModified.timeIntervalSince1970.rounded(.down))
             let date = String(decoding: HTTPDate.format(lastModified), as: UTF8.self)
-            // The gzip representation gets its own tag because its bytes differ (RFC 9110 §8.8.3).
+            varyLine = "Vary: \(source.vary)\r\n"
+            let common = "Last-Modified: \(date)\r\nCache-Control: \(source.cacheControl)\r\n" + varyLine
+            // Each encoding gets its own tag because its bytes differ (RFC 9110 §8.8.3).
             func representation(_ body: [UInt8], etag: String, encoding: String?) -> Representation {
-                let common = "ETag: \(etag)\r\nLast-Modified: \(date)\r\nCache-Control: \(source.cacheControl)\r\nVary: Accept-Encoding\r\n"
                 var head = "Content-Type: \(source.contentType)\r\nContent-Length: \(body.count)\r\n"
                 if let encoding { head += "Content-Encoding: \(encoding)\r\n" }
-                head += common + "Accept-Ranges: bytes\r\n"
+                head += "ETag: \(etag)\r\n" + common + source.extraHeaders + "Accept-Ranges: bytes\r\n"
                 return Representation(
                     body: ResponseBytes(sharing: body),
                     file: body.count >= FileBody.minimumSize ? FileBody(body, name: source.name) : nil, head200: ResponseBytes(head),
-                    head304: ResponseBytes(common), etag: Array(etag.utf8))
+                    head304: ResponseBytes("ETag: \(etag)\r\n" + common), etag: Array(etag.utf8))
             }
             identity = representation(source.identity, etag: "\"\(tag)\"", encoding: nil)
             gzip = source.gzip.map { representation($0, etag: "\"\(tag)-gz\"", encoding: "gzip") }
-            rangeHeadPrefix = ResponseBytes("Content-Type: \(source.contentType)\r\nETag: \"\(tag)\"\r\nLast-Modified: \(date)\r\n"
-                + "Cache-Control: \(source.cacheControl)\r\nVary: Accept-Encoding\r\nAccept-Ranges: bytes\r\n")
+            dictionaryVariants = source.dictionaryCompressed.map { compressed in
+                let dictionaryTag = compressed.dictionarySHA256.prefix(6).map { String(format: "%02x", $0) }.joined()
+                return DictionaryVariant(
+                    dictionaryBase64: Array(Data(compressed.dictionarySHA256).base64EncodedString().utf8.filter { $0 != 0x3D }),
+                    representation: representation(compressed.body, etag: "\"\(tag)-dcz-\(dictionaryTag)\"", encoding: "dcz"))
+            }
+            rangeHeadPrefix = ResponseBytes("Content-Type: \(source.contentType)\r\nETag: \"\(tag)\"\r\n" + common + source.extraHeaders
+                + "Accept-Ranges: bytes\r\n")
+        }
+
+        /// The `dcz` representation for the dictionary an `Available-Dictionary` value names, if any.
+        func dictionaryVariant(offered value: UnsafeBufferPointer<UInt8>) -> Representation? {
+            guard !dictionaryVariants.isEmpty, let content = AvailableDictionaryField.base64Content(value) else { return nil }
+            for variant in dictionaryVariants where variant.dictionaryBase64.elementsEqual(content) {
+                return variant.representation
+            }
+            return nil
         }
     }
 

@@ -31,14 +31,16 @@ struct SiteContent: Sendable {
     static let manifestName = "manifest.json"
 
     /// The generation as the HTTP library's static resources: hashed files are immutable (their
-    /// name changes with their bytes); the manifest is short-cached with validators.
+    /// name changes with their bytes); the manifest is short-cached with validators; list files
+    /// also negotiate RFC 9842 `dcz` from the patches that lead to them.
     func staticResources(_ configuration: Configuration.HTTP) -> [StaticResource] {
+        let dictionaries = ListDictionaryFields(files: files)
         var resources = files.map { name, entry in
             // A dcz patch is already compressed: octet-stream, never gzip-encoded again (issue #12).
             let isPatch = name.hasSuffix(".dcz")
-            return StaticResource(name: name, identity: entry.identity, gzip: isPatch ? nil : entry.gzip, sha256: entry.sha256,
-                                  lastModified: entry.lastModified, cacheControl: "public, max-age=31536000, immutable",
-                                  contentType: isPatch ? "application/octet-stream" : "application/json")
+            return dictionaries.apply(to: StaticResource(
+                name: name, identity: entry.identity, gzip: isPatch ? nil : entry.gzip, sha256: entry.sha256, lastModified: entry.lastModified,
+                cacheControl: "public, max-age=31536000, immutable", contentType: isPatch ? "application/octet-stream" : "application/json"))
         }
         for (name, entry) in signatures {
             resources.append(StaticResource(name: name, identity: entry.identity, gzip: nil, sha256: entry.sha256, lastModified: entry.lastModified,
