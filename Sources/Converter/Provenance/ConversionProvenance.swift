@@ -1,0 +1,22 @@
+/// The input lines behind one conversion's output: for every rule of every list the ABP line(s)
+/// it came from, and the filter lines that were skipped, with why. Built from numbers carried
+/// through the conversion (never from the rules' text); the line texts are cut from the input
+/// bytes only when the provenance file is written (`ProvenanceFile.encode`).
+public struct ConversionProvenance: Sendable {
+    /// The conversion's input, in order: a line origin's source index points here.
+    var sources: [FilterListSource]
+    /// Per output list, in list order; nil origins when the list kept earlier bytes.
+    var lists: [(id: String, origins: ListOrigins?)]
+    var skipped: [SkippedLine]
+
+    /// No provenance (an output made by hand, as in tests).
+    public static let none = ConversionProvenance(sources: [], lists: [], skipped: [])
+
+    public var isEmpty: Bool { sources.isEmpty }
+
+    /// Lines named by a rule of list `id` at `index` (nil: no such list or rule).
+    func lines(list id: String, rule index: Int) -> [LineOrigin]? {
+        guard let origins = lists.first(where: { $0.id == id })?.origins, index < origins.ruleCount else { return nil }
+        return Array(origins.lines(ofRule: index))
+    }
+}
