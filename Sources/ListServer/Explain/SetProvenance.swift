@@ -19,15 +19,20 @@ struct SetProvenance: RuleProvenance {
         guard let data = FileManager.default.contents(atPath: path) else {
             return SetProvenance(reader: nil, matching: [], status: "none: the set has no \(ProvenanceFile.fileName) (published before provenance was kept?)")
         }
+        return make(fileBytes: Array(data), path: path, listSHA256: set.listSHA256)
+    }
+
+    /// Provenance from a file's bytes, trusted for the lists whose hash in `listSHA256` it records.
+    static func make(fileBytes: [UInt8], path: String, listSHA256: [String: String]) -> SetProvenance {
         let reader: ProvenanceReader
         do {
-            reader = try ProvenanceReader(bytes: Array(data))
+            reader = try ProvenanceReader(bytes: fileBytes)
         } catch {
             return SetProvenance(reader: nil, matching: [], status: "none: \(path): \(error)")
         }
         var matching = Set<String>()
         var stale: [String] = []
-        for (id, sha256) in set.listSHA256 {
+        for (id, sha256) in listSHA256 {
             if reader.sha256(ofList: id) == sha256 { matching.insert(id) } else { stale.append(id) }
         }
         let status: String
