@@ -6,6 +6,12 @@ public struct ProvenanceReader: Sendable {
         public var upstream: String
         public var line: Int
         public var text: String
+
+        public init(upstream: String, line: Int, text: String) {
+            self.upstream = upstream
+            self.line = line
+            self.text = text
+        }
     }
 
     /// A skipped line and the skip reason (a `ConversionReport` reason name).
