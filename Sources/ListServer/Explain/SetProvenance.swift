@@ -11,6 +11,9 @@ struct SetProvenance: RuleProvenance {
     private var matching: Set<String>
     /// What the answer says about provenance: `complete`, or why some or all lines are missing.
     private(set) var status: String
+    /// Lines already read, by rule: a page's hiding rules (hundreds, dozens of lines each) are the
+    /// same for most answers, and reading them again would be most of a warm answer's time.
+    private let cache = SourceCache()
 
     /// Reads `provenance.txt` beside the manifest of `set`. Never throws: without a usable file,
     /// rules have no sources and `status` says why.
@@ -50,8 +53,12 @@ struct SetProvenance: RuleProvenance {
     static func none(_ status: String) -> SetProvenance { SetProvenance(reader: nil, matching: [], status: status) }
 
     func sourceLines(listID: String, index: Int) -> [SourceLine] {
-        guard matching.contains(listID), let lines = reader?.lines(list: listID, rule: index) else { return [] }
-        return lines.map { SourceLine(upstream: $0.upstream, line: $0.line, text: $0.text) }
+        guard matching.contains(listID), let reader else { return [] }
+        let key = SourceCache.Key(listID: listID, index: index)
+        if let known = cache.lines(key) { return known }
+        let lines = (reader.lines(list: listID, rule: index) ?? []).map { SourceLine(upstream: $0.upstream, line: $0.line, text: $0.text) }
+        cache.store(lines, for: key)
+        return lines
     }
 
     /// Skipped lines that name the request's host or the page's (or a parent domain of either);
@@ -62,6 +69,31 @@ struct SetProvenance: RuleProvenance {
         return reader.skipped(naming: hosts).map {
             SkippedSource(upstream: $0.line.upstream, line: $0.line.line, text: $0.line.text, reason: $0.reason)
         }
+    }
+}
+
+/// The rules' lines read so far, shared by every copy of one `SetProvenance` (the server answers on
+/// several threads). Bounded: past `limit` rules, lines are read each time instead.
+private final class SourceCache: @unchecked Sendable {
+    struct Key: Hashable {
+        var listID: String
+        var index: Int
+    }
+
+    static let limit = 50_000
+    private let lock = NSLock()
+    private var entries: [Key: [SourceLine]] = [:]
+
+    func lines(_ key: Key) -> [SourceLine]? {
+        lock.lock()
+        defer { lock.unlock() }
+        return entries[key]
+    }
+
+    func store(_ lines: [SourceLine], for key: Key) {
+        lock.lock()
+        defer { lock.unlock() }
+        if entries.count < Self.limit { entries[key] = lines }
     }
 }
 
