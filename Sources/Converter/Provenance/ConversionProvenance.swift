@@ -13,10 +13,4 @@ public struct ConversionProvenance: Sendable {
     public static let none = ConversionProvenance(sources: [], lists: [], skipped: [])
 
     public var isEmpty: Bool { sources.isEmpty }
-
-    /// Lines named by a rule of list `id` at `index` (nil: no such list or rule).
-    func lines(list id: String, rule index: Int) -> [LineOrigin]? {
-        guard let origins = lists.first(where: { $0.id == id })?.origins, index < origins.ruleCount else { return nil }
-        return Array(origins.lines(ofRule: index))
-    }
 }
