@@ -38,6 +38,7 @@ public struct ListConverter: Sendable {
         layout.input = nil
         // A list that keeps last run's bytes (`DeferredRemoval`) has no per-rule lines for them.
         let origins = laidOut.map { $0.kept == nil ? $0.origins : nil }
+        let merged = rules.origins.merged
         let finished = finish(laidOut, previousLists: previousLists, state: state, releasing: rules, input)
         if let problem = finished.problem { throw problem }
         let report = ConversionReport(
@@ -45,7 +46,7 @@ public struct ListConverter: Sendable {
             lists: finished.lists.map { ConversionReport.ListReport(id: $0.id, rules: $0.ruleCount, bytes: $0.json.count) },
             freshLayout: isFresh)
         let provenance = ConversionProvenance(sources: sources, lists: zip(finished.lists, origins).map { ($0.id, $1) },
-                                              skipped: skipped)
+                                              merged: merged, skipped: skipped)
         return ConversionOutput(lists: finished.lists, report: report, layoutState: finished.state, provenance: provenance)
     }
 

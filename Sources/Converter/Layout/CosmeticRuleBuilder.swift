@@ -16,8 +16,7 @@ struct CosmeticRuleBuilder: Sendable {
 
     /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then site
     /// groups; with the input lines of each rule (`origins` by selector, nil when unknown).
-    func rules(_ selectors: [CosmeticSelector], origins: [LineOrigin?] = [],
-               merged: [LineOrigin: [LineOrigin]] = [:]) -> ([[UInt8]], ListOrigins) {
+    func rules(_ selectors: [CosmeticSelector], origins: [LineOrigin?] = []) -> ([[UInt8]], ListOrigins) {
         var everywhere: [SourcedSelector] = []
         var except = DomainGroups()
         var sites = DomainGroups()
@@ -32,7 +31,7 @@ struct CosmeticRuleBuilder: Sendable {
         }
         var out: [[UInt8]] = []
         var lines = ListOrigins()
-        func close(_ chunk: ArraySlice<SourcedSelector>) { lines.closeRule(joining: chunk.lazy.compactMap(\.origin), merged: merged) }
+        func close(_ chunk: ArraySlice<SourcedSelector>) { lines.closeRule(joining: chunk.lazy.compactMap(\.origin)) }
         for chunk in chunks(everywhere) {
             out.append(rule(selectors: chunk, condition: nil, domains: []))
             close(chunk)

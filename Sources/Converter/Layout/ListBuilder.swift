@@ -29,11 +29,11 @@ struct ListBuilder: Sendable {
         for (index, exception) in input.rules.siteExceptions.enumerated()
         where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: exception.pages) {
             rules.append(exception.json)
-            origins.closeRule(index < known.siteExceptions.count ? known.siteExceptions[index] : nil, merged: known.merged)
+            origins.closeRule(index < known.siteExceptions.count ? known.siteExceptions[index] : nil)
         }
         if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
             rules += input.rules.navigationGuards
-            for _ in input.rules.navigationGuards { origins.closeRule(nil, merged: [:]) }
+            for _ in input.rules.navigationGuards { origins.closeRule(nil) }
         }
         return LaidOutList(id: list.id, family: list.family, rules: rules, origins: origins)
     }
@@ -67,20 +67,22 @@ struct ListBuilder: Sendable {
             for index in sections.carveOuts {
                 out.append(network[index].json)
                 out.append(network[index].carveOut!)
-                origins.closeRule(origin(index), merged: known.merged)
-                origins.closeRule(origin(index), merged: known.merged)
+                origins.closeRule(origin(index))
+                origins.closeRule(origin(index))
             }
             for index in sections.blocks {
                 out.append(network[index].json)
-                origins.closeRule(origin(index), merged: known.merged)
+                origins.closeRule(origin(index))
             }
             if guardsInside {
                 out += input.rules.navigationGuards
-                for _ in input.rules.navigationGuards { origins.closeRule(nil, merged: [:]) }
+                for _ in input.rules.navigationGuards { origins.closeRule(nil) }
             }
-            for index in sections.afterGuards + exceptions + sections.important {
-                out.append(network[index].json)
-                origins.closeRule(origin(index), merged: known.merged)
+            for section in [sections.afterGuards, exceptions, sections.important] {
+                for index in section {
+                    out.append(network[index].json)
+                    origins.closeRule(origin(index))
+                }
             }
         }
         return (out, ExceptionScope(urlHosts: [], pageDomains: sections.allPages), guardsInside)
@@ -102,8 +104,7 @@ struct ListBuilder: Sendable {
     private func cosmeticRules(_ indices: [Int]) -> ([[UInt8]], ListOrigins) {
         let known = input.rules.origins
         let lines = indices.map { $0 < known.cosmetic.count ? known.cosmetic[$0] : nil }
-        return CosmeticRuleBuilder(perRule: selectorsPerRule).rules(indices.map { input.rules.cosmetic[$0] }, origins: lines,
-                                                                    merged: known.merged)
+        return CosmeticRuleBuilder(perRule: selectorsPerRule).rules(indices.map { input.rules.cosmetic[$0] }, origins: lines)
     }
 }
 

@@ -7,10 +7,12 @@ public struct ConversionProvenance: Sendable {
     var sources: [FilterListSource]
     /// Per output list, in list order; nil origins when the list kept earlier bytes.
     var lists: [(id: String, origins: ListOrigins?)]
+    /// Lines merged into the rules of another line, by that line (`RuleOrigins.merged`).
+    var merged: [LineOrigin: [LineOrigin]]
     var skipped: [SkippedLine]
 
     /// No provenance (an output made by hand, as in tests).
-    public static let none = ConversionProvenance(sources: [], lists: [], skipped: [])
+    public static let none = ConversionProvenance(sources: [], lists: [], merged: [:], skipped: [])
 
     public var isEmpty: Bool { sources.isEmpty }
 }

@@ -34,21 +34,17 @@ public struct ListOrigins: Sendable, Equatable {
         lines.reserveCapacity(rules)
     }
 
-    /// Ends the current rule, with `origin` (if any) and the lines merged into it.
-    mutating func closeRule(_ origin: LineOrigin?, merged: [LineOrigin: [LineOrigin]]) {
-        if let origin {
-            lines.append(origin)
-            if !merged.isEmpty, let more = merged[origin] { lines += more }
-        }
+    /// Ends the current rule, made from `origin` (nil: a rule the converter adds itself). The lines
+    /// merged into a line's rules (`RuleOrigins.merged`) are added only when the file is written,
+    /// so layout looks nothing up.
+    mutating func closeRule(_ origin: LineOrigin?) {
+        if let origin { lines.append(origin) }
         ends.append(UInt32(lines.count))
     }
 
     /// Ends a rule made of several lines (a joined hiding rule).
-    mutating func closeRule<Origins: Sequence>(joining origins: Origins, merged: [LineOrigin: [LineOrigin]]) where Origins.Element == LineOrigin {
-        for origin in origins {
-            lines.append(origin)
-            if !merged.isEmpty, let more = merged[origin] { lines += more }
-        }
+    mutating func closeRule<Origins: Sequence>(joining origins: Origins) where Origins.Element == LineOrigin {
+        lines.append(contentsOf: origins)
         ends.append(UInt32(lines.count))
     }
 }
