@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 
 /// WebKit's content-blocker decision over a set of rule lists, in manifest order.
@@ -25,17 +24,28 @@ public struct ContentBlockerEngine: Sendable {
     /// `lists`: (list id, the list's JSON bytes) in manifest order.
     public init(lists: [(id: String, json: [UInt8])], registrableDomains: any RegistrableDomainProvider,
                 indexing: Indexing = .trigram) throws(RuleListError) {
-        // Lists parse independently (JSON, then every rule's filter), so they go on every core at
-        // once; the rules are then joined in list order and the first error in list order is thrown.
-        var parsed = [Result<[BlockerRule], RuleListError>](repeating: .success([]), count: lists.count)
-        parsed.withUnsafeMutableBufferPointer { slots in
-            guard let base = slots.baseAddress else { return }
-            DispatchQueue.concurrentPerform(iterations: lists.count) { index in
-                base[index] = Result { () throws(RuleListError) in try Self.rules(of: lists[index]) }
+        var rules: [BlockerRule] = []
+        for list in lists {
+            let objects: [Any]
+            do {
+                guard let array = try JSONSerialization.jsonObject(with: Data(list.json)) as? [Any] else {
+                    throw RuleListError(listID: list.id, index: nil, reason: "the top level is not an array")
+                }
+                objects = array
+            } catch let error as RuleListError {
+                throw error
+            } catch {
+                throw RuleListError(listID: list.id, index: nil, reason: "not valid JSON: \(error.localizedDescription)")
+            }
+            let ranges = RuleListSplitter.elementRanges(list.json)
+            guard ranges.count == objects.count else {
+                throw RuleListError(listID: list.id, index: nil, reason: "every element must be a rule object")
+            }
+            for (index, object) in objects.enumerated() {
+                let json = String(decoding: list.json[ranges[index]], as: UTF8.self)
+                rules.append(try BlockerRule(listID: list.id, index: index, object: object, json: json))
             }
         }
-        var rules: [BlockerRule] = []
-        for result in parsed { rules += try result.get() }
         self.rules = rules
         self.listIDs = lists.map(\.id)
         self.registrableDomains = registrableDomains
@@ -43,32 +53,6 @@ public struct ContentBlockerEngine: Sendable {
         case .trigram: (byTrigram, unindexed) = Self.index(rules)
         case .none: (byTrigram, unindexed) = ([:], Array(0..<Int32(rules.count)))
         }
-    }
-
-    /// One list's rules, in order.
-    private static func rules(of list: (id: String, json: [UInt8])) throws(RuleListError) -> [BlockerRule] {
-        let objects: [Any]
-        do {
-            guard let array = try JSONSerialization.jsonObject(with: Data(list.json)) as? [Any] else {
-                throw RuleListError(listID: list.id, index: nil, reason: "the top level is not an array")
-            }
-            objects = array
-        } catch let error as RuleListError {
-            throw error
-        } catch {
-            throw RuleListError(listID: list.id, index: nil, reason: "not valid JSON: \(error.localizedDescription)")
-        }
-        let ranges = RuleListSplitter.elementRanges(list.json)
-        guard ranges.count == objects.count else {
-            throw RuleListError(listID: list.id, index: nil, reason: "every element must be a rule object")
-        }
-        var rules: [BlockerRule] = []
-        rules.reserveCapacity(objects.count)
-        for (index, object) in objects.enumerated() {
-            let json = String(decoding: list.json[ranges[index]], as: UTF8.self)
-            rules.append(try BlockerRule(listID: list.id, index: index, object: object, json: json))
-        }
-        return rules
     }
 
     /// The decision alone (the WebView checks compare this).
