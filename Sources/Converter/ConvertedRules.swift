@@ -10,6 +10,8 @@ struct ConvertedRules: Sendable, Equatable {
     /// Rules that switch blocking or hiding off for whole sites, placed by layout at the end of
     /// the lists they must cancel.
     var siteExceptions: [SiteException] = []
+    /// The input line of each rule above, by the same index (empty for rules made by hand in tests).
+    var origins = RuleOrigins()
     /// WebKit applies a trigger without `resource-type` to top-level page loads and popups too, which
     /// ABP (and adblock-rust, except for pure `||host^` filters) never blocks for a filter without type
     /// options (confirmed in a WebView; bench-out/semantic-disagreements.txt). These
@@ -128,4 +130,14 @@ struct SiteException: Sendable, Equatable {
     var sourceID: String
     /// Its `if-domain` sites without the `*` (never empty), as written in `json`.
     var pages: [String]
+}
+
+/// Where the rules of `ConvertedRules` came from: one line each, by index, plus the lines merged
+/// into a rule (later duplicates of its line, `#@#` exceptions folded into a hiding rule).
+struct RuleOrigins: Sendable, Equatable {
+    var network: [LineOrigin] = []
+    var cosmetic: [LineOrigin] = []
+    var siteExceptions: [LineOrigin] = []
+    /// Extra lines by the origin of the rule they joined.
+    var merged: [LineOrigin: [LineOrigin]] = [:]
 }

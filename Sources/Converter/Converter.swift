@@ -74,10 +74,13 @@ public struct ConversionOutput: Sendable {
     /// Opaque layout state (JSON bytes) to hand back as `previousLayout` next time, so unchanged
     /// rules keep their lists and their files keep their bytes.
     public var layoutState: [UInt8]
+    /// The input lines of every rule and the skipped lines (empty for outputs made by hand).
+    public var provenance: ConversionProvenance
 
-    public init(lists: [RuleList], report: ConversionReport, layoutState: [UInt8]) {
+    public init(lists: [RuleList], report: ConversionReport, layoutState: [UInt8], provenance: ConversionProvenance = .none) {
         self.lists = lists
         self.report = report
         self.layoutState = layoutState
+        self.provenance = provenance
     }
 }

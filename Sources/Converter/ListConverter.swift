@@ -16,15 +16,17 @@ public struct ListConverter: Sendable {
     ///   that only lost removed rules may keep its bytes (`ConverterConfiguration.removalGraceRuns`).
     public func convert(_ sources: consuming [FilterListSource], previousLayout: [UInt8]? = nil,
                         previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
-        var input = consume sources
-        let (rules, reports) = RuleConverter().convert(input)
-        input = []  // the input bytes are not needed any more: free them before layout
-        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists)
+        let input = consume sources
+        let (rules, reports, skipped) = RuleConverter().convert(input)
+        // The input bytes stay for provenance: its line texts are slices of them, cut only when written.
+        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
+                            sources: input, skipped: skipped)
     }
 
     /// Lays out already converted rules, serializes each list and fills the report.
     func assemble(_ rules: consuming ConvertedRules, sourceReports: [ConversionReport.SourceReport],
-                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
+                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:],
+                  sources: [FilterListSource] = [], skipped: [SkippedLine] = []) throws -> ConversionOutput {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
         var layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists)
@@ -34,13 +36,18 @@ public struct ListConverter: Sendable {
         let input = layout.input
         layout.lists = []
         layout.input = nil
+        // A list that keeps last run's bytes (`DeferredRemoval`) has no per-rule lines for them.
+        let origins = laidOut.map { $0.kept == nil ? $0.origins : nil }
+        let merged = rules.origins.merged
         let finished = finish(laidOut, previousLists: previousLists, state: state, releasing: rules, input)
         if let problem = finished.problem { throw problem }
         let report = ConversionReport(
             sources: sourceReports,
             lists: finished.lists.map { ConversionReport.ListReport(id: $0.id, rules: $0.ruleCount, bytes: $0.json.count) },
             freshLayout: isFresh)
-        return ConversionOutput(lists: finished.lists, report: report, layoutState: finished.state)
+        let provenance = ConversionProvenance(sources: sources, lists: zip(finished.lists, origins).map { ($0.id, $1) },
+                                              merged: merged, skipped: skipped)
+        return ConversionOutput(lists: finished.lists, report: report, layoutState: finished.state, provenance: provenance)
     }
 
     /// What `finish` produced.
@@ -69,6 +76,7 @@ public struct ListConverter: Sendable {
                 let json = input[index].json
                 let list = RuleList(id: input[index].id, json: json, ruleCount: input[index].ruleCount)
                 input[index].rules = []
+                input[index].origins = ListOrigins()
                 input[index].kept = nil
                 // A list republished byte for byte was validated when it was first published.
                 let problems = validates && previousLists[list.id] != json ? WebKitListValidator().problems(in: json) : []

@@ -417,7 +417,7 @@ enum LayoutFixture {
             + "||multi.example^$script,subdocument\n"
             + "! *** easylist:easylist_adult/adult_adservers.txt ***\n||adult.example^\n"
             + "! *** easylist:easyprivacy/easyprivacy_specific_international.txt ***\n/intl-tracker."
-        let (rules, _) = RuleConverter().convert([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
+        let (rules, _, _) = RuleConverter().convert([FilterListSource(id: "easylist", bytes: Array(text.utf8))])
         let network = Dictionary(rules.network.map { ($0.key, $0.churn) }, uniquingKeysWith: { first, _ in first })
         let cosmetic = Dictionary(rules.cosmetic.map { ($0.key, $0.churn) }, uniquingKeysWith: { first, _ in first })
         #expect(cosmetic == ["##.before-any-section": .calm, "##.calm-ad": .calm, "news.example##.hot-ad": .hot])

@@ -126,7 +126,7 @@ struct RuleConversionFixture {
     }
 
     @Test func duplicatesAcrossSourcesKeepTheFirst() {
-        let (rules, reports) = RuleConverter().convert([
+        let (rules, reports, _) = RuleConverter().convert([
             FilterListSource(id: "one", bytes: Array("||ads.example^\n".utf8)),
             FilterListSource(id: "two", bytes: Array("||ads.example^\n||other.example^\n".utf8)),
         ])
@@ -144,7 +144,7 @@ struct RuleConversionFixture {
         lines[chunk + 5] = "||host3.example^"                 // duplicate of line 3, in the second chunk
         lines[2 * chunk + 1] = "||host7.example^$badfilter"   // cancels line 7, two chunks earlier
         lines[2 * chunk + 2] = "#@#.banner"                   // folds the first line of the other source
-        let (rules, reports) = RuleConverter().convert([
+        let (rules, reports, _) = RuleConverter().convert([
             FilterListSource(id: "one", bytes: Array(("##.banner\n" + lines.joined(separator: "\n")).utf8)),
             FilterListSource(id: "two", bytes: Array("||host9.example^\n||later.example^\n".utf8)),
         ])

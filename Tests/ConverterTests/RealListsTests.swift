@@ -15,7 +15,7 @@ import Testing
 
     private func check(_ paths: [String], minimumConverted: Int) throws {
         let sources = try paths.map(load)
-        let (rules, reports) = RuleConverter().convert(sources)
+        let (rules, reports, _) = RuleConverter().convert(sources)
         for report in reports {
             let skipped = report.skipped.values.reduce(0) { $0 + $1.count }
             #expect(report.converted + skipped == report.rules, "\(report.id): \(report.converted) + \(skipped) != \(report.rules)")
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func snapshotSkipsOnlyWhatWebKitCannotExpress() throws {
-        let (_, reports) = RuleConverter().convert(try ["snapshot/easylist.txt", "snapshot/easyprivacy.txt"].map(load))
+        let (_, reports, _) = RuleConverter().convert(try ["snapshot/easylist.txt", "snapshot/easyprivacy.txt"].map(load))
         let lineProblems = ["invalid-utf8", "control-characters", "line-too-long", "regex-unsupported", "invalid-filter"]
         for report in reports {
             for reason in lineProblems { #expect(report.skipped[reason] == nil, "\(report.id): \(reason) \(report.skipped[reason]!)") }

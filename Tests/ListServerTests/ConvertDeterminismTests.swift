@@ -34,6 +34,7 @@ import TestSupport
         }
         let reference = try #require(outputs["seed-a"])
         #expect(reference.keys.contains { $0.hasSuffix(".json.gz") } && reference.count > 20, "\(reference.keys.sorted())")
+        #expect(reference.keys.filter { $0.hasSuffix("/provenance.txt") }.count == 2, "provenance is published with each day's set")
         for run in runs.dropFirst() {
             let files = try #require(outputs[run.label])
             #expect(files.keys.sorted() == reference.keys.sorted(), "\(run.label): other file names")

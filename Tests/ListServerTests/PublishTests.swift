@@ -141,6 +141,23 @@ import Glibc
         #expect(FileManager.default.fileExists(atPath: writer.path(PublishPlan.reportName)))
     }
 
+    @Test func provenanceIsWrittenBesideTheSetKeyedToItsListsAndNeverServed() throws {
+        let dir = ScratchDirectory()
+        let abp = "||ads.example^\n##.banner\n||csp.example^$csp=script-src 'none'\n"
+        let output = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(abp.utf8))])
+        var origin = Origin(publisher(dir.path))
+        let outcome = try origin.publish(output)
+        let written = try #require(FileManager.default.contents(atPath: dir.path + "/" + ProvenanceFile.fileName))
+        #expect(Array(written) == ProvenanceFile.encode(output.provenance, listSHA256: outcome.plan.lists.map(\.sha256)))
+        let reader = try ProvenanceReader(bytes: Array(written))
+        #expect(outcome.plan.lists.map { reader.sha256(ofList: $0.id) } == outcome.plan.lists.map(\.sha256))
+        #expect(reader.lines(list: "network-hosts-00", rule: 0) == [ProvenanceReader.Line(upstream: "small", line: 1, text: "||ads.example^")])
+        #expect(reader.skipped(naming: ["csp.example"]).map(\.reason) == ["option-csp"])
+        // Devices and the CDN get only what the manifest names.
+        #expect(outcome.published.content.files[ProvenanceFile.fileName] == nil)
+        #expect(try origin.load().content.files[ProvenanceFile.fileName] == nil)
+    }
+
     @Test func damagedFileUnderAPlannedNameIsRewritten() throws {
         let dir = ScratchDirectory()
         let writer = SetWriter(directory: dir.path)

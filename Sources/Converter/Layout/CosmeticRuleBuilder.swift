@@ -14,25 +14,33 @@
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
 
-    /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then site groups.
-    func rules(_ selectors: [CosmeticSelector]) -> [[UInt8]] {
-        var everywhere: [String] = []
+    /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then site
+    /// groups; with the input lines of each rule (`origins` by selector, nil when unknown).
+    func rules(_ selectors: [CosmeticSelector], origins: [LineOrigin?] = []) -> ([[UInt8]], ListOrigins) {
+        var everywhere: [SourcedSelector] = []
         var except = DomainGroups()
         var sites = DomainGroups()
-        for selector in selectors {
+        for (index, selector) in selectors.enumerated() {
+            let sourced = SourcedSelector(selector: selector.selector, origin: index < origins.count ? origins[index] : nil)
             switch selector.domains {
-            case .everywhere: everywhere.append(selector.selector)
-            case .except(let domains): except.add(selector.selector, domains: domains)
+            case .everywhere: everywhere.append(sourced)
+            case .except(let domains): except.add(sourced, domains: domains)
             case .only(let domains):
-                for domain in domains { sites.add(selector.selector, domains: [domain]) }
+                for domain in domains { sites.add(sourced, domains: [domain]) }
             }
         }
         var out: [[UInt8]] = []
+        var lines = ListOrigins()
+        func close(_ chunk: ArraySlice<SourcedSelector>) { lines.closeRule(joining: chunk.lazy.compactMap(\.origin)) }
         for chunk in chunks(everywhere) {
             out.append(rule(selectors: chunk, condition: nil, domains: []))
+            close(chunk)
         }
         for (domains, group) in except.groups {
-            for chunk in chunks(group) { out.append(rule(selectors: chunk, condition: "unless-domain", domains: domains)) }
+            for chunk in chunks(group) {
+                out.append(rule(selectors: chunk, condition: "unless-domain", domains: domains))
+                close(chunk)
+            }
         }
         for (domains, group) in sites.groups {
             let documentFilter = CosmeticRuleBuilder.documentFilter(site: domains[0])
@@ -42,9 +50,10 @@ struct CosmeticRuleBuilder: Sendable {
                 } else {
                     out.append(rule(selectors: chunk, condition: "if-domain", domains: domains))
                 }
+                close(chunk)
             }
         }
-        return out
+        return (out, lines)
     }
 
     /// The url-filter of `||site^`: the site's documents and its subdomains' (nil if the site
@@ -56,14 +65,14 @@ struct CosmeticRuleBuilder: Sendable {
         return filter.variants[0]
     }
 
-    private func chunks(_ selectors: [String]) -> [ArraySlice<String>] {
+    private func chunks(_ selectors: [SourcedSelector]) -> [ArraySlice<SourcedSelector>] {
         stride(from: 0, to: selectors.count, by: max(1, perRule)).map {
             selectors[$0..<min($0 + max(1, perRule), selectors.count)]
         }
     }
 
     /// A rule for every page, or with `condition` (`if-domain`, `unless-domain`) on `domains`.
-    private func rule(selectors: ArraySlice<String>, condition: StaticString?, domains: [String]) -> [UInt8] {
+    private func rule(selectors: ArraySlice<SourcedSelector>, condition: StaticString?, domains: [String]) -> [UInt8] {
         rule(selectors: selectors) { out in
             JSONWriter.appendLiteral(#""url-filter":".*""#, to: &out)
             if let condition {
@@ -75,7 +84,7 @@ struct CosmeticRuleBuilder: Sendable {
     }
 
     /// A rule matching the documents of the site whose `||site^` url-filter is `documentFilter`.
-    private func rule(selectors: ArraySlice<String>, documentFilter: [UInt8]) -> [UInt8] {
+    private func rule(selectors: ArraySlice<SourcedSelector>, documentFilter: [UInt8]) -> [UInt8] {
         rule(selectors: selectors) { out in
             JSONWriter.appendKey("url-filter", to: &out)
             JSONWriter.appendString(documentFilter, to: &out)
@@ -84,23 +93,29 @@ struct CosmeticRuleBuilder: Sendable {
     }
 
     /// `{"trigger":{…},"action":{"type":"css-display-none","selector":"a, b"}}`, the trigger's fields written by `trigger`.
-    private func rule(selectors: ArraySlice<String>, trigger: (inout [UInt8]) -> Void) -> [UInt8] {
+    private func rule(selectors: ArraySlice<SourcedSelector>, trigger: (inout [UInt8]) -> Void) -> [UInt8] {
         var out: [UInt8] = []
         JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         trigger(&out)
         JSONWriter.appendLiteral(#"},"action":{"type":"css-display-none","selector":"#, to: &out)
-        JSONWriter.appendString(selectors.joined(separator: ", "), to: &out)
+        JSONWriter.appendString(selectors.map(\.selector).joined(separator: ", "), to: &out)
         JSONWriter.appendLiteral("}}", to: &out)
         return out
     }
 }
 
+/// A selector and the input line it came from.
+private struct SourcedSelector {
+    var selector: String
+    var origin: LineOrigin?
+}
+
 /// Selectors grouped by domain set, groups in order of first appearance (no dictionary order leaks out).
 private struct DomainGroups {
     private var slot: [[String]: Int] = [:]
-    private(set) var groups: [(domains: [String], selectors: [String])] = []
+    private(set) var groups: [(domains: [String], selectors: [SourcedSelector])] = []
 
-    mutating func add(_ selector: String, domains: [String]) {
+    mutating func add(_ selector: SourcedSelector, domains: [String]) {
         if let index = slot[domains] {
             groups[index].selectors.append(selector)
         } else {

@@ -3,6 +3,8 @@ struct LaidOutList: Sendable, Equatable {
     var id: String
     var family: ListFamily
     var rules: [[UInt8]]
+    /// The input lines of each rule in `rules`.
+    var origins = ListOrigins()
     /// Last run's bytes, published again because today's list only lacks removed rules (see `DeferredRemoval`).
     var kept: (bytes: [UInt8], rules: Int)?
     /// Runs in a row the list has kept old bytes.

@@ -14,24 +14,28 @@ struct ListBuilder: Sendable {
         let members = (input.members[list.family] ?? [])
         let indices = list.members.map { members[$0].index }
         var rules: [[UInt8]]
+        var origins = ListOrigins()
         let scope: ExceptionScope
         var guarded = false
+        let known = input.rules.origins
         if list.family.isNetwork {
-            (rules, scope, guarded) = networkRules(indices, guards: list.family.mayNeedNavigationGuards)
+            (rules, scope, guarded) = networkRules(indices, guards: list.family.mayNeedNavigationGuards, origins: &origins)
         } else {
-            rules = cosmeticRules(indices)
+            (rules, origins) = cosmeticRules(indices)
             // Site selectors act in their site's documents, which any page may embed in a frame
             // (see `CosmeticRuleBuilder`), so every hiding site exception can concern them.
             scope = ExceptionScope(urlHosts: [], pageDomains: [nil])
         }
-        for exception in input.rules.siteExceptions
+        for (index, exception) in input.rules.siteExceptions.enumerated()
         where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: exception.pages) {
             rules.append(exception.json)
+            origins.closeRule(index < known.siteExceptions.count ? known.siteExceptions[index] : nil)
         }
         if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
             rules += input.rules.navigationGuards
+            for _ in input.rules.navigationGuards { origins.closeRule(nil) }
         }
-        return LaidOutList(id: list.id, family: list.family, rules: rules)
+        return LaidOutList(id: list.id, family: list.family, rules: rules, origins: origins)
     }
 
     /// Carve-out units first (each block with its own `ignore-previous-rules` right after it), then
@@ -45,7 +49,7 @@ struct ListBuilder: Sendable {
     /// and popups of the guarded blocks only, and the exceptions after everything cancel all of it.
     /// `LayoutInput` puts `.mustNotBeGuarded` blocks in path lists only when no `$important` block
     /// needs the guards and they have no carve-out.
-    private func networkRules(_ indices: [Int], guards: Bool) -> ([[UInt8]], ExceptionScope, Bool) {
+    private func networkRules(_ indices: [Int], guards: Bool, origins: inout ListOrigins) -> ([[UInt8]], ExceptionScope, Bool) {
         // Rule indices by place in the list first, then one array of exactly the list's rules:
         // every JSON array is referenced once, not once per intermediate array.
         let sections = NetworkSections(indices, input.rules.network, guards: guards)
@@ -55,16 +59,31 @@ struct ListBuilder: Sendable {
         out.reserveCapacity(2 * sections.carveOuts.count + sections.blocks.count + sections.afterGuards.count
                             + exceptions.count + sections.important.count
                             + (guardsInside ? input.rules.navigationGuards.count : 0))
+        origins.reserveCapacity(out.capacity)
+        let known = input.rules.origins
+        let lines = known.network
+        func origin(_ index: Int) -> LineOrigin? { index < lines.count ? lines[index] : nil }
         input.rules.network.withUnsafeBufferPointer { network in
             for index in sections.carveOuts {
                 out.append(network[index].json)
                 out.append(network[index].carveOut!)
+                origins.closeRule(origin(index))
+                origins.closeRule(origin(index))
             }
-            for index in sections.blocks { out.append(network[index].json) }
-            if guardsInside { out += input.rules.navigationGuards }
-            for index in sections.afterGuards { out.append(network[index].json) }
-            for index in exceptions { out.append(network[index].json) }
-            for index in sections.important { out.append(network[index].json) }
+            for index in sections.blocks {
+                out.append(network[index].json)
+                origins.closeRule(origin(index))
+            }
+            if guardsInside {
+                out += input.rules.navigationGuards
+                for _ in input.rules.navigationGuards { origins.closeRule(nil) }
+            }
+            for section in [sections.afterGuards, exceptions, sections.important] {
+                for index in section {
+                    out.append(network[index].json)
+                    origins.closeRule(origin(index))
+                }
+            }
         }
         return (out, ExceptionScope(urlHosts: [], pageDomains: sections.allPages), guardsInside)
     }
@@ -82,8 +101,10 @@ struct ListBuilder: Sendable {
         }
     }
 
-    private func cosmeticRules(_ indices: [Int]) -> [[UInt8]] {
-        CosmeticRuleBuilder(perRule: selectorsPerRule).rules(indices.map { input.rules.cosmetic[$0] })
+    private func cosmeticRules(_ indices: [Int]) -> ([[UInt8]], ListOrigins) {
+        let known = input.rules.origins
+        let lines = indices.map { $0 < known.cosmetic.count ? known.cosmetic[$0] : nil }
+        return CosmeticRuleBuilder(perRule: selectorsPerRule).rules(indices.map { input.rules.cosmetic[$0] }, origins: lines)
     }
 }
 

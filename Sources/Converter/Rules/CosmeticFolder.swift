@@ -15,6 +15,20 @@ struct CosmeticFolder {
     struct Exceptions {
         var everywhere = false
         var domains: [String] = []
+        /// Each `#@#` line with its sites (empty: everywhere), for provenance.
+        var lines: [(origin: LineOrigin, domains: [String])] = []
+
+        /// The exception lines that changed a kept rule with these sites: all of them for a generic
+        /// rule (they became its `unless-domain`), those that removed a site from a site rule.
+        func lines(foldedInto sites: CosmeticSelector.Domains) -> [LineOrigin] {
+            switch sites {
+            case .everywhere, .except: return lines.map(\.origin)
+            case .only(let sites):
+                return lines.filter { line in
+                    line.domains.contains { exception in sites.contains { DomainNormalizer.isSameOrSubdomain($0, of: exception) } }
+                }.map(\.origin)
+            }
+        }
     }
 
     enum Outcome {

@@ -11,7 +11,8 @@ extension RuleConverter {
         var churn = chunk.churn
         var scratch: [UInt8] = []
         source.bytes.withUnsafeBufferPointer { buffer in
-            for range in lineRanges[chunk.lines] {
+            for lineIndex in chunk.lines {
+                let range = lineRanges[lineIndex]
                 let line = UnsafeBufferPointer(rebasing: buffer[range])
                 let kind = LineClassifier.classify(line)
                 if kind == .notARule {
@@ -20,7 +21,7 @@ extension RuleConverter {
                 }
                 if case .unusable(let reason) = kind {
                     outcomes.append(.unusable(reason, example: String(decoding: line.prefix(200), as: UTF8.self)))
-                    summaries.append(LineSummary(hash: 0, role: .unusable))
+                    summaries.append(LineSummary(hash: 0, role: .unusable, line: Int32(lineIndex + 1)))
                     continue
                 }
                 let lineKey = LineKey(line)
@@ -51,7 +52,7 @@ extension RuleConverter {
                         }
                     }
                 }
-                var summary = LineSummary(hash: lineKey.hash, role: .rule, churn: churn)
+                var summary = LineSummary(hash: lineKey.hash, role: .rule, churn: churn, line: Int32(lineIndex + 1))
                 switch filter {
                 case .skipped: summary.role = .skipped
                 case .badfilter: summary.role = .badfilter

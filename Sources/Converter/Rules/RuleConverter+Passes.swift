@@ -7,6 +7,8 @@ extension RuleConverter {
         var entries: [Entry] = []
         var badfilterTargets = Set<LineKey>()
         var cosmeticExceptions: [String: CosmeticFolder.Exceptions] = [:]
+        /// Later copies of a line, by the first copy's origin: the first copy's rules list them too.
+        var duplicates: [LineOrigin: [LineOrigin]] = [:]
         var networkRuleCount = 0
         /// Hiding rules and site exceptions, at most.
         var otherRuleCount = 0
@@ -26,7 +28,7 @@ extension RuleConverter {
                 for (lineIndex, summary) in summaries.enumerated() {
                     if summary.role == .unusable {
                         if case .unusable(let reason, let example) = parsed[chunkIndex].outcomes[lineIndex] {
-                            tallies[sourceIndex].skip(reason, line: example)
+                            tallies[sourceIndex].skip(reason, line: example, at: summary.line)
                         }
                         continue
                     }
@@ -34,9 +36,15 @@ extension RuleConverter {
                     if !first.inserted {
                         let text = parsed[chunkIndex].outcomes[lineIndex].keyText
                         let (firstChunk, firstIndex) = first.stored.quotientAndRemainder(dividingBy: RuleConverter.linesPerChunk)
-                        if text == parsed[firstChunk].outcomes[firstIndex].keyText
-                            || !collisions.insert(text).inserted {
-                            tallies[sourceIndex].skip(.duplicate, line: text)
+                        if text == parsed[firstChunk].outcomes[firstIndex].keyText {
+                            let original = LineOrigin(source: chunks[firstChunk].source, line: Int(parsed[firstChunk].summaries[firstIndex].line))
+                            duplicates[original, default: []].append(LineOrigin(source: sourceIndex, line: Int(summary.line)))
+                            tallies[sourceIndex].skip(.duplicate, line: text, at: summary.line)
+                            continue
+                        }
+                        if !collisions.insert(text).inserted {
+                            // A repeat of a line whose hash another line had first: its first copy's rules do not know it.
+                            tallies[sourceIndex].skip(.duplicate, line: text, at: summary.line)
                             continue
                         }
                     }
@@ -45,25 +53,28 @@ extension RuleConverter {
                         if summary.networkRules == 0 { otherRuleCount += 1 }
                         entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
                     } else if case .filter(let lineKey, let filter) = parsed[chunkIndex].outcomes[lineIndex] {
-                        settle(filter, key: lineKey.text, tally: &tallies[sourceIndex])
+                        settle(filter, key: lineKey.text, origin: LineOrigin(source: sourceIndex, line: Int(summary.line)),
+                               tally: &tallies[sourceIndex])
                     }
                 }
             }
         }
 
         /// Counts a skipped line, or records a `$badfilter` target or a `#@#` exception.
-        private mutating func settle(_ filter: Filter, key: String, tally: inout SourceTally) {
+        private mutating func settle(_ filter: Filter, key: String, origin: LineOrigin, tally: inout SourceTally) {
+            let line = Int32(origin.line)
             switch filter {
             case .skipped(let reason):
-                tally.skip(reason, line: key)
+                tally.skip(reason, line: key, at: line)
             case .badfilter(let target):
                 badfilterTargets.insert(target)
-                tally.skip(.badfilter, line: key)
+                tally.skip(.badfilter, line: key, at: line)
             case .cosmeticException(.failure(let error)):
-                tally.skip(error.reason, line: key)
+                tally.skip(error.reason, line: key, at: line)
             case .cosmeticException(.success(let exception)):
                 var entry = cosmeticExceptions[exception.selector] ?? CosmeticFolder.Exceptions()
                 if exception.domains.isEmpty { entry.everywhere = true } else { entry.domains.append(contentsOf: exception.domains) }
+                entry.lines.append((origin, exception.domains))
                 cosmeticExceptions[exception.selector] = entry
                 tally.converted += 1
             case .hiding, .siteException, .network:
@@ -83,38 +94,48 @@ extension RuleConverter {
         init(_ first: FirstPass) {
             badfilterTargets = first.badfilterTargets
             cosmeticExceptions = first.cosmeticExceptions
+            rules.origins.merged = first.duplicates
             rules.network.reserveCapacity(first.networkRuleCount)
             rules.cosmetic.reserveCapacity(first.otherRuleCount)
         }
 
-        mutating func add(_ filter: Filter, lineKey: LineKey, sourceID: String, churn: ChurnClass, tally: inout SourceTally) {
+        mutating func add(_ filter: Filter, lineKey: LineKey, sourceID: String, churn: ChurnClass, origin: LineOrigin,
+                          tally: inout SourceTally) {
             let key = lineKey.text
+            let line = Int32(origin.line)
             // A `$badfilter` can stand anywhere in any list, so only now is it known whether one cancels this line.
             if !badfilterTargets.isEmpty, filter.isNetwork, badfilterTargets.contains(lineKey) {
-                tally.skip(.cancelledByBadfilter, line: key)
+                tally.skip(.cancelledByBadfilter, line: key, at: line)
                 return
             }
             switch filter {
             case .siteException(.success(let built)):
                 rules.siteExceptions.append(SiteException(key: key, scope: built.scope, json: built.json, sourceID: sourceID,
                                                          pages: built.pages))
+                rules.origins.siteExceptions.append(origin)
                 tally.converted += 1
             case .network(.success(let built)):
-                if addNetwork(built, key: key, sourceID: sourceID, churn: churn) {
+                if addNetwork(built, key: key, sourceID: sourceID, churn: churn, origin: origin) {
                     tally.converted += 1
                 } else {
-                    tally.skip(.mixedDomainConflict, line: key)
+                    tally.skip(.mixedDomainConflict, line: key, at: line)
                 }
             case .hiding(.success(let hiding)):
-                switch CosmeticFolder.fold(hiding, exceptions: cosmeticExceptions[hiding.selector]) {
+                let exceptions = cosmeticExceptions[hiding.selector]
+                switch CosmeticFolder.fold(hiding, exceptions: exceptions) {
                 case .kept(let selector):
                     rules.cosmetic.append(selector)
+                    rules.origins.cosmetic.append(origin)
+                    if let exceptions {
+                        let folded = exceptions.lines(foldedInto: hiding.domains)
+                        if !folded.isEmpty { rules.origins.merged[origin, default: []] += folded }
+                    }
                     tally.converted += 1
                 case .skipped(let reason):
-                    tally.skip(reason, line: key)
+                    tally.skip(reason, line: key, at: line)
                 }
             case .siteException(.failure(let error)), .network(.failure(let error)), .hiding(.failure(let error)):
-                tally.skip(error.reason, line: key)
+                tally.skip(error.reason, line: key, at: line)
             case .skipped, .badfilter, .cosmeticException:
                 break  // settled in pass 1
             }
@@ -122,7 +143,8 @@ extension RuleConverter {
 
         /// Appends a network filter's WebKit rules; false (nothing appended) when its carve-out
         /// conflicts with an earlier one.
-        private mutating func addNetwork(_ built: NetworkRuleBuilder.Built, key: String, sourceID: String, churn: ChurnClass) -> Bool {
+        private mutating func addNetwork(_ built: NetworkRuleBuilder.Built, key: String, sourceID: String, churn: ChurnClass,
+                                         origin: LineOrigin) -> Bool {
             if case .carvedOut(let included, let excluded) = built.condition {
                 let unit = CarveOutUnit(included: included, excluded: excluded)
                 if carveOuts.contains(where: { $0.conflicts(with: unit) || unit.conflicts(with: $0) }) { return false }
@@ -141,6 +163,7 @@ extension RuleConverter {
                     anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
                     navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes,
                     churn: churn))
+                rules.origins.network.append(origin)
             }
             return true
         }

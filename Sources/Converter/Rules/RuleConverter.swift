@@ -44,6 +44,8 @@ struct RuleConverter: Sendable {
         var networkRules: Int32 = 0
         /// The churn class of the line's section.
         var churn = ChurnClass.calm
+        /// 1-based line number in the source.
+        var line: Int32 = 0
     }
 
     /// The per-line work's results for one chunk, parallel arrays in line order.
@@ -101,8 +103,8 @@ struct RuleConverter: Sendable {
     }
 
 
-    func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport]) {
-        var tallies = sources.map { SourceTally(id: $0.id) }
+    func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]) {
+        var tallies = sources.indices.map { SourceTally(id: sources[$0].id, sourceIndex: $0) }
         let lineRanges = sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
         for index in sources.indices { tallies[index].lines = lineRanges[index].count }
         let chunks = Self.chunks(sources, lineRanges: lineRanges)
@@ -125,10 +127,11 @@ struct RuleConverter: Sendable {
             swap(&outcome, &parsed[chunkIndex].outcomes[lineIndex])
             guard case .filter(let lineKey, let filter) = outcome else { continue }
             let source = chunks[chunkIndex].source
-            second.add(filter, lineKey: lineKey, sourceID: sources[source].id,
-                       churn: parsed[chunkIndex].summaries[lineIndex].churn, tally: &tallies[source])
+            let summary = parsed[chunkIndex].summaries[lineIndex]
+            second.add(filter, lineKey: lineKey, sourceID: sources[source].id, churn: summary.churn,
+                       origin: LineOrigin(source: source, line: Int(summary.line)), tally: &tallies[source])
         }
-        return (second.rules, tallies.map(\.report))
+        return (second.rules, tallies.map(\.report), tallies.flatMap(\.skippedLines))
     }
 
     /// Splits every source's lines into chunks of `linesPerChunk`, each with the churn class of the section it starts in.

@@ -6,9 +6,15 @@ struct SourceTally {
     var lines = 0
     var rules = 0
     var converted = 0
+    var sourceIndex = 0
     var skipped: [String: ConversionReport.SkipTally] = [:]
+    /// Every skipped line but duplicates (whose lines join the first copy's rule instead).
+    var skippedLines: [SkippedLine] = []
 
-    mutating func skip(_ reason: SkipReason, line: @autoclosure () -> String) {
+    mutating func skip(_ reason: SkipReason, line: @autoclosure () -> String, at lineNumber: Int32) {
+        if reason != .duplicate {
+            skippedLines.append(SkippedLine(origin: LineOrigin(source: sourceIndex, line: Int(lineNumber)), reason: reason))
+        }
         var tally = skipped[reason.rawValue] ?? ConversionReport.SkipTally()
         tally.count += 1
         if tally.examples.count < Self.examplesPerReason { tally.examples.append(line()) }

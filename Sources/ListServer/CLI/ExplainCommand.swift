@@ -27,16 +27,13 @@ enum ExplainCommand: Command {
         let repeats = try arguments.value("--repeat").map { try ArgumentParser.integer($0, flag: "--repeat", range: 1...100_000) }
         let set = try PublishedRuleSet.load(directory: directory)
         let engine = try set.engine(registrableDomains: try PublicSuffixFile.load(), indexing: arguments.has("--no-index") ? .none : .trigram)
+        let provenance = SetProvenance.load(for: set)
+        let answer = { ExplainAnswer.make(request, engine: engine, provenance: provenance, manifestSHA256: set.manifestSHA256) }
         if let repeats {
-            print(ExplainLatency.measure(engine: engine, request: request, repeats: repeats).summary)
+            print(ExplainLatency.measure(repeats: repeats, ruleCount: engine.rules.count, answer).summary)
             return 0
         }
-        let explanation = engine.explain(request)
-        if arguments.has("--json") {
-            print(ExplanationText.json(explanation, manifestSHA256: set.manifestSHA256))
-        } else {
-            print(ExplanationText.human(explanation, manifestSHA256: set.manifestSHA256))
-        }
+        print(arguments.has("--json") ? ExplanationJSON.render(answer()) : ExplanationText.human(answer()))
         return 0
     }
 }
@@ -82,17 +79,18 @@ struct ExplainLatency {
         String(format: "explain: %d answers over %d rules, median %.3f ms, max %.3f ms", repeats, ruleCount, medianMilliseconds, maximumMilliseconds)
     }
 
-    static func measure(engine: ContentBlockerEngine, request: BlockerRequest, repeats: Int) -> ExplainLatency {
-        _ = engine.explain(request)  // warm-up
+    /// Times `answer` (the whole answer: decision, sources and skipped lines) `repeats` times after one warm-up.
+    static func measure(repeats: Int, ruleCount: Int, _ answer: () -> ExplainAnswer) -> ExplainLatency {
+        _ = answer()  // warm-up
         var samples: [Double] = []
         samples.reserveCapacity(repeats)
         for _ in 0..<repeats {
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = engine.explain(request)
+            _ = answer()
             samples.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6)
         }
         samples.sort()
         return ExplainLatency(repeats: repeats, medianMilliseconds: samples[samples.count / 2],
-                              maximumMilliseconds: samples.last ?? 0, ruleCount: engine.rules.count)
+                              maximumMilliseconds: samples.last ?? 0, ruleCount: ruleCount)
     }
 }

@@ -5,27 +5,19 @@ import Foundation
 enum ExplanationText {
     /// Hiding rules listed in the human form; `--json` has them all.
     static let hidingRulesShown = 20
+    /// Source lines shown per hiding rule (a generic rule joins dozens of selectors).
+    static let sourcesShown = 3
 
-    static func json(_ explanation: Explanation, manifestSHA256: String) -> String {
-        struct Envelope: Encodable {
-            var manifestSHA256: String
-            var explanation: Explanation
-            enum CodingKeys: String, CodingKey { case manifestSHA256 = "manifest_sha256", explanation }
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(Envelope(manifestSHA256: manifestSHA256, explanation: explanation))) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func human(_ explanation: Explanation, manifestSHA256: String) -> String {
+    static func human(_ answer: ExplainAnswer) -> String {
+        let explanation = answer.explanation
         var lines = [
             "request   \(explanation.url)",
             "          \(explanation.resourceType.rawValue), \(explanation.loadContext.rawValue), \(explanation.loadType.rawValue)",
             "page      \(explanation.page)",
-            "set       manifest sha256 \(manifestSHA256.prefix(16))…",
+            "set       manifest sha256 \(answer.manifestSHA256.prefix(16))…",
             "decision  \(headline(explanation.verdict))",
         ]
+        if answer.provenance != "complete" { lines.append("sources   \(answer.provenance)") }
         if !explanation.blockingRules.isEmpty {
             lines.append("blocked by:")
             lines += explanation.blockingRules.map { "  " + describe($0) }
@@ -46,9 +38,16 @@ enum ExplanationText {
         lines.append("hiding on the page: \(hiding.count) rule(s)" + (hiding.isEmpty ? "" : ":"))
         for selector in hiding.prefix(hidingRulesShown) {
             lines.append("  \(selector.rule.listID) #\(selector.rule.index)  \(selector.selector.prefix(160))")
+            lines += selector.rule.sources.prefix(sourcesShown).map { "      from \($0.upstream):\($0.line)  \($0.text)" }
+            if selector.rule.sources.count > sourcesShown {
+                lines.append("      … and \(selector.rule.sources.count - sourcesShown) more lines")
+            }
         }
         if hiding.count > hidingRulesShown {
             lines.append("  … and \(hiding.count - hidingRulesShown) more (--json lists all)")
+        }
+        for skipped in answer.skipped {
+            lines.append("skipped: \(skipped.reason): \(skipped.upstream):\(skipped.line): \(skipped.text)")
         }
         return lines.joined(separator: "\n")
     }

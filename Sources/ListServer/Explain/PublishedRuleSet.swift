@@ -8,6 +8,8 @@ struct PublishedRuleSet {
     var directory: String
     var manifestSHA256: String
     var lists: [(id: String, json: [UInt8])]
+    /// Each list's SHA-256 by id, as the manifest gives it (and the file has).
+    var listSHA256: [String: String] = [:]
 
     static func load(directory: String) throws -> PublishedRuleSet {
         let manifestPath = URL(fileURLWithPath: directory).appendingPathComponent("manifest.json").path
@@ -22,6 +24,7 @@ struct PublishedRuleSet {
         }
         guard manifest.format == 1 else { throw ExplainError.badManifest(manifestPath, reason: "format \(manifest.format)") }
         var lists: [(id: String, json: [UInt8])] = []
+        var hashes: [String: String] = [:]
         for entry in manifest.lists {
             guard !entry.file.contains("/"), !entry.file.hasPrefix(".") else {
                 throw ExplainError.badManifest(manifestPath, reason: "list \(entry.id) names a file outside the set: \(entry.file)")
@@ -31,8 +34,9 @@ struct PublishedRuleSet {
             let actual = SHA256.hex(data)
             guard actual == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: actual) }
             lists.append((entry.id, Array(data)))
+            hashes[entry.id] = actual
         }
-        return PublishedRuleSet(directory: directory, manifestSHA256: SHA256.hex(manifestData), lists: lists)
+        return PublishedRuleSet(directory: directory, manifestSHA256: SHA256.hex(manifestData), lists: lists, listSHA256: hashes)
     }
 
     func engine(registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram) throws -> ContentBlockerEngine {

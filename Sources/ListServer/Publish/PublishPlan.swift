@@ -41,6 +41,9 @@ struct PublishPlan: Sendable {
     var report: [UInt8]
     /// The converter's opaque layout state, published beside the manifest as `layout.json`.
     var layoutState: [UInt8]
+    /// `ProvenanceFile` bytes for the converted lists, written beside the manifest before it (nil: none,
+    /// for outputs made by hand). No device reads it, and the server serves only what the manifest names.
+    var provenance: [UInt8]? = nil
     /// The manifest's detached signature, set by `Publisher.signPlan` (nil: unsigned).
     var signature: PublishedSignature? = nil
 

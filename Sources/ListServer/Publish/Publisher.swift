@@ -50,6 +50,8 @@ struct Publisher: Sendable {
         var plan = try PublishPlan.make(named: lists, report: output.report, layoutState: output.layoutState, knownGzip: {
             previous?.content.files[String($0.dropLast(3))]?.gzip
         }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
+        // Keyed to the converted lists' hashes: a list the gate swapped for its previous version has no lines here.
+        if !output.provenance.isEmpty { plan.provenance = ProvenanceFile.encode(output.provenance, listSHA256: named.map(\.sha256)) }
         try signPlan(&plan, previous: previous, now: now)
         let written = try writer.write(plan, over: previous)
         retention.record(plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)

@@ -1,3 +1,4 @@
+import Converter
 import Dispatch
 import Foundation
 #if canImport(Glibc)
@@ -50,6 +51,8 @@ struct SetWriter: Sendable {
             : FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
         let changed = current != plan.manifest
         if let signature = plan.signature { try writeSignature(signature) }
+        // Before the manifest, so the set it names never lacks its lines; a reader checks each list's hash anyway.
+        if let provenance = plan.provenance { try writeIfDifferent(provenance, name: ProvenanceFile.fileName) }
         if changed {
             try atomicWrite(plan.manifest, name: PublishPlan.manifestName)
         }

@@ -1,0 +1,40 @@
+import ContentBlockerEngine
+import Foundation
+
+/// One explain answer: the engine's explanation with each deciding rule's ABP lines, the skipped
+/// lines that concern the request, and the set it is about. The CLI and `GET /explain` both
+/// build it with `make` and render it with `ExplanationJSON.render` or `ExplanationText.human`.
+struct ExplainAnswer: Sendable, Equatable {
+    var explanation: Explanation
+    var skipped: [SkippedSource]
+    /// `complete`, or why rules lack sources (`SetProvenance.status`).
+    var provenance: String
+    var manifestSHA256: String
+
+    static func make(_ request: BlockerRequest, engine: ContentBlockerEngine, provenance: SetProvenance,
+                     manifestSHA256: String) -> ExplainAnswer {
+        ExplainAnswer(explanation: engine.explain(request, provenance: provenance), skipped: provenance.skipped(for: request),
+                      provenance: provenance.status, manifestSHA256: manifestSHA256)
+    }
+}
+
+/// The machine rendering of an answer.
+enum ExplanationJSON {
+    /// `{"manifest_sha256", "provenance", "explanation": {…, rules with "sources": [{upstream, line, text}]},
+    /// "skipped": [{upstream, line, text, reason}]}`, keys sorted.
+    static func render(_ answer: ExplainAnswer) -> String {
+        struct Envelope: Encodable {
+            var manifestSHA256: String
+            var provenance: String
+            var explanation: Explanation
+            var skipped: [SkippedSource]
+            enum CodingKeys: String, CodingKey { case manifestSHA256 = "manifest_sha256", provenance, explanation, skipped }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let envelope = Envelope(manifestSHA256: answer.manifestSHA256, provenance: answer.provenance,
+                                explanation: answer.explanation, skipped: answer.skipped)
+        let data = (try? encoder.encode(envelope)) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+}
