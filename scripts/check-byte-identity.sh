@@ -2,8 +2,9 @@
 # Checks that two listserver builds publish byte-identical sets (`diff -r`): the bundled 2025-10
 # snapshot, and the 2020-10-19…29 daily chain where each day is converted with `--previous` the
 # day before (once as is, once with `--removal-grace 3`, which also uses the previous lists' bytes).
-# Builds from before issue #12 write no `bytes`/`patches` manifest fields and no `.dcz` files: the
-# comparison strips those fields and compares only the patch files both builds wrote.
+# Builds from before issue #12 write no `bytes`/`patches` manifest fields and no `.dcz` files, and
+# builds from before #14 no `provenance.txt`: the comparison strips those fields and compares only
+# the patch and provenance files both builds wrote.
 #
 # Usage: scripts/check-byte-identity.sh BASELINE_BIN NEW_BIN
 #   e.g. git worktree add --detach /tmp/base d2ecfcb && swift build -c release --package-path /tmp/base --product listserver
@@ -38,7 +39,11 @@ files=$(find "$work/baseline" -type f | wc -l)
 # Everything else must be byte-identical; manifests must be identical once those fields are
 # stripped; patch files both builds wrote must be identical too.
 status=0
-diff -r -x '*.dcz' -x manifest.json "$work/baseline" "$work/new" || status=1
+diff -r -x '*.dcz' -x manifest.json -x provenance.txt "$work/baseline" "$work/new" || status=1
+while IFS= read -r provenance; do
+    other="$work/new/${provenance#"$work/baseline/"}"
+    [[ -f "$other" ]] && { cmp "$provenance" "$other" || status=1; }
+done < <(find "$work/baseline" -name provenance.txt)
 python3 - "$work/baseline" "$work/new" <<'PY' || status=1
 import json, pathlib, sys
 base, new = map(pathlib.Path, sys.argv[1:3])
