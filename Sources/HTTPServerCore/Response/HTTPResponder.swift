@@ -54,9 +54,11 @@ public struct HTTPRequest {
         writer.serve(resource, route: route, head: head, frame: frame, into: &output)
     }
 
-    /// A body formatted now, `Cache-Control: no-store` (RFC 9111 §5.2.2.5).
-    public func respond(status: Int, route: HTTPRoute, contentType: String, body: [UInt8], into output: inout OutputQueue) -> HTTPAnswer {
-        writer.dynamic(status, route: route, contentType: contentType, body: body, head: head, frame: frame, into: &output)
+    /// A body formatted now, `Cache-Control: no-store` (RFC 9111 §5.2.2.5); `extraHeaders` are complete lines ending in CRLF.
+    public func respond(status: Int, route: HTTPRoute, contentType: String, body: [UInt8], extraHeaders: String = "",
+                        into output: inout OutputQueue) -> HTTPAnswer {
+        writer.dynamic(status, route: route, contentType: contentType, body: body, head: head, frame: frame, extraHeaders: extraHeaders,
+                       into: &output)
     }
 
     /// A small JSON error; `extraHeaders` are complete lines ending in CRLF.

@@ -111,8 +111,9 @@ struct ResponseWriter {
     // MARK: Building blocks
 
     /// A response formatted now: operator endpoints (`no-store`, RFC 9111 §5.2.2.5).
-    func dynamic(_ status: Int, route: HTTPRoute, contentType: String, body: [UInt8], head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> HTTPAnswer {
-        let fields = ResponseBytes("Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n")
+    func dynamic(_ status: Int, route: HTTPRoute, contentType: String, body: [UInt8], head: HTTPRequestHead, frame: Frame,
+                 extraHeaders: String = "", into output: inout OutputQueue) -> HTTPAnswer {
+        let fields = ResponseBytes("Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n" + extraHeaders)
         var written = append(parts.statusLine(status), frame.date, fields, frame: frame, into: &output)
         written += end(head: head, frame: frame, into: &output)
         if head.method != .head {
