@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import ListSync
 import Testing
 import TestSupport
@@ -40,11 +43,21 @@ import TestSupport
         func stop() { server.shutdown(grace: 2) }
     }
 
-    /// `listserver sync` as its own process: exit status and what it printed.
+    /// `listserver sync` (the command's entry point, in process): its exit status and what it wrote
+    /// to stderr, caught by pointing descriptor 2 at a file while it runs.
     static func syncCommand(_ manifestURL: URL, store: String, keys: [MinisignPublicKey]) throws -> (status: Int32, output: String) {
-        let binary = try FaultTests.listserverBinary()
-        let trusted = keys.map { "--trusted-key '\($0.base64)'" }.joined(separator: " ")
-        return FaultTests.shell("'\(binary)' sync --manifest '\(manifestURL.absoluteString)' --dir '\(store)' \(trusted) --timeout 10")
+        let outputPath = store + ".sync-stderr"
+        let file = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw VarnishCDN.Failure(description: "cannot create \(outputPath): errno \(errno)") }
+        defer { unlink(outputPath) }
+        let savedStderr = dup(2)
+        dup2(file, 2)
+        close(file)
+        let status = ListServerMain.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", store, "--timeout", "10"]
+            + keys.flatMap { ["--trusted-key", $0.base64] })
+        dup2(savedStderr, 2)
+        close(savedStderr)
+        return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 
     @Test func throughVarnishForeignKeysExpiryAndUnsignedSetsAreRefusedAndARotationAcrossARestartIsFollowed() async throws {
