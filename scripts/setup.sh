@@ -21,6 +21,7 @@ if [ "$mode" = test ]; then
   # Signed manifests: minisign and Python's cryptography as independent verifiers, openssl to read our PEM keys.
   packages+=(minisign python3-cryptography openssl)
   packages+=(zstd)  # patches (issue #12): the zstd CLI as an independent decoder of our patches
+  packages+=(chromium fonts-dejavu-core)  # the status page (issue #14) in a real headless browser, with readable screenshots
 fi
 
 missing=()

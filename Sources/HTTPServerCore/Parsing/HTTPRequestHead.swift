@@ -80,6 +80,8 @@ public struct HTTPRequestHead: Equatable, Sendable {
     public var range: Range<Int>?
     public var ifRange: Range<Int>?
     public var authorization: Range<Int>?
+    /// `Accept` (the last one sent), for pages offered as JSON and HTML.
+    public var accept: Range<Int>?
 
     /// RFC 9112 §9.3: HTTP/1.1 persists unless `close`; HTTP/1.0 only with `keep-alive`.
     public var wantsKeepAlive: Bool {

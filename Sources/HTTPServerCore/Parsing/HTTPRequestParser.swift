@@ -177,6 +177,8 @@ public struct HTTPRequestParser: Sendable {
         case 5 where HTTPBytes.equalsLowercase(name, "range"):
             if head.range != nil { return .badRequest("duplicate Range header") }
             head.range = value
+        case 6 where HTTPBytes.equalsLowercase(name, "accept"):
+            head.accept = value
         case 8 where HTTPBytes.equalsLowercase(name, "if-match"):
             head.ifMatch.append(value)
         case 8 where HTTPBytes.equalsLowercase(name, "if-range"):

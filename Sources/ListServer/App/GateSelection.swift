@@ -36,6 +36,7 @@ final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
     private let log: Log
     private let lock = NSLock()
     private var probed: Result<WebKitVerifier, Error>?
+    let compileTimes: CompileTimes? = CompileTimes()
 
     init(location: WebKitToolLocation, required: Bool, log: Log) {
         self.location = location
@@ -63,12 +64,12 @@ final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
         case .failure(let error):
             return lists.map { _ in required ? "\(error)" : nil }
         case .success(let verifier):
-            return Self.verifyInParallel(lists, with: verifier)
+            return Self.verifyInParallel(lists, with: verifier, times: compileTimes)
         }
     }
 
     /// WebKit compiles one list on one core; split the batch (balanced by size) over the cores.
-    private static func verifyInParallel(_ lists: [RuleList], with verifier: WebKitVerifier) -> [String?] {
+    private static func verifyInParallel(_ lists: [RuleList], with verifier: WebKitVerifier, times: CompileTimes?) -> [String?] {
         let workers = max(1, min(lists.count, ProcessInfo.processInfo.activeProcessorCount))
         var groups = [[Int]](repeating: [], count: workers)
         var load = [Int](repeating: 0, count: workers)
@@ -85,7 +86,10 @@ final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
                 do {
                     // Each worker writes only the slots of its own lists.
                     let results = try verifier.verify(group.map { lists[$0] })
-                    for (index, result) in zip(group, results) { base[index] = result.error }
+                    for (index, result) in zip(group, results) {
+                        base[index] = result.error
+                        if result.ok { times?.record(lists[index].id, seconds: result.seconds) }
+                    }
                 } catch {
                     // WebKit could not run this time: fail closed, the previous versions stay.
                     for index in group { base[index] = "\(error)" }

@@ -23,7 +23,9 @@ struct Pipeline: Sendable {
                                     publisher: publisher, converter: converter, log: refreshLog)
         cycle = RefreshCycle(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
                              setRefresh: setRefresh, log: refreshLog)
-        reporting = RefreshReporting(status: status, log: refreshLog)
+        reporting = RefreshReporting(status: status, log: refreshLog,
+                                     history: RefreshHistory(store: RefreshHistoryStore(directory: resolved.stateDirectory), log: refreshLog),
+                                     compileTimes: gate?.compileTimes)
     }
 
     /// What `config.json`'s `conversion` section asks of the converter; `convert`'s flags map to the same fields.

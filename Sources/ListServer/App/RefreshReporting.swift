@@ -2,13 +2,26 @@ import Converter
 import Foundation
 
 /// The one place a `RefreshOutcome` becomes what operators see: /status fields (and so the
-/// /metrics built from them) and log lines.
+/// /metrics built from them), the refresh history of the status page, and log lines.
 struct RefreshReporting: Sendable {
     var status: StatusBoard
     /// The refresh log; each upstream logs under its own child label.
     var log: Log
+    /// Where each reported refresh is recorded (attached to `status` for the page); nil keeps none.
+    var history: RefreshHistory?
+    /// The publish gate's compile times, taken after each refresh.
+    var compileTimes: CompileTimes?
+
+    init(status: StatusBoard, log: Log, history: RefreshHistory? = nil, compileTimes: CompileTimes? = nil) {
+        self.status = status
+        self.log = log
+        self.history = history
+        self.compileTimes = compileTimes
+        if let history { status.history = history }
+    }
 
     func report(_ outcome: RefreshOutcome) {
+        let heldLists = status.current.lists
         for upstream in outcome.upstreams { report(upstream) }
         for snapshot in outcome.snapshotsInUse {
             status.update { board in
@@ -44,6 +57,11 @@ struct RefreshReporting: Sendable {
         let error: String? = if case .failed(let reason) = result { reason } else { outcome.problemsBesidePublish }
         status.update {
             $0.lastRefresh = OperatorStatus.RefreshStatus(at: outcome.startedAt, result: result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
+        }
+        do {
+            try history?.append(RefreshRecord(outcome, previous: heldLists, compiled: compileTimes?.take() ?? [:]))
+        } catch {
+            log.error("refresh history: \(error)")
         }
     }
 
@@ -106,6 +124,7 @@ struct RefreshReporting: Sendable {
             }
             $0.lists = lists
             $0.conversion = summary
+            $0.skippedRules = OperatorStatus.SkippedRules.summary(of: report)
         }
     }
 
@@ -124,6 +143,10 @@ struct RefreshReporting: Sendable {
 
     /// Fills the list part of /status from a set loaded at start.
     func recordLoaded(_ set: PublishedSet) {
+        // The conversion report beside the manifest gives the skipped rules (read before taking the lock).
+        let reportPath = set.directory + "/" + PublishPlan.reportName
+        let skipped = FileManager.default.contents(atPath: reportPath)
+            .flatMap { try? JSONDecoder().decode(ConversionReport.self, from: $0) }.map(OperatorStatus.SkippedRules.summary(of:))
         status.update { board in
             board.manifestSHA256 = set.content.manifest?.sha256
             board.generatedAt = set.content.manifest?.lastModified
@@ -132,6 +155,7 @@ struct RefreshReporting: Sendable {
                 return OperatorStatus.ListStatus(id: list.id, file: list.file, rules: list.rules,
                                                  bytes: entry?.identity.count ?? 0, gzipBytes: entry?.gzip?.count ?? 0)
             }
+            if let skipped { board.skippedRules = skipped }
         }
     }
 

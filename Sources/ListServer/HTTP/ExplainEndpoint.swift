@@ -40,7 +40,7 @@ struct ExplainEndpoint {
             return request.error(500, "the installed set cannot be explained: \(reason)", route: route, into: &output)
         case .ready(let engine, let manifestSHA256):
             let explanation = engine.explain(blockerRequest)
-            if ExplainAccept.prefersHTML(Self.header("accept", in: request)) {
+            if StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
                 let page = ExplainPage.render(explanation, manifestSHA256: manifestSHA256)
                 return request.respond(status: 200, route: route, contentType: "text/html; charset=utf-8", body: Array(page.utf8),
                                        extraHeaders: "Content-Security-Policy: \(Self.htmlPolicy)\r\nX-Content-Type-Options: nosniff\r\n",
@@ -73,16 +73,5 @@ struct ExplainEndpoint {
                 shim_constant_time_equal(given.baseAddress, given.count, expected.baseAddress, expected.count) == 1
             }
         }
-    }
-
-    /// The last value of a header the parser does not keep a range for (only `Accept` here).
-    static func header(_ lowercaseName: String, in request: HTTPRequest) -> String? {
-        let head = String(decoding: UnsafeBufferPointer(rebasing: request.bytes[0..<min(request.head.length, request.bytes.count)]), as: UTF8.self)
-        var found: String?
-        for line in head.split(separator: "\r\n").dropFirst() {
-            guard let colon = line.firstIndex(of: ":"), line[..<colon].lowercased() == lowercaseName else { continue }
-            found = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return found
     }
 }

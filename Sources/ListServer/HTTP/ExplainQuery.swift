@@ -94,27 +94,3 @@ struct ExplainQuery: Equatable {
         }
     }
 }
-
-/// Whether a request's `Accept` prefers HTML to JSON (RFC 9110 §12.5.1, q-values; the most
-/// specific range that matches a type gives its weight). Equal weights, or no header, mean JSON.
-enum ExplainAccept {
-    static func prefersHTML(_ accept: String?) -> Bool {
-        guard let accept else { return false }
-        return weight(of: "text/html", in: accept) > weight(of: "application/json", in: accept)
-    }
-
-    static func weight(of type: String, in accept: String) -> Double {
-        let major = type.split(separator: "/").first.map(String.init) ?? type
-        var best: (specificity: Int, q: Double) = (-1, 0)
-        for item in accept.split(separator: ",") {
-            let parameters = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let range = parameters.first else { continue }
-            let specificity = range == type ? 2 : range == major + "/*" ? 1 : range == "*/*" ? 0 : -1
-            guard specificity > best.specificity else { continue }
-            var q = 1.0
-            for parameter in parameters.dropFirst() where parameter.hasPrefix("q=") { q = Double(parameter.dropFirst(2)) ?? 0 }
-            best = (specificity, q)
-        }
-        return best.q
-    }
-}

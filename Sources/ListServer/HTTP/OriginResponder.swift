@@ -62,6 +62,12 @@ struct OriginResponder: HTTPResponder {
             return request.respond(status: healthy ? 200 : 503, route: OriginRoute.healthz.route, contentType: "application/json", body: body,
                                    into: &output)
         }
+        if Self.equals(name, "status.html") || (Self.equals(name, "status")
+            && StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
+            let page = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? []).render()
+            return request.respond(status: 200, route: OriginRoute.status.route, contentType: StatusPage.contentType, body: page,
+                                   extraHeaders: StatusPage.headers, into: &output)
+        }
         if Self.equals(name, "status") {
             let body = StatusDocument(status: state.status.current, activity: state.activity()).encoded()
             return request.respond(status: 200, route: OriginRoute.status.route, contentType: "application/json", body: body, into: &output)

@@ -1,4 +1,5 @@
 import Converter
+import Foundation
 
 /// Compiles a list the way a device will before it is published. WebKit rejects a whole list for
 /// one bad url-filter, so a list that fails here must never reach a manifest.
@@ -7,8 +8,33 @@ protocol PublishGate: Sendable {
     func rejection(of list: RuleList) -> String?
     /// One verdict per list, in order. Gates that can compile a batch in one go override this.
     func rejections(of lists: [RuleList]) -> [String?]
+    /// Where a gate that measures compiles leaves each accepted list's compile time (nil: it does not).
+    var compileTimes: CompileTimes? { get }
 }
 
 extension PublishGate {
     func rejections(of lists: [RuleList]) -> [String?] { lists.map { rejection(of: $0) } }
+    var compileTimes: CompileTimes? { nil }
+}
+
+/// WebKit compile seconds of the lists a gate accepted since the last `take()`, by list id: what
+/// a device spends compiling each new version (shown on the status page).
+final class CompileTimes: @unchecked Sendable {
+    private let lock = NSLock()
+    private var seconds: [String: Double] = [:]
+
+    func record(_ id: String, seconds value: Double) {
+        lock.lock()
+        defer { lock.unlock() }
+        seconds[id] = value
+    }
+
+    /// The times recorded since the last call, which starts afresh.
+    func take() -> [String: Double] {
+        lock.lock()
+        defer { lock.unlock() }
+        let taken = seconds
+        seconds = [:]
+        return taken
+    }
 }

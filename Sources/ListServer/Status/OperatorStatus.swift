@@ -46,6 +46,13 @@ struct OperatorStatus: Codable, Sendable, Equatable {
         var outputRules: Int
     }
 
+    /// Skipped ABP lines by reason with one example each, for the status page (not in the JSON).
+    struct SkippedRules: Codable, Sendable, Equatable {
+        var reason: String
+        var count: Int
+        var example: String?
+    }
+
     var manifestSHA256: String?
     var generatedAt: Date?
     var lists: [ListStatus] = []
@@ -53,15 +60,32 @@ struct OperatorStatus: Codable, Sendable, Equatable {
     var lastRefresh: RefreshStatus?
     var conversion: ConversionSummary?
     var signing: SigningStatus?
+    /// nil until a conversion report was seen.
+    var skippedRules: [SkippedRules]?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).
 final class StatusBoard: @unchecked Sendable {
     private let lock = NSLock()
     private var status: OperatorStatus
+    private var attachedHistory: RefreshHistory?
 
     init(_ status: OperatorStatus = OperatorStatus()) {
         self.status = status
+    }
+
+    /// The refresh history the status page shows; `RefreshReporting` attaches the one it writes.
+    var history: RefreshHistory? {
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return attachedHistory
+        }
+        set {
+            lock.lock()
+            defer { lock.unlock() }
+            attachedHistory = newValue
+        }
     }
 
     var current: OperatorStatus {
