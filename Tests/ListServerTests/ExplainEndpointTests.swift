@@ -141,6 +141,8 @@ import TestSupport
         #expect(policy.contains("default-src 'none'") && !policy.contains("script-src"), "\(policy)")
         #expect(page.bodyText.contains("BLOCKED"))
         #expect(!page.bodyText.contains("<script") && !page.bodyText.contains("<b>"), "request text must be escaped")
+        // The deciding rule's JSON is shown, its quotes escaped.
+        #expect(page.bodyText.contains("{&quot;trigger&quot;:") && !page.bodyText.contains("{\"trigger\":"), "rule text must be escaped")
         // A client that takes anything gets JSON.
         let json = try fixture.get(target, headers: ["Authorization": "Bearer \(Self.token)", "Accept": "*/*"])
         #expect(json.header("Content-Type") == "application/json")
