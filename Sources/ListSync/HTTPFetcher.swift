@@ -50,8 +50,6 @@ struct HTTPFetcher: Sendable {
                     task.resume()
                 }
             }
-        } catch let error as SyncError {
-            throw error
         } catch let error as CappedReceiver.OverLimit {
             throw SyncError.bodyTooLarge(url: url.absoluteString, limit: error.limit)
         } catch {

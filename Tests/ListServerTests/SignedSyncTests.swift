@@ -211,11 +211,7 @@ import TestSupport
 
         func serve(_ content: SiteContent) async throws {
             server.server.install(content)
-            let manifest = try #require(content.manifest).identity
-            let arrived = try await eventually(timeout: 15, interval: 0.2) {
-                try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == manifest
-            }
-            try #require(arrived, "the edge never served the new manifest")
+            try await SignedSyncVarnishTests.waitForEdge(cdn, toServe: content)
         }
         let second = try origin.publish(keyA, tag: "two")
         try await serve(second.content)

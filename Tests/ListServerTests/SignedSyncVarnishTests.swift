@@ -43,6 +43,15 @@ import TestSupport
         func stop() { server.shutdown(grace: 2) }
     }
 
+    /// Waits (bounded) until the edge hands out `content`'s manifest.
+    static func waitForEdge(_ cdn: VarnishCDN, toServe content: SiteContent) async throws {
+        let manifest = try #require(content.manifest).identity
+        let arrived = try await eventually(timeout: 15, interval: 0.2) {
+            try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == manifest
+        }
+        try #require(arrived, "the edge never served the new manifest")
+    }
+
     /// `listserver sync` (the command's entry point, in process): its exit status and what it wrote
     /// to stderr, caught by pointing descriptor 2 at a file while it runs.
     static func syncCommand(_ manifestURL: URL, store: String, keys: [MinisignPublicKey]) throws -> (status: Int32, output: String) {
@@ -79,14 +88,9 @@ import TestSupport
         let held = SignedSyncTests.snapshot(storePath)
         let heldGeneration = try #require(first.manifest.generation)
 
-        /// Installs `content` at the origin and waits (bounded) until the edge hands out its manifest.
         func serve(_ content: SiteContent) async throws {
             server.server.install(content)
-            let manifest = try #require(content.manifest).identity
-            let arrived = try await eventually(timeout: 15, interval: 0.2) {
-                try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == manifest
-            }
-            try #require(arrived, "the edge never served the new manifest")
+            try await Self.waitForEdge(cdn, toServe: content)
         }
         /// The client refuses with `expected`, the executable exits 1 naming `reason`, the store is untouched.
         func expectRefused(_ label: String, reason: String, _ expected: (ManifestTrustError) -> Bool) async throws {
@@ -127,10 +131,7 @@ import TestSupport
         try origin.restart()
         let rotated = try origin.publish(keyC, tag: "five")
         try server.restart(serving: rotated.content)
-        let arrived = try await eventually(timeout: 15, interval: 0.2) {
-            try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == rotated.content.manifest?.identity
-        }
-        try #require(arrived, "the edge never served the rotated manifest")
+        try await Self.waitForEdge(cdn, toServe: rotated.content)
         #expect(try await client.sync().outcome == .updated)
         let state = try #require(try SyncStore(directory: URL(fileURLWithPath: storePath)).loadState())
         let rotatedGeneration = try #require(rotated.manifest.generation)

@@ -1,11 +1,11 @@
 import ContentBlockerEngine
 
 /// The HTML answer of `GET /explain`: the human rendering of `ExplanationText`, escaped, in a page
-/// with an inline style only (the endpoint's CSP allows nothing else).
+/// with an inline style only (the endpoint's CSP allows nothing else), escaped as the status page is.
 enum ExplainPage {
     static func render(_ explanation: Explanation, manifestSHA256: String) -> String {
-        let headline = escape(ExplanationText.headline(explanation.verdict))
-        let body = escape(ExplanationText.human(explanation, manifestSHA256: manifestSHA256))
+        let headline = StatusFormat.html(ExplanationText.headline(explanation.verdict))
+        let body = StatusFormat.html(ExplanationText.human(explanation, manifestSHA256: manifestSHA256))
         return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -18,22 +18,5 @@ enum ExplainPage {
         </body></html>
 
         """
-    }
-
-    /// Text for HTML element content and attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
     }
 }
