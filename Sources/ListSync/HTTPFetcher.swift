@@ -20,7 +20,11 @@ struct HTTPFetcher: Sendable {
     let session: URLSession
     let timeout: TimeInterval
 
-    func get(_ url: URL, headers: [String: String]) async throws -> Response {
+    /// - Parameter limit: the most body bytes (after decoding) to accept. Reading stops as soon as
+    ///   the announced length or the bytes received pass it, and `SyncError.bodyTooLarge` is thrown:
+    ///   an endless or oversized body never sits in memory whole. nil: no cap (list files, whose
+    ///   hash the manifest fixes).
+    func get(_ url: URL, headers: [String: String], limit: Int? = nil) async throws -> Response {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
         request.httpMethod = "GET"
         // RFC 9110 §12.5.3: offer gzip; the origin sends its precompressed sibling.
@@ -30,18 +34,24 @@ struct HTTPFetcher: Sendable {
         }
         let (data, response): (Data, URLResponse)
         do {
-            (data, response) = try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request) { data, response, error in
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else if let response {
-                        continuation.resume(returning: (data ?? Data(), response))
-                    } else {
-                        continuation.resume(throwing: URLError(.badServerResponse))
+            if let limit {
+                (data, response) = try await CappedReceiver.fetch(request, session: session, limit: limit)
+            } else {
+                (data, response) = try await withCheckedThrowingContinuation { continuation in
+                    let task = session.dataTask(with: request) { data, response, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else if let response {
+                            continuation.resume(returning: (data ?? Data(), response))
+                        } else {
+                            continuation.resume(throwing: URLError(.badServerResponse))
+                        }
                     }
+                    task.resume()
                 }
-                task.resume()
             }
+        } catch let error as CappedReceiver.OverLimit {
+            throw SyncError.bodyTooLarge(url: url.absoluteString, limit: error.limit)
         } catch {
             throw SyncError.transport(url: url.absoluteString, reason: Self.describe(error))
         }

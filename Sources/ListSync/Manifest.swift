@@ -4,6 +4,9 @@ import Foundation
 /// owner of the format: the server writes it with `encoded()` and every reader parses it with
 /// `decode(_:)`. Unknown fields are ignored when reading, so later fields never break old clients.
 public struct Manifest: Codable, Sendable, Equatable {
+    /// The most manifest bytes a client reads (a real one is tens of KB, patches included).
+    public static let maximumBytes = 4 << 20
+
     public struct Entry: Codable, Sendable, Equatable {
         /// Stable list identifier; the device's compiled list is named `id-<sha256 prefix>`.
         public var id: String

@@ -78,7 +78,7 @@ public struct SyncClient: Sendable {
            previous.manifest.lists.allSatisfy({ store.contains(sha256: $0.sha256) }) {
             headers["If-None-Match"] = etag
         }
-        let response = try await fetcher.get(manifestURL, headers: headers)
+        let response = try await fetcher.get(manifestURL, headers: headers, limit: Manifest.maximumBytes)
         if response.status == 304, headers["If-None-Match"] != nil {
             if let previous { try ManifestTrust.checkNotExpired(previous.manifest, url: manifestString, now: Date()) }
             return SyncReport(manifestURL: manifestString, outcome: .notModified, manifestStatus: 304,
@@ -89,7 +89,7 @@ public struct SyncClient: Sendable {
             throw SyncError.manifestStatus(url: manifestString, status: response.status)
         }
         try await trust.check(response.body, url: manifestURL, held: previous?.manifest, now: Date()) { url in
-            let signature = try await fetcher.get(url, headers: [:])
+            let signature = try await fetcher.get(url, headers: [:], limit: MinisignSignature.maximumFileBytes)
             return (signature.status, signature.body)
         }
         let manifest = try ManifestValidator.decode(response.body, url: manifestString)

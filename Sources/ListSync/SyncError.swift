@@ -19,6 +19,8 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
     case hashMismatch(url: String, expected: String, actual: String, bytes: Int)
     /// The device's own store could not be read or written.
     case store(path: String, reason: String)
+    /// A manifest or signature body passed its size cap; reading stopped there.
+    case bodyTooLarge(url: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -38,6 +40,8 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
             return "list file \(url): \(bytes) bytes hash to \(actual), manifest says \(expected) (truncated or stale copy?); previous lists kept"
         case .store(let path, let reason):
             return "local store \(path): \(reason)"
+        case .bodyTooLarge(let url, let limit):
+            return "\(url) sent more than \(limit) bytes, the cap for it; stopped reading, previous lists kept"
         }
     }
 }

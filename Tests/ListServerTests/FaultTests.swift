@@ -181,7 +181,9 @@ import Glibc
     /// publish. A kill counts as landing mid-publish only when the process was still running, had
     /// begun writing its set (a new file or temp file is in the directory) and its manifest was
     /// not yet in place. After every kill the manifest on disk must name only intact files, and
-    /// have a valid signature at its URL (`--signing-key`).
+    /// have a valid signature at its URL (`--signing-key`); and an inotify watch checks the
+    /// signature of every manifest at the instant it appears, so a signature written after its
+    /// manifest is caught even though no kill lands in that window.
     @Test func killDashNineDuringPublishingNeverLeavesABrokenManifest() throws {
         let binary = try Self.listserverBinary()
         let scratch = ScratchDirectory("kill9")
@@ -196,6 +198,9 @@ import Glibc
         var manifests = Set<Data>()
         var sawManifest = false
         var patchesNamed = 0
+        var completed = 0
+        // Between kills too: every manifest the moment it is renamed into place (inotify).
+        let watcher = try SignedManifestWatcher(directory: directory, verifier: verifier)
         // Bounded: most rounds land mid-publish; the cap only stops a run that cannot get there.
         while killsMidPublish < wanted, rounds < 8 * wanted {
             rounds += 1
@@ -211,6 +216,7 @@ import Glibc
             if rounds % 5 == 0 {
                 // Every fifth run publishes to the end, so later kills have a newer manifest to keep intact.
                 process.waitUntilExit()
+                completed += 1
                 #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
                 #expect(Self.manifestProblems(in: directory).isEmpty)
                 #expect(SignedPublishTests.signatureProblems(in: directory, verifier: verifier).isEmpty)
@@ -257,11 +263,15 @@ import Glibc
                 unlink(directory + "/signatures/" + name)
             }
         }
+        watcher.stop()
+        let watched = watcher.report
+        #expect(watched.problems.isEmpty, "\(watched.problems.count) of \(watched.checked) manifests seen as they appeared: \(watched.problems.prefix(3))")
+        #expect(watched.checked >= completed, "the watcher saw \(watched.checked) manifests, \(completed) runs completed one")
         #expect(killsMidPublish >= wanted, "only \(killsMidPublish) of \(rounds) kills landed mid-publish")
         #expect(sawManifest, "no run ever completed a manifest")
         #expect(manifests.count > 1, "the kills must happen over more than one published set")
         #expect(killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
         #expect(patchesNamed > 0, "runs over the previous set must publish patches from it")
-        print("kill -9: \(rounds) rounds, \(killsMidPublish) kills mid-publish, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact")
+        print("kill -9: \(rounds) rounds, \(killsMidPublish) kills mid-publish, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact; \(watched.checked) manifests checked as they appeared")
     }
 }

@@ -16,9 +16,17 @@ import TestSupport
         var history: [PersistentState.PublishRecord] = []
         var current: PublishedSet?
 
+        func publisher(_ signer: ManifestSigner?) -> Publisher {
+            Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 86_400 * 30, gate: nil, log: LogLines().log, signer: signer)
+        }
+
+        /// What a restarted origin starts from: the set read back from disk, nothing held in memory.
+        func restart() throws {
+            current = try publisher(nil).loader.load(history: history)
+        }
+
         func publish(_ signer: ManifestSigner?, tag: String, now: Date = Date()) throws -> PublishedSet {
-            let publisher = Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 86_400 * 30, gate: nil,
-                                      log: LogLines().log, signer: signer)
+            let publisher = publisher(signer)
             let list = RuleList(id: "ads", json: PublishedSetForTestsLike.rules(tag: tag, count: 20), ruleCount: 20)
             let output = ConversionOutput(lists: [list], report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
             current = try publisher.publish(output, over: current, history: &history, now: now).published
@@ -142,6 +150,45 @@ import TestSupport
         #expect(state.manifest.generation == rotated.manifest.generation)
     }
 
+    /// A device that took an unsigned set (no generation) with `allowUnsigned` moves on to a signed
+    /// one: nothing to roll back from. The reverse: a device holding a signed set refuses a later
+    /// unsigned one, unless it allows unsigned sets, which then gives up rollback protection.
+    @Test func anUnsignedSetGivesWayToASignedOneAndASignedDeviceTakesUnsignedOnlyWhenAllowed() async throws {
+        let key = try Self.signer()
+        let origin = Origin()
+        let unsigned = try origin.publish(nil, tag: "one")
+        #expect(unsigned.manifest.generation == nil)
+        let server = try ServerHarness(content: unsigned.content)
+        defer { server.stop() }
+        let manifestURL = URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!
+        func device(_ name: String, allowUnsigned: Bool) throws -> (client: SyncClient, path: String) {
+            let path = origin.scratch.sub(name)
+            let trust = try ManifestTrust(trustedKeys: [key.key.publicKey], allowUnsigned: allowUnsigned)
+            return (SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: path)), trust: trust, options: .init(timeout: 10)), path)
+        }
+        func heldGeneration(_ path: String) throws -> Int? {
+            try #require(try SyncStore(directory: URL(fileURLWithPath: path)).loadState()).manifest.generation
+        }
+        let lenient = try device("lenient", allowUnsigned: true)
+        #expect(try await lenient.client.sync().outcome == .updated)
+        #expect(try heldGeneration(lenient.path) == nil)
+
+        let signed = try origin.publish(key, tag: "two")
+        server.server.install(signed.content)
+        #expect(try await lenient.client.sync().outcome == .updated, "a signed set after an unsigned one is no rollback")
+        #expect(try heldGeneration(lenient.path) == signed.manifest.generation)
+        let strict = try device("strict", allowUnsigned: false)
+        #expect(try await strict.client.sync().outcome == .updated)
+
+        let later = try origin.publish(nil, tag: "three")
+        server.server.install(later.content)
+        let held = Self.snapshot(strict.path)
+        if case .unsigned = await Self.refusal(strict.client) {} else { Issue.record("a device that pins a key refuses a later unsigned set") }
+        #expect(Self.snapshot(strict.path) == held)
+        #expect(try await lenient.client.sync().outcome == .updated, "allowUnsigned takes a later unsigned set (it carries no generation)")
+        #expect(try heldGeneration(lenient.path) == nil)
+    }
+
     /// The same checks through a real CDN (Varnish, scripts/varnish/cdn.vcl): the signature travels
     /// through the edge beside its manifest, and a replayed or tampered manifest the edge hands out
     /// is still refused, the store intact.
@@ -164,11 +211,7 @@ import TestSupport
 
         func serve(_ content: SiteContent) async throws {
             server.server.install(content)
-            let manifest = try #require(content.manifest).identity
-            let arrived = try await eventually(timeout: 15, interval: 0.2) {
-                try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json").body == manifest
-            }
-            try #require(arrived, "the edge never served the new manifest")
+            try await SignedSyncVarnishTests.waitForEdge(cdn, toServe: content)
         }
         let second = try origin.publish(keyA, tag: "two")
         try await serve(second.content)

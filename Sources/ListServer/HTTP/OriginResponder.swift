@@ -5,9 +5,9 @@ import HTTPServerCore
 /// The routes the origin counts its answers under, in the order /metrics lists them (the HTTP
 /// library appends `not_found`, `invalid` and `options`).
 enum OriginRoute: Int, CaseIterable {
-    case manifest, list, healthz, status, metrics, admin
+    case manifest, list, healthz, status, metrics, admin, explain
 
-    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin"]
+    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain"]
     static let routes = HTTPRoutes(applicationLabels: labels)
 
     var route: HTTPRoute { HTTPRoute(rawValue) }
@@ -21,6 +21,7 @@ struct OriginResponder: HTTPResponder {
     final class State: @unchecked Sendable {
         let admin: AdminEndpoint?
         let status: StatusBoard
+        let explain = ExplainEngineCache()
         /// Gathers the server's counters for /status and /metrics; set once the server exists.
         var activity: () -> ServerActivity = {
             ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
@@ -51,6 +52,9 @@ struct OriginResponder: HTTPResponder {
         }
         if let resource = site.resource(named: name) {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
+        }
+        if Self.equals(name, "explain") {
+            return ExplainEndpoint(cache: state.explain, token: state.admin?.token, route: OriginRoute.explain.route).respond(request, into: &output)
         }
         if Self.equals(name, "healthz") {
             let healthy = site.resource(named: SiteContent.manifestName) != nil

@@ -39,6 +39,7 @@ public struct ManifestTrust: Sendable {
             throw ManifestTrustError.signatureUnavailable(url: url, reason: "no signature URL can be formed")
         }
         var signedGeneration: Int?
+        var signed = false
         if let verifier {
             let (status, signature) = try await fetchSignature(signatureURL)
             if status == 404 || status == 410 {
@@ -52,6 +53,7 @@ public struct ManifestTrust: Sendable {
                 }
                 do {
                     let verified = try verifier.verify(body, signatureFile: signature)
+                    signed = true
                     signedGeneration = Self.field("generation", in: verified.trustedComment).flatMap { Int($0) }
                 } catch let error as SignatureError {
                     throw ManifestTrustError.badSignature(url: url, reason: "\(error)")
@@ -63,9 +65,12 @@ public struct ManifestTrust: Sendable {
         if let signedGeneration, manifest.generation != signedGeneration {
             throw ManifestTrustError.badSignature(url: url, reason: "the signed generation \(signedGeneration) is not the manifest's \(manifest.generation.map(String.init) ?? "none")")
         }
-        if signedGeneration != nil || manifest.generation != nil || held?.generation != nil {
+        // A signed manifest, or one that states a generation, must not be older than the held one.
+        // An unsigned manifest without a generation (reached only when unsigned sets are allowed)
+        // has nothing to compare: allowing unsigned sets gives up rollback protection with them.
+        if signed || manifest.generation != nil, let heldGeneration = held?.generation {
             let generation = manifest.generation ?? 0
-            if let heldGeneration = held?.generation, generation < heldGeneration {
+            if generation < heldGeneration {
                 throw ManifestTrustError.rollback(url: url, generation: generation, held: heldGeneration)
             }
         }

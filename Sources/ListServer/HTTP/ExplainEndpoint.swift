@@ -1,0 +1,77 @@
+import CNIOShim
+import ContentBlockerEngine
+import Foundation
+import HTTPServerCore
+
+/// `GET /explain?url=…&page=…&type=…`: the decision of the installed set for one request, as the
+/// JSON `listserver explain --json` prints (the same renderer), or a small HTML page when the
+/// client prefers HTML (the status page's form). Behind the admin token when one is configured.
+/// Bad input is refused before anything is loaded; the engine loads lazily (`ExplainEngineCache`).
+struct ExplainEndpoint {
+    /// Strict: no script, no external anything; only the page's own inline style.
+    static let htmlPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+    static let challenges = "WWW-Authenticate: Bearer realm=\"listserver\"\r\nWWW-Authenticate: Basic realm=\"listserver\", charset=\"UTF-8\"\r\n"
+
+    let cache: ExplainEngineCache
+    let token: [UInt8]?
+    let route: HTTPRoute
+
+    func respond(_ request: HTTPRequest, into output: inout OutputQueue) -> HTTPAnswer {
+        if let token {
+            let presented = request.head.authorization.map { request.value($0) }
+            guard let presented, Self.authorized(presented, token: token) else {
+                return request.error(401, "the admin token is required: Authorization: Bearer <token>, or Basic with the token as password",
+                                     route: route, extraHeaders: Self.challenges, into: &output)
+            }
+        }
+        let blockerRequest: BlockerRequest
+        do {
+            blockerRequest = try ExplainQuery.parse(target: request.value(request.head.target)).request()
+        } catch {
+            return request.error(error.status, error.reason, route: route, into: &output)
+        }
+        switch cache.lookup(request.site) {
+        case .noSet:
+            return request.error(503, "no published set is installed yet", route: route, extraHeaders: "Retry-After: 5\r\n", into: &output)
+        case .loading:
+            return request.error(503, "the decision engine is loading the installed set; retry shortly", route: route,
+                                 extraHeaders: "Retry-After: 1\r\n", into: &output)
+        case .failed(let reason):
+            return request.error(500, "the installed set cannot be explained: \(reason)", route: route, into: &output)
+        case .ready(let engine, let manifestSHA256):
+            let explanation = engine.explain(blockerRequest)
+            if StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
+                let page = ExplainPage.render(explanation, manifestSHA256: manifestSHA256)
+                return request.respond(status: 200, route: route, contentType: "text/html; charset=utf-8", body: Array(page.utf8),
+                                       extraHeaders: "Content-Security-Policy: \(Self.htmlPolicy)\r\nX-Content-Type-Options: nosniff\r\n",
+                                       into: &output)
+            }
+            let body = Array((ExplanationText.json(explanation, manifestSHA256: manifestSHA256) + "\n").utf8)
+            return request.respond(status: 200, route: route, contentType: "application/json", body: body, into: &output)
+        }
+    }
+
+    /// `Bearer <token>` (RFC 6750 §2.1), or `Basic` (RFC 7617) whose password is the token, any
+    /// user name: what a browser sends for a form. Compared in constant time.
+    static func authorized(_ field: UnsafeBufferPointer<UInt8>, token: [UInt8]) -> Bool {
+        let text = String(decoding: field, as: UTF8.self)
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return false }
+        let credentials = parts[1].trimmingCharacters(in: .whitespaces)
+        var presented: [UInt8]
+        switch parts[0].lowercased() {
+        case "bearer":
+            presented = Array(credentials.utf8)
+        case "basic":
+            guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            presented = Array(decoded[decoded.index(after: colon)...])
+        default:
+            return false
+        }
+        return presented.withUnsafeBufferPointer { given in
+            token.withUnsafeBufferPointer { expected in
+                shim_constant_time_equal(given.baseAddress, given.count, expected.baseAddress, expected.count) == 1
+            }
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import ContentBlockerEngine
+import Foundation
+import HTTPServerCore
+import ListSync
+
+/// The decision engine for the installed set, built on first use off the event loop and kept for
+/// that manifest's hash only. A request that finds it still loading is told to retry: the event
+/// loop never waits the seconds a load of ~130,000 rules takes. A request against a newer set
+/// drops the old engine and starts loading the new one; nothing is loaded until a valid explain
+/// asks, so a server nobody asks keeps its memory.
+final class ExplainEngineCache: @unchecked Sendable {
+    enum Lookup {
+        case ready(ContentBlockerEngine, manifestSHA256: String)
+        case loading
+        case failed(String)
+        case noSet
+    }
+
+    private enum Entry {
+        case loading
+        case ready(ContentBlockerEngine)
+        case failed(String)
+    }
+
+    private let lock = NSLock()
+    private var manifestSHA256: String?
+    private var entry: Entry?
+    private var suffixes: PublicSuffixList?
+    private let queue = DispatchQueue(label: "listserver.explain-load", qos: .utility)
+    private let publicSuffixPath: String
+
+    init(publicSuffixPath: String = PublicSuffixFile.defaultPath) {
+        self.publicSuffixPath = publicSuffixPath
+    }
+
+    /// The engine for `site`'s manifest, or why there is none yet; starts a load when needed.
+    func lookup(_ site: StaticSite) -> Lookup {
+        guard let manifest = site.resource(named: SiteContent.manifestName)?.source else { return .noSet }
+        lock.lock()
+        defer { lock.unlock() }
+        if manifestSHA256 == manifest.sha256, let entry {
+            switch entry {
+            case .ready(let engine): return .ready(engine, manifestSHA256: manifest.sha256)
+            case .loading: return .loading
+            case .failed(let reason): return .failed(reason)
+            }
+        }
+        manifestSHA256 = manifest.sha256
+        entry = .loading   // the previous set's engine is released here
+        queue.async { [self] in
+            let result = Result { try build(site, manifest: manifest) }
+            lock.lock()
+            if manifestSHA256 == manifest.sha256 {
+                switch result {
+                case .success(let engine): entry = .ready(engine)
+                case .failure(let error): entry = .failed("\(error)")
+                }
+            }
+            lock.unlock()
+        }
+        return .loading
+    }
+
+    /// The installed set's lists, in manifest order, each checked against its hash (as
+    /// `PublishedRuleSet.load` does for a directory), then the engine over them.
+    private func build(_ site: StaticSite, manifest: StaticResource) throws -> ContentBlockerEngine {
+        let decoded = try Manifest.decode(Data(manifest.identity))
+        var lists: [(id: String, json: [UInt8])] = []
+        for entry in decoded.lists {
+            guard let file = site.resource(named: entry.file)?.source else {
+                throw ExplainError.listUnreadable(entry.id, path: entry.file)
+            }
+            guard file.sha256 == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: file.sha256) }
+            lists.append((entry.id, file.identity))
+        }
+        let set = PublishedRuleSet(directory: "", manifestSHA256: manifest.sha256, lists: lists)
+        return try set.engine(registrableDomains: try publicSuffixes())
+    }
+
+    private func publicSuffixes() throws -> PublicSuffixList {
+        if let suffixes { return suffixes }
+        let loaded = try PublicSuffixFile.load(path: publicSuffixPath)
+        suffixes = loaded   // only the load queue touches it
+        return loaded
+    }
+}

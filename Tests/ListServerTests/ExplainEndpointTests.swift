@@ -1,0 +1,155 @@
+import Converter
+import Foundation
+import Testing
+import TestSupport
+@testable import ListServer
+
+/// Issue #14, `GET /explain` on the real HTTP server over loopback: bad input is refused with a
+/// clear 4xx before any engine load, the admin token is required (Bearer, or Basic with the token
+/// as password), and a valid answer is byte for byte what `listserver explain --json` prints for
+/// the same set; HTML for a browser, with a strict CSP.
+@Suite(.serialized) struct ExplainEndpointTests {
+    static let token = "explain-s3cret"
+
+    /// ExplainTests' small ABP list converted and published into a directory, and a server for it.
+    final class Fixture {
+        let scratch = ScratchDirectory("explain-endpoint")
+        let server: ServerHarness
+        var directory: String { scratch.sub("public") }
+
+        init(token: String? = ExplainEndpointTests.token) throws {
+            let lists = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(ExplainTests.abp.utf8))]).lists
+            let output = ConversionOutput(lists: lists, report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
+            let publisher = Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 3600, gate: nil, log: LogLines().log)
+            var history: [PersistentState.PublishRecord] = []
+            let published = try publisher.publish(output, over: nil, history: &history, now: Date()).published
+            server = try ServerHarness(configure: { $0.maxURIBytes = 16_384 }, content: published.content,
+                                       admin: token.map { AdminEndpoint(token: $0) {} })
+        }
+
+        func get(_ target: String, headers: [String: String] = ["Authorization": "Bearer \(ExplainEndpointTests.token)"],
+                 method: String = "GET") throws -> HTTPTestResponse {
+            try server.request(target, method: method, headers: headers)
+        }
+
+        /// GETs until the engine has loaded (bounded): 503 with Retry-After while it loads.
+        func answer(_ target: String, headers: [String: String] = ["Authorization": "Bearer \(ExplainEndpointTests.token)"]) async throws -> HTTPTestResponse {
+            var last = try get(target, headers: headers)
+            _ = try await eventually(timeout: 30, interval: 0.05) {
+                last = try get(target, headers: headers)
+                return last.status != 503
+            }
+            return last
+        }
+
+        deinit { server.stop() }
+    }
+
+    static func query(_ url: String, page: String? = nil, type: String? = nil) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        func encode(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: allowed)! }
+        var target = "/explain?url=" + encode(url)
+        if let page { target += "&page=" + encode(page) }
+        if let type { target += "&type=" + encode(type) }
+        return target
+    }
+
+    static func errorText(_ response: HTTPTestResponse) -> String {
+        ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["error"] as? String ?? "<not a JSON error: \(response.bodyText)>"
+    }
+
+    @Test func badInputGetsAClear4xxAndLoadsNothing() async throws {
+        let fixture = try Fixture()
+        let cases: [(label: String, target: String, status: Int, says: String)] = [
+            ("over-long URL", Self.query("https://ads.example/" + String(repeating: "a", count: 3_000)), 414, "the limit is 2048"),
+            ("over-long page", Self.query("https://ads.example/x.js", page: "https://site.example/" + String(repeating: "b", count: 2_100)), 414, "limit"),
+            ("non-HTTP scheme", Self.query("javascript:alert(1)"), 400, "http:// or https://"),
+            ("ftp page", Self.query("https://ads.example/x.js", page: "ftp://site.example/"), 400, "http:// or https://"),
+            ("bad type", Self.query("https://ads.example/x.js", type: "rocket"), 400, "unknown type"),
+            ("missing url", "/explain?page=https%3A%2F%2Fsite.example%2F", 400, "give the request"),
+            ("no query", "/explain", 400, "give the request"),
+            ("bad escape", "/explain?url=https%3A%2F%2Fads.example%2F%zz", 400, "percent-encoded"),
+        ]
+        for item in cases {
+            let response = try fixture.get(item.target)
+            #expect(response.status == item.status, "\(item.label): \(response.status) \(response.bodyText)")
+            #expect(response.header("Content-Type") == "application/json", "\(item.label)")
+            #expect(Self.errorText(response).contains(item.says), "\(item.label): \(Self.errorText(response))")
+        }
+        // None of that started a load: the first valid request is the one that does.
+        let first = try fixture.get(Self.query("https://ads.example/other.js", page: "https://site.example/", type: "script"))
+        #expect(first.status == 503, "bad input must not load the engine: \(first.status)")
+        #expect(first.header("Retry-After") != nil)
+        #expect(try await fixture.answer(Self.query("https://ads.example/other.js", page: "https://site.example/", type: "script")).status == 200)
+    }
+
+    @Test func theAdminTokenIsRequiredAsBearerOrBasicPassword() async throws {
+        let fixture = try Fixture()
+        let target = Self.query("https://ads.example/other.js", type: "script")
+        let basic = { (user: String, password: String) in "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
+        for (label, headers) in [("no token", [:]), ("wrong bearer", ["Authorization": "Bearer nope"]),
+                                 ("wrong basic", ["Authorization": basic("admin", "nope")]),
+                                 ("token as basic user", ["Authorization": basic(Self.token, "")])] {
+            let response = try fixture.get(target, headers: headers)
+            #expect(response.status == 401, "\(label): \(response.status)")
+            let challenges = response.headers("WWW-Authenticate")
+            #expect(challenges.contains { $0.hasPrefix("Bearer ") } && challenges.contains { $0.hasPrefix("Basic ") }, "\(label): \(challenges)")
+        }
+        // An unauthorized request loads nothing either.
+        #expect(try fixture.get(target).status == 503)
+        #expect(try await fixture.answer(target).status == 200)
+        #expect(try fixture.get(target, headers: ["Authorization": basic("anyone", Self.token)]).status == 200)
+        // Bad input without a token is a 401, not a hint about the input.
+        #expect(try fixture.get("/explain", headers: [:]).status == 401)
+    }
+
+    @Test func anAnswerIsWhatTheExplainCommandPrints() async throws {
+        let fixture = try Fixture()
+        let binary = try FaultTests.listserverBinary()
+        for (url, page, type) in [("https://ads.example/allowed/x.js", "https://site.example/", "script"),
+                                  ("https://tracker.example/t.js", "https://site.example/", "script"),
+                                  ("https://cdn.example/banner.js", "https://www.carve.example/a", "image")] {
+            let response = try await fixture.answer(Self.query(url, page: page, type: type))
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "application/json")
+            #expect(response.header("Cache-Control") == "no-store")
+            let command = FaultTests.shell("'\(binary)' explain '\(url)' --page '\(page)' --type \(type) --set '\(fixture.directory)' --json")
+            #expect(command.status == 0, "\(command.output)")
+            #expect(response.bodyText == command.output, "\(url): the endpoint and `listserver explain --json` differ")
+        }
+        // HEAD: the same head, no body. Other methods: 405.
+        let target = Self.query("https://ads.example/other.js", page: "https://site.example/", type: "script")
+        let get = try fixture.get(target)
+        let head = try fixture.get(target, method: "HEAD")
+        #expect(head.status == 200 && head.body.isEmpty)
+        #expect(head.header("Content-Length") == get.header("Content-Length"))
+        let post = try fixture.get(target, method: "POST")
+        #expect(post.status == 405)
+        #expect(post.header("Allow")?.contains("GET") == true)
+    }
+
+    @Test func aBrowserGetsAnEscapedPageWithAStrictPolicy() async throws {
+        let fixture = try Fixture()
+        let target = Self.query("https://ads.example/other.js?q=\"><script>alert(1)</script>", page: "https://site.example/<b>", type: "script")
+        let headers = ["Authorization": "Bearer \(Self.token)", "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"]
+        let page = try await fixture.answer(target, headers: headers)
+        #expect(page.status == 200)
+        #expect(page.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(page.header("Cache-Control") == "no-store")
+        let policy = try #require(page.header("Content-Security-Policy"))
+        #expect(policy.contains("default-src 'none'") && !policy.contains("script-src"), "\(policy)")
+        #expect(page.bodyText.contains("BLOCKED"))
+        #expect(!page.bodyText.contains("<script") && !page.bodyText.contains("<b>"), "request text must be escaped")
+        // The deciding rule's JSON is shown, its quotes escaped.
+        #expect(page.bodyText.contains("{&quot;trigger&quot;:") && !page.bodyText.contains("{\"trigger\":"), "rule text must be escaped")
+        // A client that takes anything gets JSON.
+        let json = try fixture.get(target, headers: ["Authorization": "Bearer \(Self.token)", "Accept": "*/*"])
+        #expect(json.header("Content-Type") == "application/json")
+    }
+
+    @Test func withoutAnAdminTokenTheEndpointIsOpen() async throws {
+        let fixture = try Fixture(token: nil)
+        #expect(try await fixture.answer(Self.query("https://ads.example/other.js"), headers: [:]).status == 200)
+    }
+}
