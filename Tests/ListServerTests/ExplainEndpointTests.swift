@@ -18,13 +18,13 @@ import TestSupport
         var directory: String { scratch.sub("public") }
 
         init(token: String? = ExplainEndpointTests.token) throws {
-            let lists = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(ExplainTests.abp.utf8))]).lists
-            let output = ConversionOutput(lists: lists, report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
+            // The real conversion's output, provenance included, so answers name their ABP lines.
+            let output = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(ExplainTests.abp.utf8))])
             let publisher = Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 3600, gate: nil, log: LogLines().log)
             var history: [PersistentState.PublishRecord] = []
             let published = try publisher.publish(output, over: nil, history: &history, now: Date()).published
             server = try ServerHarness(configure: { $0.maxURIBytes = 16_384 }, content: published.content,
-                                       admin: token.map { AdminEndpoint(token: $0) {} })
+                                       admin: token.map { AdminEndpoint(token: $0) {} }, publicDirectory: scratch.sub("public"))
         }
 
         func get(_ target: String, headers: [String: String] = ["Authorization": "Bearer \(ExplainEndpointTests.token)"],
@@ -114,6 +114,8 @@ import TestSupport
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Cache-Control") == "no-store")
+            // The server reads the set's provenance.txt, so deciding rules name their ABP lines.
+            #expect(response.bodyText.contains(#""provenance":"complete""#), "\(url): \(response.bodyText.prefix(300))")
             let command = FaultTests.shell("'\(binary)' explain '\(url)' --page '\(page)' --type \(type) --set '\(fixture.directory)' --json")
             #expect(command.status == 0, "\(command.output)")
             #expect(response.bodyText == command.output, "\(url): the endpoint and `listserver explain --json` differ")

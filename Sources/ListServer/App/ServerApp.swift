@@ -44,7 +44,7 @@ final class ServerApp: @unchecked Sendable {
             schedulerBox.scheduler?.trigger()
         }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
-                                log: log.child("http"), admin: admin)
+                                log: log.child("http"), admin: admin, publicDirectory: resolved.publicDirectory)
         var published: PublishedSet?
         do {
             let loaded = try pipeline.loadPublished(history: state.history)

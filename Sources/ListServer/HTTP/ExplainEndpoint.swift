@@ -38,15 +38,15 @@ struct ExplainEndpoint {
                                  extraHeaders: "Retry-After: 1\r\n", into: &output)
         case .failed(let reason):
             return request.error(500, "the installed set cannot be explained: \(reason)", route: route, into: &output)
-        case .ready(let engine, let manifestSHA256):
-            let explanation = engine.explain(blockerRequest)
+        case .ready(let engine, let provenance, let manifestSHA256):
+            let answer = ExplainAnswer.make(blockerRequest, engine: engine, provenance: provenance, manifestSHA256: manifestSHA256)
             if StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
-                let page = ExplainPage.render(explanation, manifestSHA256: manifestSHA256)
+                let page = ExplainPage.render(answer)
                 return request.respond(status: 200, route: route, contentType: "text/html; charset=utf-8", body: Array(page.utf8),
                                        extraHeaders: "Content-Security-Policy: \(Self.htmlPolicy)\r\nX-Content-Type-Options: nosniff\r\n",
                                        into: &output)
             }
-            let body = Array((ExplanationText.json(explanation, manifestSHA256: manifestSHA256) + "\n").utf8)
+            let body = Array((ExplanationJSON.render(answer) + "\n").utf8)
             return request.respond(status: 200, route: route, contentType: "application/json", body: body, into: &output)
         }
     }

@@ -7,10 +7,11 @@ import ListSync
 /// that manifest's hash only. A request that finds it still loading is told to retry: the event
 /// loop never waits the seconds a load of ~130,000 rules takes. A request against a newer set
 /// drops the old engine and starts loading the new one; nothing is loaded until a valid explain
-/// asks, so a server nobody asks keeps its memory.
+/// asks, so a server nobody asks keeps its memory. Rules' ABP lines come from the set's
+/// `provenance.txt` in the public directory, trusted only for the list files it was written for.
 final class ExplainEngineCache: @unchecked Sendable {
     enum Lookup {
-        case ready(ContentBlockerEngine, manifestSHA256: String)
+        case ready(ContentBlockerEngine, SetProvenance, manifestSHA256: String)
         case loading
         case failed(String)
         case noSet
@@ -18,7 +19,7 @@ final class ExplainEngineCache: @unchecked Sendable {
 
     private enum Entry {
         case loading
-        case ready(ContentBlockerEngine)
+        case ready(ContentBlockerEngine, SetProvenance)
         case failed(String)
     }
 
@@ -28,8 +29,11 @@ final class ExplainEngineCache: @unchecked Sendable {
     private var suffixes: PublicSuffixList?
     private let queue = DispatchQueue(label: "listserver.explain-load", qos: .utility)
     private let publicSuffixPath: String
+    /// Where the installed set's `provenance.txt` is (the public directory); nil: no sources.
+    private let provenanceDirectory: String?
 
-    init(publicSuffixPath: String = PublicSuffixFile.defaultPath) {
+    init(provenanceDirectory: String?, publicSuffixPath: String = PublicSuffixFile.defaultPath) {
+        self.provenanceDirectory = provenanceDirectory
         self.publicSuffixPath = publicSuffixPath
     }
 
@@ -40,7 +44,7 @@ final class ExplainEngineCache: @unchecked Sendable {
         defer { lock.unlock() }
         if manifestSHA256 == manifest.sha256, let entry {
             switch entry {
-            case .ready(let engine): return .ready(engine, manifestSHA256: manifest.sha256)
+            case .ready(let engine, let provenance): return .ready(engine, provenance, manifestSHA256: manifest.sha256)
             case .loading: return .loading
             case .failed(let reason): return .failed(reason)
             }
@@ -52,7 +56,7 @@ final class ExplainEngineCache: @unchecked Sendable {
             lock.lock()
             if manifestSHA256 == manifest.sha256 {
                 switch result {
-                case .success(let engine): entry = .ready(engine)
+                case .success(let (engine, provenance)): entry = .ready(engine, provenance)
                 case .failure(let error): entry = .failed("\(error)")
                 }
             }
@@ -62,19 +66,23 @@ final class ExplainEngineCache: @unchecked Sendable {
     }
 
     /// The installed set's lists, in manifest order, each checked against its hash (as
-    /// `PublishedRuleSet.load` does for a directory), then the engine over them.
-    private func build(_ site: StaticSite, manifest: StaticResource) throws -> ContentBlockerEngine {
+    /// `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
+    private func build(_ site: StaticSite, manifest: StaticResource) throws -> (ContentBlockerEngine, SetProvenance) {
         let decoded = try Manifest.decode(Data(manifest.identity))
         var lists: [(id: String, json: [UInt8])] = []
+        var hashes: [String: String] = [:]
         for entry in decoded.lists {
             guard let file = site.resource(named: entry.file)?.source else {
                 throw ExplainError.listUnreadable(entry.id, path: entry.file)
             }
             guard file.sha256 == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: file.sha256) }
             lists.append((entry.id, file.identity))
+            hashes[entry.id] = entry.sha256
         }
-        let set = PublishedRuleSet(directory: "", manifestSHA256: manifest.sha256, lists: lists)
-        return try set.engine(registrableDomains: try publicSuffixes())
+        let set = PublishedRuleSet(directory: provenanceDirectory ?? "", manifestSHA256: manifest.sha256, lists: lists, listSHA256: hashes)
+        let provenance = provenanceDirectory == nil ? SetProvenance.none("none: this server was started without a public directory")
+                                                    : SetProvenance.load(for: set)
+        return (try set.engine(registrableDomains: try publicSuffixes()), provenance)
     }
 
     private func publicSuffixes() throws -> PublicSuffixList {

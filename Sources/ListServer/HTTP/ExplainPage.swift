@@ -3,9 +3,9 @@ import ContentBlockerEngine
 /// The HTML answer of `GET /explain`: the human rendering of `ExplanationText`, escaped, in a page
 /// with an inline style only (the endpoint's CSP allows nothing else), escaped as the status page is.
 enum ExplainPage {
-    static func render(_ explanation: Explanation, manifestSHA256: String) -> String {
-        let headline = StatusFormat.html(ExplanationText.headline(explanation.verdict))
-        let body = StatusFormat.html(ExplanationText.human(explanation, manifestSHA256: manifestSHA256))
+    static func render(_ answer: ExplainAnswer) -> String {
+        let headline = StatusFormat.html(ExplanationText.headline(answer.explanation.verdict))
+        let body = StatusFormat.html(ExplanationText.human(answer))
         return """
         <!doctype html>
         <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

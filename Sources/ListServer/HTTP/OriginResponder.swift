@@ -21,16 +21,17 @@ struct OriginResponder: HTTPResponder {
     final class State: @unchecked Sendable {
         let admin: AdminEndpoint?
         let status: StatusBoard
-        let explain = ExplainEngineCache()
+        let explain: ExplainEngineCache
         /// Gathers the server's counters for /status and /metrics; set once the server exists.
         var activity: () -> ServerActivity = {
             ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
                            fileDates: [:], manifestInstalled: false)
         }
 
-        init(admin: AdminEndpoint?, status: StatusBoard) {
+        init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache) {
             self.admin = admin
             self.status = status
+            self.explain = explain
         }
     }
 
