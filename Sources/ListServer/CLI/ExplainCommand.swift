@@ -30,7 +30,7 @@ enum ExplainCommand: Command {
         let provenance = SetProvenance.load(for: set)
         let answer = { ExplainAnswer.make(request, engine: engine, provenance: provenance, manifestSHA256: set.manifestSHA256) }
         if let repeats {
-            print(ExplainLatency.measure(repeats: repeats, ruleCount: engine.rules.count, answer).summary)
+            print(ExplainLatency.measure(repeats: repeats, ruleCount: engine.rules.count) { ExplanationJSON.bytes(answer()) }.summary)
             return 0
         }
         print(arguments.has("--json") ? ExplanationJSON.render(answer()) : ExplanationText.human(answer()))
@@ -79,8 +79,9 @@ struct ExplainLatency {
         String(format: "explain: %d answers over %d rules, median %.3f ms, max %.3f ms", repeats, ruleCount, medianMilliseconds, maximumMilliseconds)
     }
 
-    /// Times `answer` (the whole answer: decision, sources and skipped lines) `repeats` times after one warm-up.
-    static func measure(repeats: Int, ruleCount: Int, _ answer: () -> ExplainAnswer) -> ExplainLatency {
+    /// Times `answer` (the whole answer: decision, sources and skipped lines, rendered as the
+    /// endpoint sends it) `repeats` times after one warm-up.
+    static func measure(repeats: Int, ruleCount: Int, _ answer: () -> [UInt8]) -> ExplainLatency {
         _ = answer()  // warm-up
         var samples: [Double] = []
         samples.reserveCapacity(repeats)

@@ -17,24 +17,3 @@ struct ExplainAnswer: Sendable, Equatable {
                       provenance: provenance.status, manifestSHA256: manifestSHA256)
     }
 }
-
-/// The machine rendering of an answer.
-enum ExplanationJSON {
-    /// `{"manifest_sha256", "provenance", "explanation": {…, rules with "sources": [{upstream, line, text}]},
-    /// "skipped": [{upstream, line, text, reason}]}`, keys sorted.
-    static func render(_ answer: ExplainAnswer) -> String {
-        struct Envelope: Encodable {
-            var manifestSHA256: String
-            var provenance: String
-            var explanation: Explanation
-            var skipped: [SkippedSource]
-            enum CodingKeys: String, CodingKey { case manifestSHA256 = "manifest_sha256", provenance, explanation, skipped }
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let envelope = Envelope(manifestSHA256: answer.manifestSHA256, provenance: answer.provenance,
-                                explanation: answer.explanation, skipped: answer.skipped)
-        let data = (try? encoder.encode(envelope)) ?? Data()
-        return String(decoding: data, as: UTF8.self)
-    }
-}

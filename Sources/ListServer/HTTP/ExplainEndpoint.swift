@@ -46,7 +46,7 @@ struct ExplainEndpoint {
                                        extraHeaders: "Content-Security-Policy: \(Self.htmlPolicy)\r\nX-Content-Type-Options: nosniff\r\n",
                                        into: &output)
             }
-            let body = Array((ExplanationJSON.render(answer) + "\n").utf8)
+            let body = ExplanationJSON.bytes(answer) + [0x0A]
             return request.respond(status: 200, route: route, contentType: "application/json", body: body, into: &output)
         }
     }
