@@ -81,9 +81,6 @@ final class ServerApp: @unchecked Sendable {
         scheduler?.stop()
         server?.shutdown(grace: resolved.configuration.http.shutdownGraceSeconds)
     }
-
-    /// The refresh scheduler, for tests and the admin endpoint.
-    var refresher: RefreshScheduler? { scheduler }
 }
 
 private final class SchedulerBox: @unchecked Sendable {

@@ -18,14 +18,7 @@ enum ExplanationJSON {
             object.key("manifest_sha256") { $0.string(answer.manifestSHA256) }
             object.key("provenance") { $0.string(answer.provenance) }
             object.key("skipped") {
-                $0.array(answer.skipped) { out, line in
-                    out.object { object in
-                        object.key("line") { $0.integer(line.line) }
-                        object.key("reason") { $0.string(line.reason) }
-                        object.key("text") { $0.string(line.text) }
-                        object.key("upstream") { $0.string(line.upstream) }
-                    }
-                }
+                $0.array(answer.skipped) { $0.source(line: $1.line, reason: $1.reason, text: $1.text, upstream: $1.upstream) }
             }
         }
         return out.bytes
@@ -63,6 +56,16 @@ private extension JSONBytes {
         }
     }
 
+    /// An ABP line: a rule's source, or (with its `reason`) a skipped line.
+    mutating func source(line: Int, reason: String?, text: String, upstream: String) {
+        object { object in
+            object.key("line") { $0.integer(line) }
+            if let reason { object.key("reason") { $0.string(reason) } }
+            object.key("text") { $0.string(text) }
+            object.key("upstream") { $0.string(upstream) }
+        }
+    }
+
     mutating func rule(_ rule: RuleReference) {
         object { object in
             object.key("action") { $0.string(rule.action.rawValue) }
@@ -70,13 +73,7 @@ private extension JSONBytes {
             object.key("list") { $0.string(rule.listID) }
             object.key("rule") { $0.string(rule.json) }
             object.key("sources") {
-                $0.array(rule.sources) { out, source in
-                    out.object { object in
-                        object.key("line") { $0.integer(source.line) }
-                        object.key("text") { $0.string(source.text) }
-                        object.key("upstream") { $0.string(source.upstream) }
-                    }
-                }
+                $0.array(rule.sources) { $0.source(line: $1.line, reason: nil, text: $1.text, upstream: $1.upstream) }
             }
         }
     }

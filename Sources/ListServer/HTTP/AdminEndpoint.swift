@@ -1,3 +1,4 @@
+import CNIOShim
 import Foundation
 
 /// `POST /admin/refresh`: the bearer token an operator must present and what to do when they do.
@@ -23,5 +24,30 @@ struct AdminEndpoint: Sendable {
     ) -> AdminEndpoint? {
         guard let token = environment[variable], !token.isEmpty else { return nil }
         return AdminEndpoint(token: token, onRefresh: onRefresh)
+    }
+
+    /// Whether an `Authorization` field presents the token: `Bearer <token>` (RFC 6750 §2.1), and
+    /// with `allowingBasic` also Basic (RFC 7617) whose password is the token, any user name (what a
+    /// browser sends for a form). Compared in constant time, so timing leaks nothing about the token.
+    func authorizes(_ field: UnsafeBufferPointer<UInt8>, allowingBasic: Bool) -> Bool {
+        let text = String(decoding: field, as: UTF8.self)
+        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return false }
+        let credentials = parts[1].trimmingCharacters(in: .whitespaces)
+        let presented: [UInt8]
+        switch parts[0].lowercased() {
+        case "bearer":
+            presented = Array(credentials.utf8)
+        case "basic" where allowingBasic:
+            guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            presented = Array(decoded[decoded.index(after: colon)...])
+        default:
+            return false
+        }
+        return presented.withUnsafeBufferPointer { given in
+            token.withUnsafeBufferPointer { expected in
+                shim_constant_time_equal(given.baseAddress, given.count, expected.baseAddress, expected.count) == 1
+            }
+        }
     }
 }

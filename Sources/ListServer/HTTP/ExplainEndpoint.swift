@@ -1,4 +1,3 @@
-import CNIOShim
 import ContentBlockerEngine
 import Foundation
 import HTTPServerCore
@@ -13,13 +12,12 @@ struct ExplainEndpoint {
     static let challenges = "WWW-Authenticate: Bearer realm=\"listserver\"\r\nWWW-Authenticate: Basic realm=\"listserver\", charset=\"UTF-8\"\r\n"
 
     let cache: ExplainEngineCache
-    let token: [UInt8]?
+    let admin: AdminEndpoint?
     let route: HTTPRoute
 
     func respond(_ request: HTTPRequest, into output: inout OutputQueue) -> HTTPAnswer {
-        if let token {
-            let presented = request.head.authorization.map { request.value($0) }
-            guard let presented, Self.authorized(presented, token: token) else {
+        if let admin {
+            guard let field = request.head.authorization, admin.authorizes(request.value(field), allowingBasic: true) else {
                 return request.error(401, "the admin token is required: Authorization: Bearer <token>, or Basic with the token as password",
                                      route: route, extraHeaders: Self.challenges, into: &output)
             }
@@ -48,30 +46,6 @@ struct ExplainEndpoint {
             }
             let body = ExplanationJSON.bytes(answer) + [0x0A]
             return request.respond(status: 200, route: route, contentType: "application/json", body: body, into: &output)
-        }
-    }
-
-    /// `Bearer <token>` (RFC 6750 §2.1), or `Basic` (RFC 7617) whose password is the token, any
-    /// user name: what a browser sends for a form. Compared in constant time.
-    static func authorized(_ field: UnsafeBufferPointer<UInt8>, token: [UInt8]) -> Bool {
-        let text = String(decoding: field, as: UTF8.self)
-        let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2 else { return false }
-        let credentials = parts[1].trimmingCharacters(in: .whitespaces)
-        var presented: [UInt8]
-        switch parts[0].lowercased() {
-        case "bearer":
-            presented = Array(credentials.utf8)
-        case "basic":
-            guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return false }
-            presented = Array(decoded[decoded.index(after: colon)...])
-        default:
-            return false
-        }
-        return presented.withUnsafeBufferPointer { given in
-            token.withUnsafeBufferPointer { expected in
-                shim_constant_time_equal(given.baseAddress, given.count, expected.baseAddress, expected.count) == 1
-            }
         }
     }
 }

@@ -55,7 +55,7 @@ struct OriginResponder: HTTPResponder {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
         }
         if Self.equals(name, "explain") {
-            return ExplainEndpoint(cache: state.explain, token: state.admin?.token, route: OriginRoute.explain.route).respond(request, into: &output)
+            return ExplainEndpoint(cache: state.explain, admin: state.admin, route: OriginRoute.explain.route).respond(request, into: &output)
         }
         if Self.equals(name, "healthz") {
             let healthy = site.resource(named: SiteContent.manifestName) != nil
@@ -97,22 +97,12 @@ struct OriginResponder: HTTPResponder {
         guard request.head.method == .post else {
             return request.error(405, "use POST", route: route, extraHeaders: "Allow: POST\r\n", into: &output)
         }
-        guard let value = request.head.authorization, authorized(request.value(value), token: admin.token) else {
+        guard let value = request.head.authorization, admin.authorizes(request.value(value), allowingBasic: false) else {
             return request.error(401, "bearer token required", route: route, extraHeaders: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n",
                                  into: &output)
         }
         admin.onRefresh()
         return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
                                into: &output)
-    }
-
-    private func authorized(_ field: UnsafeBufferPointer<UInt8>, token: [UInt8]) -> Bool {
-        guard field.count > 7, HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: field[0..<7]), "bearer ") else { return false }
-        var start = 7
-        while start < field.count, field[start] == 0x20 { start += 1 }
-        let presented = UnsafeBufferPointer(rebasing: field[start...])
-        return token.withUnsafeBufferPointer { expected in
-            shim_constant_time_equal(presented.baseAddress, presented.count, expected.baseAddress, expected.count) == 1
-        }
     }
 }
