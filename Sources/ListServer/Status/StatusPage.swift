@@ -27,7 +27,7 @@ struct StatusPage {
         html += "<title>ListServer status</title><style>\(Self.style)</style></head><body>"
         html += header() + "<main>" + health() + lists() + refreshes() + plots() + skipped() + explainForm() + "</main>"
         html += "<footer>listserver \(e(activity.version)) · up \(StatusFormat.age(activity.now.timeIntervalSince(activity.startedAt)))"
-        html += " · page rendered \(StatusFormat.time(activity.now)) · <a href=\"status\">JSON</a> (without Accept: text/html) · <a href=\"metrics\">metrics</a></footer>"
+        html += " · page rendered \(StatusFormat.time(activity.now)) · <a href=\"status\">JSON</a> (without Accept: text/html) · <a href=\"metrics\">metrics</a> · <a href=\"lists/\">stable list URLs</a></footer>"
         return Array((html + "</body></html>\n").utf8)
     }
 
@@ -171,7 +171,7 @@ struct StatusPage {
         return out + "</select></label><button type=\"submit\">Explain</button></form></section>"
     }
 
-    private static let style = """
+    static let style = """
     :root{color-scheme:light;--fg:#1d2430;--muted:#5b6472;--line:#dde1e6;--card:#f5f6f8;--ok:#146c2e;--bad:#a61b1b;--accent:#0b5cad}
     *{box-sizing:border-box}
     body{margin:0;color:var(--fg);background:#fff;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
