@@ -11,7 +11,8 @@ import Testing
 /// of real ad and tracker requests from the dev sample through a logging proxy. Three starts: the
 /// first downloads and compiles every list; the second, with unchanged lists, fetches and compiles
 /// nothing; the third, once GNOME Web's daily refresh is due, downloads every alias again and,
-/// finding the same SHA-256, still compiles nothing. Every start blocks what the engine blocks.
+/// finding the same SHA-256, still compiles nothing; the fourth, after a set that dropped a list id
+/// (its alias answers 410), keeps blocking with the copy it has. Every start blocks what the engine blocks.
 @Suite(.serialized) struct GNOMEWebTests {
     struct RunResult: Decodable {
         struct StoreFile: Decodable, Equatable {
@@ -77,8 +78,8 @@ import Testing
             guard let url = http.string, url.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }), seen.insert(url).inserted else { continue }
             let type = try #require(ABPRequestType(rawValue: request.type))
             let isBlocked = engine.isBlocked(try BlockerRequest(url: url, source: "http://127.0.0.1/page.html", type: type))
-            if isBlocked, blocked.count < each { blocked.append(PageResource(url: url, tag: tag)) }
-            if !isBlocked, allowed.count < each { allowed.append(PageResource(url: url, tag: tag)) }
+            if isBlocked, blocked.count < each { blocked.append(PageResource(url: url, tag: tag, type: request.type)) }
+            if !isBlocked, allowed.count < each { allowed.append(PageResource(url: url, tag: tag, type: request.type)) }
             if blocked.count == each, allowed.count == each { break }
         }
         return (blocked, allowed)
@@ -87,6 +88,8 @@ import Testing
     struct PageResource: Codable, Hashable {
         var url: String
         var tag: String
+        /// The ABP request type the engine decided it as.
+        var type: String
     }
 
     static func run(home: URL, page: URL, gsettings: [String], ageSidecars: Int = 0) throws -> RunResult {
@@ -159,5 +162,20 @@ import Testing
         #expect(!third.filter_log.contains { $0.contains("compiled successfully") })
         #expect(third.sidecars.allSatisfy { sidecar in first.sidecars.contains { $0.uri == sidecar.uri && $0.last_update < sidecar.last_update } })
         Self.expectBlocking(third, blocked: blocked, allowed: allowed, start: "start 3")
+
+        // Start 4, refresh due again, but the set no longer has one id (its last file still kept):
+        // the alias answers 410 and GNOME Web keeps the filter it compiled, so nothing it blocked
+        // gets through. The id chosen matters: without its rules some sampled requests would pass.
+        let retired = "network-hosts-01"
+        let without = try ContentBlockerEngine(lists: entries.filter { $0.id != retired }.map { ($0.id, content.files[$0.file]!.identity) },
+                                               registrableDomains: try PublicSuffixFile.load())
+        let source = "http://127.0.0.1/page.html"
+        #expect(try blocked.contains { !without.isBlocked(try BlockerRequest(url: $0.url, source: source, type: try #require(ABPRequestType(rawValue: $0.type)))) })
+        harness.server.install(try ListAliasTests.dropping(retired, from: content, keepFiles: true))
+        let fourth = try Self.run(home: home, page: page, gsettings: lines, ageSidecars: 2 * 86_400)
+        #expect(harness.log.contains { $0.contains(" GET /lists/\(retired).json 410 ") })
+        #expect(fourth.compiled == first.compiled, "the retired list's compiled copy stays")
+        Self.expectBlocking(fourth, blocked: blocked, allowed: allowed, start: "start 4")
+        withExtendedLifetime(scratch) {}
     }
 }

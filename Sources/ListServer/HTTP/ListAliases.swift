@@ -17,9 +17,11 @@ struct ListAliases {
     /// Both index representations vary on `Accept` (HTML or JSON) as well as on the encoding.
     static let indexVary = "Accept, Accept-Encoding"
 
-    /// One list id of the current manifest and what its alias serves.
-    struct Alias: Equatable {
+    /// One list id of the current manifest and what its alias serves (also an entry of the JSON index).
+    struct Alias: Equatable, Encodable {
         var id: String
+        /// The absolute URL a consumer configures.
+        var url: String
         /// The hashed file the alias serves now.
         var file: String
         var sha256: String
@@ -29,6 +31,10 @@ struct ListAliases {
         var lastModified: Date
 
         var name: String { ListAliases.aliasName(id) }
+
+        private enum CodingKeys: String, CodingKey {
+            case id, url, file, sha256, rules, bytes, gzipBytes, lastModified
+        }
     }
 
     /// In manifest order.
@@ -50,7 +56,7 @@ struct ListAliases {
         }
         aliases = decoded.lists.compactMap { entry in
             guard let file = content.files[entry.file], file.sha256 == entry.sha256 else { return nil }
-            return Alias(id: entry.id, file: entry.file, sha256: entry.sha256, rules: entry.rules, bytes: file.identity.count,
+            return Alias(id: entry.id, url: baseURL + "/" + Self.aliasName(entry.id), file: entry.file, sha256: entry.sha256, rules: entry.rules, bytes: file.identity.count,
                          gzipBytes: file.gzip?.count, lastModified: file.lastModified)
         }
     }
@@ -81,9 +87,6 @@ struct ListAliases {
         return out
     }
 
-    /// The absolute URL of an alias, as a consumer configures it.
-    func url(_ alias: Alias) -> String { baseURL + "/" + alias.name }
-
     /// GNOME Web's setting for every alias, ready to paste into a shell.
     var gnomeWebCommand: String { gsettings(schema: "org.gnome.Epiphany.web") }
 
@@ -91,7 +94,7 @@ struct ListAliases {
     var gnomeWeb43Command: String { gsettings(schema: "org.gnome.Epiphany") }
 
     private func gsettings(schema: String) -> String {
-        let urls = aliases.map { "'\(url($0))'" }.joined(separator: ", ")
+        let urls = aliases.map { "'\($0.url)'" }.joined(separator: ", ")
         return "gsettings set \(schema) content-filters \"[\(urls)]\""
     }
 }

@@ -9,20 +9,9 @@ enum ListIndex {
         + "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
 
     private struct Document: Encodable {
-        struct List: Encodable {
-            var id: String
-            var url: String
-            var file: String
-            var sha256: String
-            var rules: Int
-            var bytes: Int
-            var gzipBytes: Int?
-            var lastModified: Date
-        }
-
         var manifest: String
         var publishedAt: Date
-        var lists: [List]
+        var lists: [ListAliases.Alias]
         var gnomeWeb: String
         var gnomeWeb43: String
     }
@@ -30,10 +19,7 @@ enum ListIndex {
     static func json(_ index: ListAliases) -> [UInt8] {
         let document = Document(
             manifest: index.baseURL + "/manifest.json", publishedAt: index.publishedAt,
-            lists: index.aliases.map {
-                Document.List(id: $0.id, url: index.url($0), file: $0.file, sha256: $0.sha256, rules: $0.rules, bytes: $0.bytes,
-                              gzipBytes: $0.gzipBytes, lastModified: $0.lastModified)
-            },
+            lists: index.aliases,
             gnomeWeb: index.gnomeWebCommand, gnomeWeb43: index.gnomeWeb43Command)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -57,7 +43,7 @@ enum ListIndex {
         out += "<section id=\"aliases\"><h2>Lists</h2><div class=\"scroll\"><table><thead><tr><th>URL</th><th class=\"num\">rules</th>"
         out += "<th class=\"num\">bytes</th><th class=\"num\">gzip</th><th>updated</th></tr></thead><tbody>"
         for alias in index.aliases {
-            out += "<tr><td><a href=\"\(e(alias.id)).json\"><code>\(e(index.url(alias)))</code></a></td>"
+            out += "<tr><td><a href=\"\(e(alias.id)).json\"><code>\(e(alias.url))</code></a></td>"
             out += "<td class=\"num\">\(StatusFormat.count(alias.rules))</td><td class=\"num\">\(e(StatusFormat.bytes(alias.bytes)))</td>"
             out += "<td class=\"num\">\(alias.gzipBytes.map { e(StatusFormat.bytes($0)) } ?? "–")</td><td>\(e(StatusFormat.time(alias.lastModified)))</td></tr>"
         }
