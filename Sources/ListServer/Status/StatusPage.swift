@@ -83,7 +83,8 @@ struct StatusPage {
     // MARK: Lists
 
     private func lists() -> String {
-        var out = "<section id=\"lists\"><h2>Lists</h2><div class=\"scroll\"><table id=\"list-table\"><thead><tr><th>List</th>"
+        var out = "<section id=\"lists\"><h2>Lists</h2><p class=\"note\">One stable URL per list, for GNOME Web and simple clients: "
+            + "<a href=\"lists/\">/lists/</a></p><div class=\"scroll\"><table id=\"list-table\"><thead><tr><th>List</th>"
         out += "<th class=\"num\">Rules</th><th class=\"num\">Bytes</th><th class=\"num\">Gzip</th><th class=\"num\">Compile</th>"
         out += "<th class=\"num\">Unchanged for</th></tr></thead><tbody>"
         var totals = (rules: 0, bytes: 0, gzip: 0)
