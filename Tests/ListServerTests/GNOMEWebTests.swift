@@ -105,13 +105,16 @@ import Testing
         return result
     }
 
-    /// Blocked requests never reach the proxy; allowed ones all do; nothing tunnels past it.
+    /// Blocked requests never reach the proxy; allowed ones all do; nothing else does (so a blocked
+    /// URL cannot slip through under another spelling); nothing tunnels past it.
     static func expectBlocking(_ result: RunResult, blocked: [PageResource], allowed: [PageResource], start: String) {
         let proxied = Set(result.proxied)
         let leaked = blocked.map(\.url).filter { proxied.contains($0) }
         let missing = allowed.map(\.url).filter { !proxied.contains($0) }
         #expect(leaked.isEmpty, "\(start): \(leaked.count) of \(blocked.count) blocked requests reached the proxy: \(leaked.prefix(10))")
         #expect(missing.isEmpty, "\(start): \(missing.count) of \(allowed.count) allowed requests never reached the proxy: \(missing.prefix(10))")
+        let unexpected = proxied.subtracting(allowed.map(\.url))
+        #expect(unexpected.isEmpty, "\(start): the proxy saw requests the page did not allow: \(unexpected.prefix(10))")
         #expect(!result.proxied.contains { $0.hasPrefix("CONNECT") }, "\(start): \(result.proxied.filter { $0.hasPrefix("CONNECT") })")
     }
 

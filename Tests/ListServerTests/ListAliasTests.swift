@@ -123,6 +123,20 @@ import Testing
         #expect(!json.contains("127.0.0.1"))
     }
 
+    /// `serve` installs the set on disk before it binds: the index still names the bound port.
+    @Test func indexNamesTheBoundPortWhenTheSetWasInstalledBeforeStart() throws {
+        let server = HTTPServer(configuration: Configuration.HTTP(), listen: Configuration.Listen(address: "127.0.0.1", port: 0),
+                                status: StatusBoard(), log: Log(label: "alias-test", minimum: .error, sink: { _ in }), admin: nil)
+        server.install(try ServerHarness.sampleContent())
+        let port = try server.start()
+        defer { server.shutdown(grace: 1) }
+        let client = try RawHTTPClient(port: port, timeout: 5)
+        defer { client.close() }
+        try client.send("GET /lists/ HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        let index = try client.readResponse().bodyText
+        #expect(index.contains("'http://127.0.0.1:\(port)/lists/network-00.json'"), "\(index)")
+    }
+
     @Test func publicBaseURLRefusesWhatWouldNeedQuoting() {
         for good in ["https://lists.example.net", "http://127.0.0.1:8080", "http://[::1]:8080"] {
             #expect(PublicBaseURL.isValid(good), "\(good)")

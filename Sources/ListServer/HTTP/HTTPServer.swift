@@ -51,10 +51,9 @@ final class HTTPServer: @unchecked Sendable {
     func start() throws -> Int {
         let port = try core.start()
         installLock.lock()
+        defer { installLock.unlock() }
         boundPort = port
-        let content = installed
-        installLock.unlock()
-        if let content, configuration.publicBaseURL == nil { install(content) }
+        if let installed, configuration.publicBaseURL == nil { installLocked(installed) }
         return port
     }
 
@@ -63,6 +62,10 @@ final class HTTPServer: @unchecked Sendable {
     func install(_ content: SiteContent) {
         installLock.lock()
         defer { installLock.unlock() }
+        installLocked(content)
+    }
+
+    private func installLocked(_ content: SiteContent) {
         installed = content
         let base = configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
         core.install(StaticSite(resources: content.staticResources(configuration, baseURL: base)))
