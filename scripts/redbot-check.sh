@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
-# Runs REDbot (PyPI `redbot`) against a running origin's manifest and one list chunk, prints every
-# note with its level, and fails if any note is BAD.
-#   scripts/redbot-check.sh http://127.0.0.1:8080 [CHUNK-FILE-NAME]
+# Runs REDbot (PyPI `redbot`) against a running origin's manifest, one list chunk and any further
+# paths (e.g. an alias `lists/<id>.json` and the index `lists/`), prints every note with its level,
+# and fails if any note is BAD.
+#   scripts/redbot-check.sh http://127.0.0.1:8080 [CHUNK-FILE-NAME [PATH...]]
 # Exit: 0 no BAD note, 1 a BAD note (or REDbot could not check), 2 usage or missing tool.
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 REDBOT="${REDBOT:-$ROOT/.venv/bin/redbot}"
 PYTHON="${PYTHON:-$ROOT/.venv/bin/python}"
-if [[ $# -lt 1 || $# -gt 2 ]]; then
-  echo "usage: $0 BASE_URL [CHUNK-FILE-NAME]" >&2
+if [[ $# -lt 1 ]]; then
+  echo "usage: $0 BASE_URL [CHUNK-FILE-NAME [PATH...]]" >&2
   exit 2
 fi
 BASE="${1%/}"
@@ -19,11 +20,15 @@ for tool in "$REDBOT" "$PYTHON"; do
   fi
 done
 CHUNK="${2:-}"
+shift $(( $# < 2 ? $# : 2 ))
+EXTRA=("$@")
 if [[ -z "$CHUNK" ]]; then
   CHUNK="$(curl -fsS --max-time 10 "$BASE/manifest.json" | "$PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["lists"][0]["file"])')"
 fi
 bad=0
-for url in "$BASE/manifest.json" "$BASE/$CHUNK"; do
+urls=("$BASE/manifest.json" "$BASE/$CHUNK")
+for path in "${EXTRA[@]}"; do urls+=("$BASE/${path#/}"); done
+for url in "${urls[@]}"; do
   echo "== $url"
   har="$(timeout 120 "$REDBOT" -o har "$url")" || { echo "redbot-check: REDbot failed on $url" >&2; exit 1; }
   report="$(printf '%s' "$har" | "$PYTHON" -c '

@@ -22,6 +22,9 @@ if [ "$mode" = test ]; then
   packages+=(minisign python3-cryptography openssl)
   packages+=(zstd)  # patches (issue #12): the zstd CLI as an independent decoder of our patches
   packages+=(chromium fonts-dejavu-core)  # the status page (issue #14) in a real headless browser, with readable screenshots
+  # GNOME Web on the stable list URLs: the browser, a private D-Bus session, gsettings with a keyfile
+  # backend, GNOME's proxy settings, GIO's proxy resolver that reads them, xauth for xvfb-run.
+  packages+=(epiphany-browser dbus-daemon libglib2.0-bin gsettings-desktop-schemas glib-networking xauth)
 fi
 
 missing=()

@@ -3,7 +3,8 @@ import Testing
 @testable import ListServer
 
 /// REDbot's protocol and caching checks against the real server: `scripts/redbot-check.sh` must
-/// find no BAD note on the manifest or a list chunk. Fails (not skips) when REDbot is missing.
+/// find no BAD note on the manifest, a list chunk, a stable alias and the alias index (JSON and
+/// HTML). Fails (not skips) when REDbot is missing.
 @Suite struct HTTPRedbotTests {
     @Test func redbotFindsNoBadNotes() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
@@ -14,12 +15,14 @@ import Testing
         defer { harness.stop() }
         let outputPath = NSTemporaryDirectory() + "redbot-check-\(UUID().uuidString).txt"
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        let status = try Self.run(["/bin/bash", script, "http://127.0.0.1:\(harness.port)", harness.fileNames[0]], outputPath: outputPath, limit: 300)
+        let status = try Self.run(["/bin/bash", script, "http://127.0.0.1:\(harness.port)", harness.fileNames[0],
+                                   "lists/network-00.json", "lists/", "lists/index.html"], outputPath: outputPath, limit: 300)
         let data = (try? Data(contentsOf: URL(fileURLWithPath: outputPath))) ?? Data()
         let text = String(decoding: data, as: UTF8.self)
         #expect(status == 0, "redbot-check.sh failed (status \(String(describing: status))):\n\(text)")
         #expect(text.contains("GOOD VALIDATION If-None-Match"), "\(text)")
         #expect(text.contains("no BAD notes"))
+        #expect(text.components(separatedBy: "\n== ").count == 5, "five URLs checked:\n\(text)")
     }
 
     /// Runs a command with stdout and stderr to a file and waits (bounded) with waitpid.

@@ -80,6 +80,9 @@ struct Configuration: Sendable, Equatable {
         var accessLog = false
         /// Environment variable holding the bearer token for POST /admin/refresh; unset disables it.
         var adminTokenEnvironmentVariable = "LISTSERVER_ADMIN_TOKEN"
+        /// Scheme and authority clients reach the lists under (`https://lists.example.net`), for the
+        /// absolute URLs `/lists/` gives; nil: `http://<listen.address>:<bound port>`.
+        var publicBaseURL: String?
     }
 
     var listen = Listen()

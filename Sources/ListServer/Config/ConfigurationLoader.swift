@@ -247,7 +247,7 @@ private struct StrictHTTP: Decodable {
         let object = try StrictObject(decoder, allowed: [
             "manifestMaxAgeSeconds", "manifestStaleWhileRevalidateSeconds", "manifestStaleIfErrorSeconds",
             "maxHeaderBytes", "maxURIBytes", "headerReadTimeoutSeconds", "keepAliveIdleTimeoutSeconds",
-            "maxConnections", "shutdownGraceSeconds", "accessLog", "adminTokenEnvironmentVariable",
+            "maxConnections", "shutdownGraceSeconds", "accessLog", "adminTokenEnvironmentVariable", "publicBaseURL",
         ])
         var v = Configuration.HTTP()
         v.manifestMaxAgeSeconds = try object.positive("manifestMaxAgeSeconds", default: v.manifestMaxAgeSeconds, allowZero: true)
@@ -261,6 +261,10 @@ private struct StrictHTTP: Decodable {
         v.shutdownGraceSeconds = try object.positive("shutdownGraceSeconds", default: v.shutdownGraceSeconds, allowZero: true)
         v.accessLog = try object.value("accessLog", default: v.accessLog)
         v.adminTokenEnvironmentVariable = try object.value("adminTokenEnvironmentVariable", default: v.adminTokenEnvironmentVariable)
+        v.publicBaseURL = try object.value("publicBaseURL", default: v.publicBaseURL)
+        if let base = v.publicBaseURL, !PublicBaseURL.isValid(base) {
+            throw ConfigurationError(file: "", key: "http.publicBaseURL", problem: PublicBaseURL.requirement)
+        }
         value = v
     }
 }

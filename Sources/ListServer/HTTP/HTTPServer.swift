@@ -10,14 +10,21 @@ final class HTTPServer: @unchecked Sendable {
     static let version = "1.0.0"
 
     private let configuration: Configuration.HTTP
+    private let listen: Configuration.Listen
     private let core: HTTP1Server
     private let startedAt = Date()
+    /// Serialises installs; the last generation is kept so `start()` can rebuild the alias index
+    /// with the bound port.
+    private let installLock = NSLock()
+    private var installed: SiteContent?
+    private var boundPort: Int?
 
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
     /// rule provenance there.
     init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminEndpoint?,
          publicDirectory: String? = nil) {
         self.configuration = configuration
+        self.listen = listen
         var settings = HTTPServerConfiguration()
         settings.address = listen.address
         settings.port = listen.port
@@ -42,13 +49,26 @@ final class HTTPServer: @unchecked Sendable {
 
     /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
     func start() throws -> Int {
-        try core.start()
+        let port = try core.start()
+        installLock.lock()
+        defer { installLock.unlock() }
+        boundPort = port
+        if let installed, configuration.publicBaseURL == nil { installLocked(installed) }
+        return port
     }
 
     /// Replaces the served generation atomically: requests parsed after this call see the new
     /// table, responses already queued keep their (reference-counted) old bytes.
     func install(_ content: SiteContent) {
-        core.install(StaticSite(resources: content.staticResources(configuration)))
+        installLock.lock()
+        defer { installLock.unlock() }
+        installLocked(content)
+    }
+
+    private func installLocked(_ content: SiteContent) {
+        installed = content
+        let base = configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
+        core.install(StaticSite(resources: content.staticResources(configuration, baseURL: base)))
     }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle

@@ -5,16 +5,16 @@ import HTTPServerCore
 /// The routes the origin counts its answers under, in the order /metrics lists them (the HTTP
 /// library appends `not_found`, `invalid` and `options`).
 enum OriginRoute: Int, CaseIterable {
-    case manifest, list, healthz, status, metrics, admin, explain
+    case manifest, list, healthz, status, metrics, admin, explain, lists
 
-    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain"]
+    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain", "lists"]
     static let routes = HTTPRoutes(applicationLabels: labels)
 
     var route: HTTPRoute { HTTPRoute(rawValue) }
 }
 
 /// The origin's endpoints on top of the library's static serving: `manifest.json` and the hashed
-/// lists (static resources), `/healthz`, `/status`, `/metrics` and `POST /admin/refresh`.
+/// lists (static resources), their stable aliases under `/lists/`, `/healthz`, `/status`, `/metrics` and `POST /admin/refresh`.
 ///
 /// One reference to shared state, so the existential the server holds stores it inline.
 struct OriginResponder: HTTPResponder {
@@ -50,6 +50,9 @@ struct OriginResponder: HTTPResponder {
         if Self.equals(name, "manifest.json") {
             guard let manifest = site.resource(named: name) else { return request.notFound(into: &output) }
             return request.serve(manifest, route: OriginRoute.manifest.route, into: &output)
+        }
+        if ListAliasRoute.claims(name) {
+            return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
         }
         if let resource = site.resource(named: name) {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)

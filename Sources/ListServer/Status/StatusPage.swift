@@ -27,7 +27,7 @@ struct StatusPage {
         html += "<title>ListServer status</title><style>\(Self.style)</style></head><body>"
         html += header() + "<main>" + health() + lists() + refreshes() + plots() + skipped() + explainForm() + "</main>"
         html += "<footer>listserver \(e(activity.version)) · up \(StatusFormat.age(activity.now.timeIntervalSince(activity.startedAt)))"
-        html += " · page rendered \(StatusFormat.time(activity.now)) · <a href=\"status\">JSON</a> (without Accept: text/html) · <a href=\"metrics\">metrics</a></footer>"
+        html += " · page rendered \(StatusFormat.time(activity.now)) · <a href=\"status\">JSON</a> (without Accept: text/html) · <a href=\"metrics\">metrics</a> · <a href=\"lists/\">stable list URLs</a></footer>"
         return Array((html + "</body></html>\n").utf8)
     }
 
@@ -83,7 +83,8 @@ struct StatusPage {
     // MARK: Lists
 
     private func lists() -> String {
-        var out = "<section id=\"lists\"><h2>Lists</h2><div class=\"scroll\"><table id=\"list-table\"><thead><tr><th>List</th>"
+        var out = "<section id=\"lists\"><h2>Lists</h2><p class=\"note\">One stable URL per list, for GNOME Web and simple clients: "
+            + "<a href=\"lists/\">/lists/</a></p><div class=\"scroll\"><table id=\"list-table\"><thead><tr><th>List</th>"
         out += "<th class=\"num\">Rules</th><th class=\"num\">Bytes</th><th class=\"num\">Gzip</th><th class=\"num\">Compile</th>"
         out += "<th class=\"num\">Unchanged for</th></tr></thead><tbody>"
         var totals = (rules: 0, bytes: 0, gzip: 0)
@@ -171,7 +172,7 @@ struct StatusPage {
         return out + "</select></label><button type=\"submit\">Explain</button></form></section>"
     }
 
-    private static let style = """
+    static let style = """
     :root{color-scheme:light;--fg:#1d2430;--muted:#5b6472;--line:#dde1e6;--card:#f5f6f8;--ok:#146c2e;--bad:#a61b1b;--accent:#0b5cad}
     *{box-sizing:border-box}
     body{margin:0;color:var(--fg);background:#fff;font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif}
