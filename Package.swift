@@ -10,10 +10,8 @@ let package = Package(
         .executable(name: "listserver", targets: ["ListServer"]),
         .library(name: "Converter", targets: ["Converter"]),
         .library(name: "ListSync", targets: ["ListSync"]),
-        // ---- patches block (issue #12): RFC 9842 dcz patches between list versions
         .library(name: "DictionaryPatch", targets: ["DictionaryPatch"]),
         .executable(name: "dcz", targets: ["DCZTool"]),
-        // ---- end patches block
     ],
     targets: [
         // Thin C wrappers for variadic and macro APIs Swift cannot call directly.
@@ -24,7 +22,7 @@ let package = Package(
                 .linkedLibrary("z"),
                 .linkedLibrary("crypto"),
                 .linkedLibrary("idn2"),
-                .linkedLibrary("zstd"),  // patches block (issue #12): dcz encode/decode
+                .linkedLibrary("zstd"),  // dcz encode/decode
             ]
         ),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
@@ -58,7 +56,6 @@ let package = Package(
                                                            "ManifestSigning"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
-        // ---- patches block (issue #12): RFC 9842 dcz patches between list versions
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
         .target(name: "DictionaryPatch", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
@@ -68,7 +65,6 @@ let package = Package(
         .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin"]),
         .testTarget(name: "DictionaryPatchTests",
                     dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "DCZTool", "Converter", "CNIOShim"]),
-        // ---- end patches block
         .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]

@@ -198,7 +198,7 @@ int shim_malloc_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
-// MARK: libzstd (RFC 9842 dcz patches) ---- begin: patches block
+// MARK: libzstd (RFC 9842 dcz patches)
 
 #include <zstd.h>
 #include <zstd_errors.h>
@@ -277,4 +277,3 @@ int shim_zstd_decompress_with_prefix(const uint8_t *prefix, size_t prefix_length
     ZSTD_freeDCtx(dctx);
     return result;
 }
-// ---- end: patches block

@@ -15,9 +15,9 @@ public struct Manifest: Codable, Sendable, Equatable {
         /// Lowercase hex SHA-256 of the identity bytes of `file`.
         public var sha256: String
         public var rules: Int
-        /// Issue #12: the identity size of `file`, so a client can bound a patch's decoded output.
+        /// The identity size of `file`, so a client can bound a patch's decoded output.
         public var bytes: Int?
-        /// Issue #12: dcz patches from earlier versions of this id to `file` (most recent first).
+        /// dcz patches from earlier versions of this id to `file` (most recent first).
         public var patches: [Patch]?
 
         public init(id: String, file: String, sha256: String, rules: Int, bytes: Int? = nil, patches: [Patch]? = nil) {
@@ -72,7 +72,7 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     public var format: Int
     public var lists: [Entry]
-    // Signing (issue #13): nil in an unsigned manifest. Written after `lists`, in this order.
+    // Signing: nil in an unsigned manifest. Written after `lists`, in this order.
     /// Never decreases from one published manifest to the next; a client refuses a lower one.
     public var generation: Int?
     /// RFC 3339 UTC time (`2026-12-15T00:00:00Z`) after which a client refuses the manifest.

@@ -1,7 +1,7 @@
 import DictionaryPatch
 import Foundation
 
-/// Issue #12 on the device: a changed list fetched as a dcz patch from the version the store holds.
+/// On the device: a changed list fetched as a dcz patch from the version the store holds.
 /// Every check comes before anything is stored (the patch's SHA-256, the dictionary hash in its
 /// header, the decode bounds, the result's SHA-256); any failure is a reason to take the full file.
 struct PatchFetch: Sendable {

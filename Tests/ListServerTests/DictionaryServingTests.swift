@@ -5,7 +5,7 @@ import ListSync
 import Testing
 @testable import ListServer
 
-/// Issue #12: RFC 9842 Compression Dictionary Transport on list URLs, over real loopback sockets.
+/// RFC 9842 Compression Dictionary Transport on list URLs, over real loopback sockets.
 /// A published set with two versions of `net` (so one patch leads to the current list).
 @Suite struct DictionaryServingTests {
     struct Published {

@@ -8,7 +8,7 @@ import Testing
 import Glibc
 #endif
 
-/// Issue #12 at publish time: dcz patches from the earlier versions of each list, written before
+/// At publish time: dcz patches from the earlier versions of each list, written before
 /// the manifest that names them, removed with the lists they lead to.
 @Suite struct PatchPublishTests {
     /// A list of `count` distinct block rules; `changed` indices carry `version` in their pattern.

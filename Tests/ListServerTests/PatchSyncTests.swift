@@ -4,7 +4,7 @@ import Foundation
 @testable import ListSync
 import Testing
 
-/// Issue #12 on the device: the reference client against the real origin serving published sets
+/// dcz patches on the device: the reference client against the real origin serving published sets
 /// with patches. A device a few versions behind fetches patches; one too far behind, or one given a
 /// bad patch, fetches full files, and nothing it holds is lost.
 @Suite struct PatchSyncTests {

@@ -101,7 +101,7 @@ import Glibc
         let extended = #"{"format":1,"generation":9,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","#
             + #""later":{"x":1},"rules":0}],"expires":"2026-01-01T00:00:00Z"}"#
         #expect(try Manifest.decode(Data(extended.utf8)).lists == [manifest.lists[1]])
-        // Issue #12's fields come after `rules`, in this order; a patch entry reads past unknown fields too.
+        // The patch fields come after `rules`, in this order; a patch entry reads past unknown fields too.
         let patch = Manifest.Patch(from: String(repeating: "c", count: 64), file: "css.cccccccccccc-ba9876543210.dcz", sha256: String(repeating: "d", count: 64), bytes: 41)
         let withPatch = Manifest(lists: [Manifest.Entry(id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0, bytes: 12, patches: [patch])])
         let patchJSON = #"{"from":"\#(patch.from)","file":"\#(patch.file)","sha256":"\#(patch.sha256)","bytes":41}"#

@@ -12,7 +12,7 @@ import FoundationNetworking
 import Glibc
 #endif
 
-/// Issue #13, the publishing half: every manifest is signed (Debian's `minisign` checks it, fetched
+/// Signed manifests, the publishing half: every manifest is signed (Debian's `minisign` checks it, fetched
 /// over HTTP from a real `listserver serve`), re-signed before it expires, and a key file others can
 /// read stops the server with the fix.
 @Suite(.serialized) struct SignedPublishTests {

@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 @testable import ListServer
 
-/// Issue #13, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
+/// Signed manifests, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
 /// the real publisher signed. Each attack is refused with its reason and the device store stays
 /// byte for byte what it was; a key rotation and an explicitly allowed unsigned set are accepted.
 @Suite(.serialized) struct SignedSyncTests {

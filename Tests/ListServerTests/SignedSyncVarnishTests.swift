@@ -7,7 +7,7 @@ import Testing
 import TestSupport
 @testable import ListServer
 
-/// Issue #13 through a real CDN edge (Varnish with scripts/varnish/cdn.vcl, in front of the real
+/// Signed manifests through a real CDN edge (Varnish with scripts/varnish/cdn.vcl, in front of the real
 /// HTTP server on loopback): a foreign key's signature, an expired manifest and an unsigned one are
 /// refused, by the client and by the `listserver sync` executable (exit 1 and the reason), with the
 /// device store byte for byte intact; a key rotation across a server restart is followed. One

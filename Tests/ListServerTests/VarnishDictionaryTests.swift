@@ -6,7 +6,7 @@ import ListSync
 import Testing
 import TestSupport
 
-/// Issue #12 through a real CDN (Varnish with scripts/varnish/cdn.vcl, loopback, the real server):
+/// dcz patches through a real CDN (Varnish with scripts/varnish/cdn.vcl, loopback, the real server):
 /// patch files are cached like list files, and RFC 9842 negotiation on list URLs survives Varnish's
 /// Accept-Encoding rewriting while every client, with a dictionary or without, gets exact bytes.
 @Suite(.serialized) struct VarnishDictionaryTests {

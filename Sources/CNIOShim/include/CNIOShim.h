@@ -85,10 +85,10 @@ int shim_memfd_create(const char *name);
 /// thresholds by itself). 1 on success.
 int shim_malloc_set_mmap_threshold(int bytes);
 
-// MARK: Ed25519 (signed manifests, issue #13): its own header and ed25519.c
+// MARK: Ed25519 (signed manifests): its own header and ed25519.c
 #include "CNIOShimEd25519.h"
 
-// MARK: libzstd (RFC 9842 dcz patches) ---- begin: patches block
+// MARK: libzstd (RFC 9842 dcz patches)
 // Raw-content prefix dictionaries (ZSTD_CCtx_refPrefix / ZSTD_DCtx_refPrefix), one frame per call.
 
 /// Compresses `input` into one zstd frame against `prefix` as a raw-content dictionary, single-threaded
@@ -118,6 +118,5 @@ int shim_zstd_compress_with_prefix(const uint8_t *prefix, size_t prefix_length,
 int shim_zstd_decompress_with_prefix(const uint8_t *prefix, size_t prefix_length,
                                      const uint8_t *frame, size_t frame_length, int window_log_max,
                                      uint8_t *out, size_t capacity, size_t *out_length, const char **error);
-// ---- end: patches block
 
 #endif

@@ -1,4 +1,3 @@
-import CNIOShim
 import Dispatch
 import Foundation
 

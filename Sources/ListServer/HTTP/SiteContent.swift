@@ -36,7 +36,7 @@ struct SiteContent: Sendable {
     func staticResources(_ configuration: Configuration.HTTP) -> [StaticResource] {
         let dictionaries = ListDictionaryFields(files: files)
         var resources = files.map { name, entry in
-            // A dcz patch is already compressed: octet-stream, never gzip-encoded again (issue #12).
+            // A dcz patch is already compressed: octet-stream, never gzip-encoded again.
             let isPatch = name.hasSuffix(".dcz")
             return dictionaries.apply(to: StaticResource(
                 name: name, identity: entry.identity, gzip: isPatch ? nil : entry.gzip, sha256: entry.sha256, lastModified: entry.lastModified,

@@ -15,7 +15,7 @@ struct PlannedPatch: Sendable, Equatable {
     var manifestEntry: Manifest.Patch { Manifest.Patch(from: from, file: fileName, sha256: sha256, bytes: bytes.count) }
 }
 
-/// Issue #12: the patches a publish writes. For every list whose bytes the previous set does not
+/// The dcz patches a publish writes. For every list whose bytes the previous set does not
 /// serve yet, one patch from each earlier version of the same id the previous set still serves
 /// (the current one and those inside the grace period, the 7 most recent), kept only when
 /// `PatchSizeRule` says so. A list the previous set already serves keeps the patches its
