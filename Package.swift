@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "listserver", targets: ["ListServer"]),
         .library(name: "Converter", targets: ["Converter"]),
+        .library(name: "ListFormat", targets: ["ListFormat"]),
         .library(name: "ListSync", targets: ["ListSync"]),
         .library(name: "DictionaryPatch", targets: ["DictionaryPatch"]),
         .executable(name: "dcz", targets: ["DCZTool"]),
@@ -29,20 +30,23 @@ let package = Package(
         .target(name: "Converter", dependencies: ["CNIOShim"]),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
         .target(name: "ContentBlockerEngine"),
-        // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
+        // The published format both sides build on: the manifest, minisign keys and signatures, the
+        // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
-        .target(name: "ListSync", dependencies: ["DictionaryPatch", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListFormat", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        // The device-side sync client: Foundation only, reusable by an app.
+        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
-        // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
-        // format types and the device's verifier live in ListSync, which this builds on.
-        .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),
+        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
+        // minisign types.
+        .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListFormat"]),
         // Prints the cost of signing a manifest (scripts/bench/sign.sh).
-        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListSync"]),
+        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
         // valid. Built and run over a seed corpus by the tests; scripts/fuzz/run-converter-fuzz.sh
         // compiles the same sources for libFuzzer.
@@ -52,19 +56,19 @@ let package = Package(
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
+        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListFormat", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
-        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListServer"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
-        .target(name: "DictionaryPatch", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
         // The origin side: the deterministic encoder, the size rule, patch file names, RFC 9842 header values.
-        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "CNIOShim"]),
+        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "ListFormat", "CNIOShim"]),
         // `dcz encode|decode|measure`: a child process for the tests and the figures in docs/patches.md.
-        .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin"]),
+        .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
-                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "DCZTool", "Converter", "CNIOShim"]),
+                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CNIOShim"]),
         .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]

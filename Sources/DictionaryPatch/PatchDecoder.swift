@@ -1,4 +1,5 @@
 import Foundation
+import ListFormat
 
 /// Applies a dcz patch to the version a device holds, with every bound RFC 9842 and the manifest give:
 /// the header's dictionary hash must be the held version's SHA-256, the zstd window at most

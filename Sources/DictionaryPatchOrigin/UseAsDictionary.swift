@@ -1,3 +1,4 @@
+import ListFormat
 /// RFC 9842 §2.1 `Use-As-Dictionary` for a list response, and the check that decides whether a
 /// request gets the precomputed patch.
 public enum UseAsDictionary {

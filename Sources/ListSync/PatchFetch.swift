@@ -45,7 +45,7 @@ struct PatchFetch: Sendable {
             return .fallback("fetching \(patch.file) failed: \(error)")
         }
         guard response.status == 200 else { return .fallback("\(patch.file) answered \(response.status)") }
-        let actual = ContentHash.sha256Hex(response.body)
+        let actual = SHA256Digest.hex(of: response.body)
         guard actual == patch.sha256 else {
             return .fallback("\(patch.file) has SHA-256 \(actual.prefix(12)), the manifest says \(patch.sha256.prefix(12))")
         }

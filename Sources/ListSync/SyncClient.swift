@@ -160,7 +160,7 @@ public struct SyncClient: Sendable {
         guard response.status == 200 else {
             throw SyncError.fileStatus(url: url.absoluteString, status: response.status)
         }
-        let actual = ContentHash.sha256Hex(response.body)
+        let actual = SHA256Digest.hex(of: response.body)
         guard actual == entry.sha256 else {
             throw SyncError.hashMismatch(url: url.absoluteString, expected: entry.sha256, actual: actual, bytes: response.body.count)
         }

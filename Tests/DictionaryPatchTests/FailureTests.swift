@@ -1,6 +1,7 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import ListFormat
 import Testing
 
 /// Each way a patch can be wrong gives its own typed error, before or without large allocations.

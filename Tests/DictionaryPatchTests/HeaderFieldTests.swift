@@ -1,6 +1,7 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import ListFormat
 import Testing
 
 /// RFC 9842's request fields as a CDN or client may send them, and the response field we send.

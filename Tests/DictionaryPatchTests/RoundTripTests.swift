@@ -1,6 +1,7 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import ListFormat
 import Testing
 
 /// Patches between the real 2020-10-19 and -20 outputs of the converter, decoded by our decoder and

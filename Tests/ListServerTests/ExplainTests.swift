@@ -36,7 +36,7 @@ import TestSupport
     /// The whole answer, its provenance read back from the provenance file the conversion's output encodes.
     func answer(_ url: String, page: String?, type: ABPRequestType) throws -> ExplainAnswer {
         let output = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(Self.abp.utf8))])
-        let hashes = output.lists.map { SHA256.hex($0.json) }
+        let hashes = output.lists.map { SHA256Digest.hex(of: $0.json) }
         let file = ProvenanceFile.encode(output.provenance, listSHA256: hashes)
         let provenance = SetProvenance.make(fileBytes: file, path: "test", listSHA256: Dictionary(uniqueKeysWithValues: zip(output.lists.map(\.id), hashes)))
         let engine = try ContentBlockerEngine(lists: output.lists.map { ($0.id, $0.json) }, registrableDomains: try PublicSuffixFile.load())

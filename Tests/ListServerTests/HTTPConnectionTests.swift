@@ -1,4 +1,5 @@
 import Foundation
+import ListFormat
 import Testing
 @testable import ListServer
 
@@ -249,7 +250,7 @@ import Testing
     @Test func clientResetMidDownloadLeavesTheServerServing() throws {
         var content = try ServerHarness.sampleContent()
         let big = [UInt8]((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let hash = SHA256.hex(big)
+        let hash = SHA256Digest.hex(of: big)
         let name = "big.\(hash.prefix(12)).json"
         content.files[name] = SiteContent.Entry(name: name, identity: big, gzip: nil, sha256: hash, lastModified: Date())
         let harness = try ServerHarness(content: content)

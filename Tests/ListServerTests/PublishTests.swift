@@ -45,12 +45,12 @@ import Glibc
         let second = try PublishPlan.make(from: Self.output([("net-00", Self.a1), ("css", Self.b1)]))
         #expect(first.manifest == second.manifest)
         #expect(first.lists.map(\.gzip) == second.lists.map(\.gzip))
-        let hash = SHA256.hex(Array(Self.a1.utf8))
+        let hash = SHA256Digest.hex(of: Array(Self.a1.utf8))
         #expect(first.lists[0].fileName == "net-00.\(hash.prefix(12)).json")
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(first.manifest))
         #expect(manifest == Manifest(format: 1, lists: [
             Manifest.Entry(id: "net-00", file: first.lists[0].fileName, sha256: hash, rules: 1, bytes: Self.a1.utf8.count, patches: []),
-            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256.hex(Array(Self.b1.utf8)), rules: 1, bytes: Self.b1.utf8.count, patches: []),
+            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256Digest.hex(of: Array(Self.b1.utf8)), rules: 1, bytes: Self.b1.utf8.count, patches: []),
         ]))
         #expect(try Gzip.decompress(first.lists[0].gzip!, limit: 1 << 20) == Array(Self.a1.utf8))
         #expect(throws: PublishError.invalidListID("../x")) { try PublishPlan.make(from: Self.output([("../x", Self.a1)])) }
@@ -253,7 +253,7 @@ import Glibc
         #expect(second.plan.lists[0].fileName == first.plan.lists[0].fileName, "the previous net-00 stays")
         #expect(second.plan.lists[1].identity == Array(b2.utf8), "the other list is updated")
         let manifest = try origin.load().manifest
-        #expect(manifest.lists[0].sha256 == SHA256.hex(Array(Self.a1.utf8)))
+        #expect(manifest.lists[0].sha256 == SHA256Digest.hex(of: Array(Self.a1.utf8)))
         // A rejected list with no previous version is left out; all rejected is an error.
         let fresh = ScratchDirectory()
         var freshOrigin = Origin(publisher(fresh.path, gate: RejectingGate(rejectedRule: "a2")))
@@ -291,7 +291,7 @@ import Glibc
         #expect(rejection.id == "net-00" && rejection.keptPrevious)
         #expect(rejection.reason.contains("Invalid or unsupported regular expression"), "\(rejection.reason)")
         let manifest = try origin.load().manifest
-        #expect(manifest.lists.map(\.sha256) == [SHA256.hex(Array(Self.a1.utf8)), SHA256.hex(Array(Self.a2.utf8))])
+        #expect(manifest.lists.map(\.sha256) == [SHA256Digest.hex(of: Array(Self.a1.utf8)), SHA256Digest.hex(of: Array(Self.a2.utf8))])
     }
 
     @Test func loaderRefusesAManifestNamingAMissingOrDamagedFile() throws {

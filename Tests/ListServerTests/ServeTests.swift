@@ -125,7 +125,7 @@ import Glibc
         for entry in lists.prefix(3) {
             let (status, body) = try await Self.request(cold.url("/" + entry.file))
             #expect(status == 200)
-            #expect(SHA256.hex(Array(body)) == entry.sha256)
+            #expect(SHA256Digest.hex(of: Array(body)) == entry.sha256)
         }
         #expect(try await Self.request(cold.url("/healthz")).0 == 200)
         // Wait for the background refresh to fail (no upstream), then /status says so.

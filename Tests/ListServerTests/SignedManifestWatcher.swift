@@ -85,7 +85,7 @@ final class SignedManifestWatcher: @unchecked Sendable {
     /// The invariant at this instant: the manifest on disk has a valid signature at its URL.
     private func check() {
         guard let manifest = FileManager.default.contents(atPath: directory + "/" + PublishPlan.manifestName) else { return }
-        let name = PublishedSignature.name(forManifest: SHA256.hex(manifest))
+        let name = PublishedSignature.name(forManifest: SHA256Digest.hex(of: manifest))
         var problem: String?
         if let signature = FileManager.default.contents(atPath: directory + "/" + name) {
             do { _ = try verifier.verify(manifest, signatureFile: signature) } catch { problem = "\(name): \(error)" }

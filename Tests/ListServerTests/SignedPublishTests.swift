@@ -43,7 +43,7 @@ import Glibc
     /// The signature file the published set in `directory` names, verified; the problems found.
     static func signatureProblems(in directory: String, verifier: SignatureVerifier) -> [String] {
         guard let manifest = FileManager.default.contents(atPath: directory + "/manifest.json") else { return [] }
-        let name = PublishedSignature.name(forManifest: SHA256.hex(manifest))
+        let name = PublishedSignature.name(forManifest: SHA256Digest.hex(of: manifest))
         guard let signature = FileManager.default.contents(atPath: directory + "/" + name) else { return ["\(name) missing"] }
         do {
             let verified = try verifier.verify(manifest, signatureFile: signature)
@@ -69,7 +69,7 @@ import Glibc
         let expires = try #require(manifest.expires.flatMap(ManifestSigner.parseTime), "and an RFC 3339 expiry")
         #expect(expires.timeIntervalSinceNow > 13 * 86_400, "the default validity is 14 days from the signing day")
 
-        let sha = SHA256.hex(Array(manifestData))
+        let sha = SHA256Digest.hex(of: Array(manifestData))
         var request = URLRequest(url: server.url("/signatures/\(sha).minisig"), cachePolicy: .reloadIgnoringLocalCacheData)
         request.httpMethod = "GET"
         let (signature, response) = try await URLSession.shared.data(for: request)

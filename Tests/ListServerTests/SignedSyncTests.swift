@@ -66,7 +66,7 @@ import TestSupport
         var bytes = try #require(content.manifest).identity
         let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
         bytes[digit] = UInt8(ascii: "3")
-        let hash = SHA256.hex(bytes)
+        let hash = SHA256Digest.hex(of: bytes)
         content.manifest = PublishedSet.manifestEntry(bytes, sha256: hash, lastModified: Date())
         content.signatures[PublishedSignature.name(forManifest: hash)] = set.content.signatures[PublishedSignature.name(forManifest: try #require(set.manifestSHA256))]
         return content

@@ -1,7 +1,7 @@
 import Converter
 import Dispatch
 import Foundation
-import ListSync
+import ListFormat
 import ManifestSigning
 
 /// `listserver convert`: ABP files in, a published set (lists, gzip siblings, manifest, report,

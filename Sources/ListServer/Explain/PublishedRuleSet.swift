@@ -1,6 +1,6 @@
 import ContentBlockerEngine
 import Foundation
-import ListSync
+import ListFormat
 
 /// A published set read back for explaining: the manifest's lists, in its order, each checked
 /// against its SHA-256, so an answer is about exactly what devices download.
@@ -31,12 +31,12 @@ struct PublishedRuleSet {
             }
             let path = URL(fileURLWithPath: directory).appendingPathComponent(entry.file).path
             guard let data = FileManager.default.contents(atPath: path) else { throw ExplainError.listUnreadable(entry.id, path: path) }
-            let actual = SHA256.hex(data)
+            let actual = SHA256Digest.hex(of: data)
             guard actual == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: actual) }
             lists.append((entry.id, Array(data)))
             hashes[entry.id] = actual
         }
-        return PublishedRuleSet(directory: directory, manifestSHA256: SHA256.hex(manifestData), lists: lists, listSHA256: hashes)
+        return PublishedRuleSet(directory: directory, manifestSHA256: SHA256Digest.hex(of: manifestData), lists: lists, listSHA256: hashes)
     }
 
     func engine(registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram) throws -> ContentBlockerEngine {

@@ -2,6 +2,7 @@ import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
 import HTTPServerCore
+import ListFormat
 
 /// RFC 9842 on list URLs, prepared once per generation: every list response names the list's
 /// later versions as its dictionary scope (`Use-As-Dictionary`) and varies on both request fields,

@@ -1,7 +1,7 @@
 import ContentBlockerEngine
 import Foundation
 import HTTPServerCore
-import ListSync
+import ListFormat
 
 /// The decision engine for the installed set, built on first use off the event loop and kept for
 /// that manifest's hash only. A request that finds it still loading is told to retry: the event

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServerCore
+import ListFormat
 
 /// One generation of what the origin serves: the manifest plus every hashed file it may be asked
 /// for (the current set and files still inside the grace period). Immutable, and swapped whole,

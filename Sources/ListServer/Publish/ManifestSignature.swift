@@ -1,5 +1,5 @@
 import Foundation
-import ListSync
+import ListFormat
 import ManifestSigning
 #if canImport(Glibc)
 import Glibc
@@ -8,7 +8,7 @@ import Glibc
 /// The detached minisign signature of one manifest, published at `signatures/<sha256>.minisig`
 /// (the manifest's own hash, so no cache can pair a manifest with another one's signature).
 struct PublishedSignature: Sendable, Equatable {
-    static let directoryName = "signatures"
+    static let directoryName = PublishedFileNames.signatureDirectory
 
     var manifestSHA256: String
     /// The `.minisig` file bytes.
@@ -16,15 +16,10 @@ struct PublishedSignature: Sendable, Equatable {
 
     var name: String { Self.name(forManifest: manifestSHA256) }
 
-    static func name(forManifest sha256: String) -> String { "\(directoryName)/\(sha256).minisig" }
+    static func name(forManifest sha256: String) -> String { PublishedFileNames.signature(forManifest: sha256) }
 
     /// The manifest hash a signature file name carries, nil for any other name.
-    static func manifestSHA256(inFileName name: String) -> String? {
-        guard name.hasSuffix(".minisig") else { return nil }
-        let hash = name.dropLast(8)
-        guard hash.utf8.count == 64, hash.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else { return nil }
-        return String(hash)
-    }
+    static func manifestSHA256(inFileName name: String) -> String? { PublishedFileNames.manifestSHA256(inSignatureFileName: name) }
 
     /// The parsed signature (key id and trusted comment), nil when the bytes are not a minisign signature.
     var parsed: MinisignSignature? { try? MinisignSignature(parsing: Data(bytes)) }
@@ -32,15 +27,12 @@ struct PublishedSignature: Sendable, Equatable {
     /// The `expires:` time the trusted comment carries.
     var expires: Date? {
         guard let comment = parsed?.trustedComment else { return nil }
-        for field in comment.split(whereSeparator: { $0 == "\t" || $0 == " " }) where field.hasPrefix("expires:") {
-            return ManifestSigner.parseTime(String(field.dropFirst(8)))
-        }
-        return nil
+        return TrustedComment(parsing: comment).expires.flatMap(ManifestSigner.parseTime)
     }
 
     /// As served; `signedAt` is Last-Modified and /status's time of signing.
     func servedEntry(signedAt: Date) -> SiteContent.Entry {
-        SiteContent.Entry(name: name, identity: bytes, gzip: nil, sha256: SHA256.hex(bytes), lastModified: signedAt)
+        SiteContent.Entry(name: name, identity: bytes, gzip: nil, sha256: SHA256Digest.hex(of: bytes), lastModified: signedAt)
     }
 }
 
@@ -86,11 +78,11 @@ struct ManifestSigner: Sendable {
         let bytes = manifest.encoded()
         let signature: MinisignSignature
         do {
-            signature = try key.sign(Data(bytes), trustedComment: "generation:\(generation)\texpires:\(expires)")
+            signature = try key.sign(Data(bytes), trustedComment: TrustedComment(generation: generation, expires: expires).text)
         } catch {
             throw PublishError.signing("\(error)")
         }
-        return (bytes, PublishedSignature(manifestSHA256: SHA256.hex(bytes), bytes: Array(signature.fileBytes)))
+        return (bytes, PublishedSignature(manifestSHA256: SHA256Digest.hex(of: bytes), bytes: Array(signature.fileBytes)))
     }
 
     static func formatTime(_ seconds: Int) -> String {
@@ -138,7 +130,7 @@ extension Publisher {
         var highest = manifest?.generation ?? 0
         for (name, entry) in set?.content.signatures ?? [:] {
             let signature = PublishedSignature(manifestSHA256: name, bytes: entry.identity)
-            if let comment = signature.parsed?.trustedComment, let value = ManifestTrust.field("generation", in: comment).flatMap({ Int($0) }) {
+            if let comment = signature.parsed?.trustedComment, let value = TrustedComment(parsing: comment).generation {
                 highest = max(highest, value)
             }
         }

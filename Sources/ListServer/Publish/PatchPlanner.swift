@@ -1,6 +1,6 @@
 import Dispatch
 import DictionaryPatchOrigin
-import ListSync
+import ListFormat
 
 /// One dcz patch of a plan: from an earlier version of a list to the version the plan publishes.
 struct PlannedPatch: Sendable, Equatable {
@@ -70,7 +70,7 @@ struct PatchPlanner: Sendable {
             guard let bytes, PatchSizeRule.decide(patchBytes: bytes.count, gzipBytes: list.gzip?.count ?? list.identity.count) == .write,
                   let name = PatchFileName(listID: list.id, fromSHA256: job.old.sha256, toSHA256: list.sha256)
             else { continue }
-            lists[job.list].patches.append(PlannedPatch(from: job.old.sha256, fileName: name.name, sha256: SHA256.hex(bytes), bytes: bytes))
+            lists[job.list].patches.append(PlannedPatch(from: job.old.sha256, fileName: name.name, sha256: SHA256Digest.hex(of: bytes), bytes: bytes))
             summary.written += 1
         }
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
@@ -91,10 +91,5 @@ struct PatchPlanner: Sendable {
     }
 
     /// The id of `<id>.<12 hex>.json`; nil for gzip siblings, patches and anything else.
-    static func listID(ofListFile name: String) -> String? {
-        guard name.hasSuffix(".json"), Retention.isHashedFileName(name) else { return nil }
-        let base = name.dropLast(5)
-        guard let dot = base.lastIndex(of: ".") else { return nil }
-        return String(base[..<dot])
-    }
+    static func listID(ofListFile name: String) -> String? { PublishedFileNames.listID(ofListFile: name) }
 }

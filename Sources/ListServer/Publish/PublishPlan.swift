@@ -1,7 +1,7 @@
 import Converter
 import Dispatch
 import Foundation
-import ListSync
+import ListFormat
 
 /// One list of a set, named by its content so a CDN can cache it forever.
 struct PlannedList: Sendable, Equatable {
@@ -27,11 +27,11 @@ struct PlannedList: Sendable, Equatable {
 /// Everything one publish writes, computed without touching the target directory. Pure, deterministic bytes: the same conversion output always
 /// gives the same names, manifest bytes (and so the same ETag on every origin).
 struct PublishPlan: Sendable {
-    static let manifestName = "manifest.json"
-    static let reportName = "report.json"
-    static let layoutName = "layout.json"
+    static let manifestName = PublishedFileNames.manifest
+    static let reportName = PublishedFileNames.report
+    static let layoutName = PublishedFileNames.layout
     /// Length of the hash prefix in file names: 48 bits, plenty to tell one day's lists apart.
-    static let hashPrefixLength = 12
+    static let hashPrefixLength = PublishedFileNames.hashPrefixLength
 
     var lists: [PlannedList]
     /// `{"format":1,"lists":[{"id","file","sha256","rules","bytes","patches":[{"from","file","sha256","bytes"}]}]}`.
@@ -73,7 +73,7 @@ struct PublishPlan: Sendable {
             guard isSafeListID(list.id) else { throw PublishError.invalidListID(list.id) }
             guard seen.insert(list.id).inserted else { throw PublishError.duplicateListID(list.id) }
         }
-        let hashes = onEveryCore(lists.count) { SHA256.hex(lists[$0].json) }
+        let hashes = onEveryCore(lists.count) { SHA256Digest.hex(of: lists[$0].json) }
         return zip(lists, hashes).map { list, hash in
             PlannedList(id: list.id, rules: list.ruleCount, sha256: hash, fileName: fileName(id: list.id, sha256: hash),
                         identity: list.json, gzip: nil)
@@ -100,25 +100,23 @@ struct PublishPlan: Sendable {
         } catch {
             throw PublishError.reportEncoding("\(error)")
         }
-        return PublishPlan(lists: planned, manifest: manifest, manifestSHA256: SHA256.hex(manifest),
+        return PublishPlan(lists: planned, manifest: manifest, manifestSHA256: SHA256Digest.hex(of: manifest),
                            report: reportBytes, layoutState: layoutState)
     }
 
     /// `<id>.<sha256[:12]>.json`.
     static func fileName(id: String, sha256: String) -> String {
-        "\(id).\(sha256.prefix(hashPrefixLength)).json"
+        PublishedFileNames.list(id: id, sha256: sha256)
     }
 
-    /// The manifest for these lists, written by the one owner of the format (`ListSync.Manifest`).
+    /// The manifest for these lists, written by the one owner of the format (`ListFormat.Manifest`).
     static func manifestBytes(_ lists: [PlannedList]) -> [UInt8] {
         Manifest(lists: lists.map(\.manifestEntry)).encoded()
     }
 
     /// List ids name files and appear unescaped in the manifest: lowercase letters, digits, `-`, `_`.
     static func isSafeListID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy {
-            ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f
-        }
+        PublishedFileNames.isListID(id)
     }
 
     /// Compresses the lists that have no gzip bytes yet, spreading the work over every core.

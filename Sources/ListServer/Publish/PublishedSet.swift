@@ -1,6 +1,6 @@
 import DictionaryPatchOrigin
 import Foundation
-import ListSync
+import ListFormat
 
 /// The set a directory serves: its manifest, every file that manifest names plus the older files
 /// still inside their grace period (all as served bytes), and the layout state it was built with.
@@ -74,7 +74,7 @@ struct PublishedSetLoader: Sendable {
             for file in record.files where firstPublished[file] == nil { firstPublished[file] = record.publishedAt }
         }
         let manifestBytes = Array(manifestData)
-        let manifestHash = SHA256.hex(manifestBytes)
+        let manifestHash = SHA256Digest.hex(of: manifestBytes)
         let manifestDate = history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
 
         // Current files must match the manifest's hashes; older files must match the hash in their name.
@@ -100,7 +100,7 @@ struct PublishedSetLoader: Sendable {
             let path = writer.path(names[index])
             guard let data = FileManager.default.contents(atPath: path) else { return nil }
             let identity = Array(data)
-            return (identity, FileManager.default.contents(atPath: path + ".gz").map { Array($0) }, SHA256.hex(identity))
+            return (identity, FileManager.default.contents(atPath: path + ".gz").map { Array($0) }, SHA256Digest.hex(of: identity))
         }
         var files: [String: SiteContent.Entry] = [:]
         for (index, name) in names.enumerated() {

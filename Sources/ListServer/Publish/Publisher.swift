@@ -1,6 +1,6 @@
 import Converter
 import Foundation
-import ListSync
+import ListFormat
 
 /// The one publish path (`serve`'s refresh, `fetch` and `convert`): gate every list whose bytes
 /// were never published, plan the set (each list hashed once), write it with `SetWriter`, record

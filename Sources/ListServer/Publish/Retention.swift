@@ -2,6 +2,7 @@ import DictionaryPatchOrigin
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import ListFormat
 #endif
 
 /// How long superseded files stay: the publish history (which manifest named which files, and when
@@ -59,16 +60,5 @@ struct Retention: Sendable {
     }
 
     /// `<id>.<12 hex>.json`, `.json.gz` or a patch `<id>.<12 hex>-<12 hex>.dcz`: the only names the publisher ever removes.
-    static func isHashedFileName(_ name: String) -> Bool {
-        if PatchFileName.isPatchFileName(name) { return true }
-        var base = Substring(name)
-        if base.hasSuffix(".gz") { base = base.dropLast(3) }
-        guard base.hasSuffix(".json") else { return false }
-        base = base.dropLast(5)
-        guard let dot = base.lastIndex(of: ".") else { return false }
-        let hash = base[base.index(after: dot)...]
-        return hash.count == PublishPlan.hashPrefixLength
-            && hash.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-            && PublishPlan.isSafeListID(String(base[..<dot]))
-    }
+    static func isHashedFileName(_ name: String) -> Bool { PublishedFileNames.isHashedFile(name) }
 }

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import ListFormat
 
 /// One refresh: fetch every upstream (conditionally, with retries), check each body, keep good
 /// copies in the state directory, then let `SetRefresh` convert and publish when the copies in use
@@ -69,9 +70,9 @@ struct RefreshCycle: Sendable {
                 try store.keepRejected(body, upstreamID: upstream.id, at: now)
             })
         }
-        let hash = SHA256.hex(accepted.text)
+        let hash = SHA256Digest.hex(of: accepted.text)
         do {
-            if lastGood.map({ SHA256.hex($0) }) != hash {
+            if lastGood.map({ SHA256Digest.hex(of: $0) }) != hash {
                 try store.saveLastGoodCopy(accepted.text, upstreamID: upstream.id)
             }
         } catch {

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import ListFormat
 
 /// The converting half of a refresh: when the upstream copies in use differ from the ones the
 /// published set was built from, convert them (with the published set's layout state and lists)
@@ -25,7 +26,7 @@ struct SetRefresh: Sendable {
                 continue
             }
             sources.append(FilterListSource(id: upstream.id, bytes: copy))
-            hashes[upstream.id] = state.upstreams[upstream.id]?.sha256 ?? SHA256.hex(copy)
+            hashes[upstream.id] = state.upstreams[upstream.id]?.sha256 ?? SHA256Digest.hex(of: copy)
         }
         if let current = published, state.publishedSources == hashes, missing.isEmpty {
             outcome.set = expireOldFiles(of: current, state: &state, published: &published, outcome: &outcome, now: now)
@@ -100,7 +101,7 @@ struct SetRefresh: Sendable {
         let rules = UpstreamBodyCheck.countRules(bytes)
         state.upstreams[upstream.id] = PersistentState.Upstream(
             etag: nil, lastModified: nil, source: UpstreamSource.bundledSnapshot, sourceDate: snapshotLabel,
-            fetchedAt: nil, rules: rules, sha256: SHA256.hex(bytes))
+            fetchedAt: nil, rules: rules, sha256: SHA256Digest.hex(of: bytes))
         outcome.snapshotsInUse.append(SnapshotInUse(id: upstream.id, url: upstream.url, label: snapshotLabel, rules: rules))
         return bytes
     }

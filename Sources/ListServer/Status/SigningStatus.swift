@@ -1,5 +1,5 @@
 import Foundation
-import ListSync
+import ListFormat
 
 /// `/status`'s `signing` object: the key an app pins and the state of the served manifest's
 /// signature, so an operator sees (and `/metrics` alerts on) an expiry before devices refuse the set.

@@ -1,4 +1,5 @@
 import Foundation
+import ListFormat
 
 /// `GET /status` for people (`Accept: text/html` or `/status.html`): one server-rendered page
 /// with inline CSS and SVG, no script and no external resource, so the strict `headers` hold.

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ListServer
+import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but
 /// realistic published generation (a manifest and two hashed lists with gzip siblings).
@@ -57,14 +58,14 @@ final class ServerHarness: @unchecked Sendable {
         var files: [String: SiteContent.Entry] = [:]
         var manifestLists: [String] = []
         for (id, body) in [("network-00", sampleListA + Array(generation.utf8)), ("network-01", sampleListB + Array(generation.utf8))] {
-            let hash = SHA256.hex(body)
+            let hash = SHA256Digest.hex(of: body)
             let name = "\(id).\(hash.prefix(12)).json"
             files[name] = SiteContent.Entry(name: name, identity: body, gzip: try Gzip.compress(body), sha256: hash, lastModified: date)
             manifestLists.append("{\"id\":\"\(id)\",\"file\":\"\(name)\",\"sha256\":\"\(hash)\",\"rules\":1}")
         }
         let manifest = Array("{\"format\":1,\"lists\":[\(manifestLists.joined(separator: ","))]}\n".utf8)
         let entry = SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: try Gzip.compress(manifest),
-                                      sha256: SHA256.hex(manifest), lastModified: date)
+                                      sha256: SHA256Digest.hex(of: manifest), lastModified: date)
         return SiteContent(manifest: entry, files: files)
     }
 }

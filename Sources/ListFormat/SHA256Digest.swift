@@ -5,25 +5,37 @@ import CryptoKit
 import CNIOShim
 #endif
 
-/// SHA-256, the hash RFC 9842 names dictionaries by: CryptoKit on Apple platforms, libcrypto through
-/// CNIOShim on Linux.
+/// SHA-256 and its lowercase hex, the one owner for both sides: published files are named and
+/// checked by it, RFC 9842 names dictionaries by it, and a minisign key id is its prefix.
+/// CryptoKit on Apple platforms, libcrypto through CNIOShim on Linux.
 public enum SHA256Digest {
     public static func of(_ bytes: some DataProtocol) -> [UInt8] {
         #if canImport(CryptoKit)
         return Array(SHA256.hash(data: Data(bytes)))
         #else
         var digest = [UInt8](repeating: 0, count: 32)
-        let contiguous = bytes as? Data ?? Data(bytes)
-        contiguous.withUnsafeBytes { raw in
-            digest.withUnsafeMutableBufferPointer { shim_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
+        let hashed: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+            digest.withUnsafeMutableBufferPointer { shim_sha256(buffer.baseAddress, buffer.count, $0.baseAddress) }
+        }
+        if hashed == nil {
+            let contiguous = bytes as? Data ?? Data(bytes)
+            contiguous.withUnsafeBytes { raw in
+                digest.withUnsafeMutableBufferPointer { shim_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
+            }
         }
         return digest
         #endif
     }
 
+    /// The lowercase hex SHA-256 of `bytes`: the form the manifest, file names and ETags use.
+    public static func hex(of bytes: some DataProtocol) -> String { hex(of(bytes)) }
+
+    /// Whether `text` has the manifest's form: 64 lowercase hex digits.
+    public static func isWellFormedHex(_ text: String) -> Bool { bytes(hex: text) != nil }
+
     private static let digits = Array("0123456789abcdef".utf8)
 
-    /// Lowercase hex, the form the manifest uses.
+    /// Lowercase hex of any bytes, the form the manifest uses.
     public static func hex(_ digest: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity(digest.count * 2)

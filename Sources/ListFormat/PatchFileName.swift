@@ -1,7 +1,7 @@
 /// `<id>.<from sha12>-<to sha12>.dcz`: content-hashed, so immutable and cacheable forever, and
 /// recognisable, so the publisher removes only files it wrote.
 public struct PatchFileName: Equatable, Hashable, Sendable {
-    public static let hashPrefixLength = 12
+    public static let hashPrefixLength = PublishedFileNames.hashPrefixLength
     public static let suffix = ".dcz"
 
     public var listID: String
@@ -37,14 +37,8 @@ public struct PatchFileName: Equatable, Hashable, Sendable {
 
     public static func isPatchFileName(_ name: String) -> Bool { PatchFileName(parsing: name) != nil }
 
-    /// The publisher's list id rule: 1–64 of `a-z 0-9 - _`.
-    public static func isListID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy {
-            ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f
-        }
-    }
+    /// The publisher's list id rule (`PublishedFileNames.isListID`).
+    public static func isListID(_ id: String) -> Bool { PublishedFileNames.isListID(id) }
 
-    static func isHex<S: StringProtocol>(_ text: S, count: Int) -> Bool {
-        text.utf8.count == count && text.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }
-    }
+    static func isHex<S: StringProtocol>(_ text: S, count: Int) -> Bool { PublishedFileNames.isHex(text, count: count) }
 }
