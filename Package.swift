@@ -40,8 +40,11 @@ let package = Package(
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
-        // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
+        // the command table (`sync` is the one part that uses ListSync).
+        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        // `listserver`: the process entry point; it hands the command line to ListOrigin.
+        .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
         .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListFormat"]),
@@ -56,10 +59,10 @@ let package = Package(
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListFormat", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
+        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
-        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListServer"]),
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
         .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),

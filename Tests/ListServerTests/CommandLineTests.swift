@@ -1,4 +1,4 @@
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 
 @Suite struct CommandLineTests {
@@ -6,11 +6,11 @@ import Testing
         #expect(throws: UsageError(description: "unknown flag --bogus")) {
             try ArgumentParser.parse(["--bogus"], flags: ServeCommand.flags)
         }
-        #expect(ListServerMain.run(["serve", "--bogus"]) == 2)
+        #expect(ListServerCommandLine.run(["serve", "--bogus"]) == 2)
     }
 
     @Test func helpListsEverySubcommand() {
-        let usage = ListServerMain.topLevelUsage
+        let usage = ListServerCommandLine.topLevelUsage
         for command in ["serve", "convert", "fetch", "verify", "sync"] {
             #expect(usage.contains("  \(command) "))
         }

@@ -3,7 +3,7 @@ import DictionaryPatchOrigin
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// RFC 9842 Compression Dictionary Transport on list URLs, over real loopback sockets.
 /// A published set with two versions of `net` (so one patch leads to the current list).

@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 
 /// `GET /explain` on the real HTTP server over loopback: bad input is refused with a
 /// clear 4xx before any engine load, the admin token is required (Bearer, or Basic with the token

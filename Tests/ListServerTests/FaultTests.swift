@@ -3,7 +3,7 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif

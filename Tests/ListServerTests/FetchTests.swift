@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// The libcurl fetcher against a real loopback upstream.
 @Suite struct FetchTests {

@@ -1,7 +1,7 @@
 import Foundation
 import ListFormat
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Connection handling over real sockets: persistence, pipelining, HTTP/1.0, timeouts, limits
 /// and abrupt clients (RFC 9112 §9).

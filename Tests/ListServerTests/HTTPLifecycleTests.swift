@@ -1,7 +1,7 @@
 import Foundation
 import ListFormat
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Generation swaps under load and graceful shutdown.
 @Suite struct HTTPLifecycleTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Hashed lists and the manifest over real loopback sockets: headers, encodings, conditional
 /// requests and ranges (RFC 9110 §8, §12.5.3, §13, §14).

@@ -3,7 +3,7 @@ import DictionaryPatch
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif

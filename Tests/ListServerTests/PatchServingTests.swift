@@ -1,7 +1,7 @@
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Published dcz patch files over real loopback sockets, served like list files
 /// (immutable, content-hash ETag, HEAD, conditionals, ranges) but as octet-stream, never gzip-encoded.

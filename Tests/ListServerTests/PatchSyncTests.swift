@@ -1,6 +1,6 @@
 import DictionaryPatchOrigin
 import Foundation
-@testable import ListServer
+@testable import ListOrigin
 @testable import ListSync
 import ListFormat
 import Testing

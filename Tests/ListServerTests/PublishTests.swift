@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif

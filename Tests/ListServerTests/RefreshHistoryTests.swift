@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 
 /// `refresh-history.json`: bounded, survives restarts, tolerates a torn or corrupt file, refuses a
 /// newer version without destroying it; and what one refresh record says a device pays.

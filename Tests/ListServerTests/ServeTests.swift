@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

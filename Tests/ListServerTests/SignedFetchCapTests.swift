@@ -5,7 +5,7 @@ import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListServer
+@testable import ListOrigin
 
 /// The manifest and its signature are read with a size cap that stops the transfer as
 /// the bytes arrive. A loopback origin serves a real signed set, then answers the signature (or the

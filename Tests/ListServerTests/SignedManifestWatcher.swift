@@ -3,7 +3,7 @@ import ListSync
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListServer
+@testable import ListOrigin
 
 /// Watches a public directory with inotify and, the moment a new `manifest.json` is renamed into
 /// place, checks that its signature is already there and verifies. A kill after each publish only

@@ -4,7 +4,7 @@ import ListSync
 import ManifestSigning
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -4,7 +4,7 @@ import ListSync
 import ManifestSigning
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 
 /// Signed manifests, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
 /// the real publisher signed. Each attack is refused with its reason and the device store stays
@@ -120,7 +120,7 @@ import TestSupport
         }
         #expect(Self.snapshot(storePath) == held)
         // `listserver sync` says so and exits non-zero.
-        #expect(ListServerMain.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
+        #expect(ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
                                     "--trusted-key", keyA.key.publicKey.base64]) == 1)
         #expect(Self.snapshot(storePath) == held)
 

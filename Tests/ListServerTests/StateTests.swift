@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// The versioned, crash-safe state directory.
 @Suite struct StateTests {

@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import Testing
 import HTTPServerCore
-@testable import ListServer
+@testable import ListOrigin
 
 /// The HTML status page: escaping, plot geometry, the empty state, and (over a real socket) the
 /// negotiation that keeps JSON the default and the headers that lock the page down.

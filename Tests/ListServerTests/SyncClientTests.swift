@@ -1,6 +1,6 @@
 import Foundation
 @testable import ListSync
-@testable import ListServer
+@testable import ListOrigin
 import ListFormat
 import Testing
 
@@ -260,11 +260,11 @@ import Testing
         let site = Self.v1
         origin.setHandler { site.reply(to: $0) }
         let url = origin.baseURL + "/manifest.json"
-        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
+        #expect(ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
         #expect(try Self.storedHashes(directory) == site.hashes)
         origin.setHandler { _ in .init(status: 502) }
-        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
-        #expect(ListServerMain.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
-        #expect(ListServerMain.run(["sync", "--dir", directory.path]) == 2)
+        #expect(ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
+        #expect(ListServerCommandLine.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
+        #expect(ListServerCommandLine.run(["sync", "--dir", directory.path]) == 2)
     }
 }

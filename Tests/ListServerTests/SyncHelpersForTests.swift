@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListServer
+@testable import ListOrigin
 import ListSync
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,7 +2,7 @@ import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 import TestSupport
 

@@ -1,7 +1,7 @@
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 @testable import ManifestSigning
 #if canImport(Glibc)
 import Glibc
@@ -110,14 +110,14 @@ import Glibc
     @Test func keygenCommandWritesTheKeyPairAndRefusesToRunTwice() throws {
         let scratch = try ScratchDirectory()
         let out = scratch.file("state/keys")
-        #expect(ListServerMain.run(["keygen", "--out", out]) == 0)
+        #expect(ListServerCommandLine.run(["keygen", "--out", out]) == 0)
         let key = try SigningKeyFile.load(path: (out as NSString).appendingPathComponent(SigningKeyFile.privateKeyName))
         let publicText = String(decoding: try scratch.read("state/keys/\(SigningKeyFile.publicKeyName)"), as: UTF8.self)
         #expect(try MinisignPublicKey(publicText) == key.publicKey)
         #expect(Self.mode(out) == 0o700)
-        #expect(ListServerMain.run(["keygen", "--out", out]) == 1)
-        #expect(ListServerMain.run(["keygen"]) == 2)
-        #expect(ListServerMain.topLevelUsage.contains("  keygen "))
+        #expect(ListServerCommandLine.run(["keygen", "--out", out]) == 1)
+        #expect(ListServerCommandLine.run(["keygen"]) == 2)
+        #expect(ListServerCommandLine.topLevelUsage.contains("  keygen "))
     }
 
     @Test func keygenReportShowsThePublicKeyAndIDButNoSecret() throws {

@@ -1,5 +1,5 @@
 import Foundation
-@testable import ListServer
+@testable import ListOrigin
 import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but

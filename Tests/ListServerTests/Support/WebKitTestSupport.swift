@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Paths and the verifier for tests that need real WebKitGTK, shared by the WebKit suites. A missing
 /// WebKit fails the test with the install hint instead of skipping it: CI installs WebKitGTK, so a

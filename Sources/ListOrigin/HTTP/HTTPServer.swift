@@ -7,7 +7,7 @@ import HTTPServerCore
 final class HTTPServer: @unchecked Sendable {
     typealias StartError = HTTP1Server.StartError
 
-    static let version = "1.0.0"
+    static let version = ListServerCommandLine.version
 
     private let configuration: Configuration.HTTP
     private let core: HTTP1Server

@@ -9,11 +9,11 @@ import CNIOShim
 /// their own mappings, returned on free: about 96 MB, at the same speed (measured alternating
 /// runs of `convert --dry-run` and a full convert on the 2025-10 lists), and the server gives the
 /// memory of each daily refresh back.
-enum MemoryTuning {
+public enum MemoryTuning {
     static let mmapThresholdBytes: Int32 = 256 << 10
 
     /// Applies the settings; call once, before any conversion.
-    static func apply() {
+    public static func apply() {
         _ = shim_malloc_set_mmap_threshold(mmapThresholdBytes)
     }
 }

@@ -36,7 +36,7 @@ enum FetchCommand: Command {
             print("unchanged: the published set is current")
             return allFetched ? 0 : 1
         case .failed(let reason):
-            ListServerMain.printError("listserver fetch: \(reason)")
+            ListServerCommandLine.printError("listserver fetch: \(reason)")
             return 1
         }
     }

@@ -24,12 +24,12 @@ enum VerifyCommand: Command {
         do {
             manifest = try JSONDecoder().decode(Manifest.self, from: data)
         } catch {
-            ListServerMain.printError("listserver verify: \(manifestURL.path) is not a format-1 manifest: \(error)")
+            ListServerCommandLine.printError("listserver verify: \(manifestURL.path) is not a format-1 manifest: \(error)")
             return 1
         }
         let timeout = try arguments.value("--timeout").map { Double(try ArgumentParser.integer($0, flag: "--timeout", range: 1...3600)) }
         guard let location = WebKitToolLocation.find() else {
-            ListServerMain.printError("listserver verify: cannot find \(WebKitToolLocation.scriptRelativePath) (run from the repository or set \(WebKitToolLocation.scriptOverride))")
+            ListServerCommandLine.printError("listserver verify: cannot find \(WebKitToolLocation.scriptRelativePath) (run from the repository or set \(WebKitToolLocation.scriptOverride))")
             return 1
         }
         var verifier = try WebKitVerifier.probe(location)

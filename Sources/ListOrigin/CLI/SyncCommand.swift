@@ -54,7 +54,7 @@ enum SyncCommand: Command {
             }
             return 0
         case .failure(let error):
-            ListServerMain.printError("listserver sync: \(error)")
+            ListServerCommandLine.printError("listserver sync: \(error)")
             return 1
         }
     }
