@@ -96,16 +96,6 @@ import HTTPServerCore
                 "\(page)")
     }
 
-    @Test(arguments: [
-        (nil, false), ("*/*", false), ("application/json", false), ("text/html", true), ("TEXT/HTML", true),
-        ("text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8", true),
-        ("application/json, text/html;q=0.5", false), ("text/html;q=0.5, application/json", false),
-        ("text/*", true), ("text/html;q=0", false), ("text/html, application/json", false), ("application/json;q=0.2, text/html", true),
-    ] as [(String?, Bool)])
-    func htmlOnlyWhenTheClientRanksItAboveJSON(_ accept: String?, _ html: Bool) {
-        #expect(StatusNegotiation.prefersHTML(accept: accept) == html)
-    }
-
     /// The page's Compile column comes from the real WebKit gate: a list it accepts leaves its
     /// compile time, a list it rejects leaves none.
     @Test func theWebKitGateKeepsTheCompileSecondsOfTheListsItAccepts() throws {

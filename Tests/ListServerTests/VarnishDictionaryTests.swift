@@ -1,6 +1,7 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import HTTPServerCore
 import ListSync
 @testable import ListOrigin
 import Testing
@@ -34,7 +35,7 @@ import TestSupport
             current = try #require(files[entry.file])
         }
 
-        var offer: String { AvailableDictionary.fieldValue(sha256: SHA256Digest.of(Data(old.identity))) }
+        var offer: String { AvailableDictionaryField.fieldValue(sha256: SHA256Digest.of(Data(old.identity))) }
     }
 
     @Test func devicesOnAPatchDayPullEachPatchFromTheOriginOnce() async throws {
@@ -103,7 +104,7 @@ import TestSupport
             // A dictionary without dcz, dcz refused, or an unknown dictionary: gzip.
             for headers in [["Accept-Encoding": "gzip", "Available-Dictionary": days.offer],
                             ["Accept-Encoding": "gzip, dcz;q=0", "Available-Dictionary": days.offer],
-                            ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": AvailableDictionary.fieldValue(sha256: [UInt8](repeating: 1, count: 32))]] {
+                            ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": AvailableDictionaryField.fieldValue(sha256: [UInt8](repeating: 1, count: 32))]] {
                 let response = try RawHTTPResponse.get(port: cdn.port, path: path, headers: headers)
                 #expect(response.headers["content-encoding"] == "gzip", "\(headers)")
                 #expect(VarnishCDNTests.same(response.body, gzip), "\(headers)")

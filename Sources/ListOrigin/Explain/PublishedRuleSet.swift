@@ -12,31 +12,21 @@ struct PublishedRuleSet {
     var listSHA256: [String: String] = [:]
 
     static func load(directory: String) throws -> PublishedRuleSet {
-        let manifestPath = URL(fileURLWithPath: directory).appendingPathComponent("manifest.json").path
+        let manifestPath = URL(fileURLWithPath: directory).appendingPathComponent(PublishedFileNames.manifest).path
         guard let manifestData = FileManager.default.contents(atPath: manifestPath) else {
             throw ExplainError.noManifest(directory)
         }
-        let manifest: Manifest
         do {
-            manifest = try JSONDecoder().decode(Manifest.self, from: manifestData)
-        } catch {
-            throw ExplainError.badManifest(manifestPath, reason: "\(error)")
-        }
-        guard manifest.format == 1 else { throw ExplainError.badManifest(manifestPath, reason: "format \(manifest.format)") }
-        var lists: [(id: String, json: [UInt8])] = []
-        var hashes: [String: String] = [:]
-        for entry in manifest.lists {
-            guard !entry.file.contains("/"), !entry.file.hasPrefix(".") else {
-                throw ExplainError.badManifest(manifestPath, reason: "list \(entry.id) names a file outside the set: \(entry.file)")
+            let manifest = try ManifestLists.decode(manifestData)
+            let lists = try ManifestLists.verifiedLists(manifest) { file in
+                FileManager.default.contents(atPath: URL(fileURLWithPath: directory).appendingPathComponent(file).path)
+                    .map { (Array($0), SHA256Digest.hex(of: $0)) }
             }
-            let path = URL(fileURLWithPath: directory).appendingPathComponent(entry.file).path
-            guard let data = FileManager.default.contents(atPath: path) else { throw ExplainError.listUnreadable(entry.id, path: path) }
-            let actual = SHA256Digest.hex(of: data)
-            guard actual == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: actual) }
-            lists.append((entry.id, Array(data)))
-            hashes[entry.id] = actual
+            let hashes = Dictionary(manifest.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+            return PublishedRuleSet(directory: directory, manifestSHA256: SHA256Digest.hex(of: manifestData), lists: lists, listSHA256: hashes)
+        } catch {
+            throw ExplainError(error, manifestPath: manifestPath, directory: directory)
         }
-        return PublishedRuleSet(directory: directory, manifestSHA256: SHA256Digest.hex(of: manifestData), lists: lists, listSHA256: hashes)
     }
 
     func engine(registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram) throws -> ContentBlockerEngine {

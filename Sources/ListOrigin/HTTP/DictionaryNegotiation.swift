@@ -29,7 +29,7 @@ struct ListDictionaryFields {
             return resource
         }
         var list = resource
-        list.vary = DictionaryNegotiation.vary
+        list.vary = UseAsDictionary.vary
         list.extraHeaders = "Use-As-Dictionary: \(scope)\r\n"
         list.dictionaryCompressed = patchesByTarget[resource.name] ?? []
         return list

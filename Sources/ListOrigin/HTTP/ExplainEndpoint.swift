@@ -38,7 +38,7 @@ struct ExplainEndpoint {
             return request.error(500, "the installed set cannot be explained: \(reason)", route: route, into: &output)
         case .ready(let engine, let provenance, let manifestSHA256):
             let answer = ExplainAnswer.make(blockerRequest, engine: engine, provenance: provenance, manifestSHA256: manifestSHA256)
-            if StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
+            if MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
                 let page = ExplainPage.render(answer)
                 return request.respond(status: 200, route: route, contentType: "text/html; charset=utf-8", body: Array(page.utf8),
                                        extraHeaders: "Content-Security-Policy: \(Self.htmlPolicy)\r\nX-Content-Type-Options: nosniff\r\n",

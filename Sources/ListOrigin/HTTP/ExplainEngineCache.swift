@@ -65,19 +65,17 @@ final class ExplainEngineCache: @unchecked Sendable {
         return .loading
     }
 
-    /// The installed set's lists, in manifest order, each checked against its hash (as
-    /// `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
+    /// The installed set's lists, in manifest order, each checked against its hash (through
+    /// `ManifestLists`, as `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
     private func build(_ site: StaticSite, manifest: StaticResource) throws -> (ContentBlockerEngine, SetProvenance) {
-        let decoded = try Manifest.decode(Data(manifest.identity))
-        var lists: [(id: String, json: [UInt8])] = []
-        var hashes: [String: String] = [:]
-        for entry in decoded.lists {
-            guard let file = site.resource(named: entry.file)?.source else {
-                throw ExplainError.listUnreadable(entry.id, path: entry.file)
-            }
-            guard file.sha256 == entry.sha256 else { throw ExplainError.hashMismatch(entry.id, expected: entry.sha256, actual: file.sha256) }
-            lists.append((entry.id, file.identity))
-            hashes[entry.id] = entry.sha256
+        let lists: [(id: String, json: [UInt8])]
+        let hashes: [String: String]
+        do {
+            let decoded = try ManifestLists.decode(Data(manifest.identity))
+            lists = try ManifestLists.verifiedLists(decoded) { name in site.resource(named: name).map { ($0.source.identity, $0.source.sha256) } }
+            hashes = Dictionary(decoded.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            throw ExplainError(error, manifestPath: PublishedFileNames.manifest, directory: "")
         }
         let set = PublishedRuleSet(directory: provenanceDirectory ?? "", manifestSHA256: manifest.sha256, lists: lists, listSHA256: hashes)
         let provenance = provenanceDirectory == nil ? SetProvenance.none("none: this server was started without a public directory")

@@ -63,7 +63,7 @@ struct OriginResponder: HTTPResponder {
                                    into: &output)
         }
         if Self.equals(name, "status.html") || (Self.equals(name, "status")
-            && StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
+            && MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
             let page = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? []).render()
             return request.respond(status: 200, route: OriginRoute.status.route, contentType: StatusPage.contentType, body: page,
                                    extraHeaders: StatusPage.headers, into: &output)

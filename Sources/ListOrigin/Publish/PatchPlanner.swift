@@ -1,3 +1,4 @@
+import Converter
 import Dispatch
 import DictionaryPatchOrigin
 import ListFormat
@@ -58,7 +59,7 @@ struct PatchPlanner: Sendable {
         // The largest lists first, so no core is left alone with a big one at the end.
         let order = jobs.indices.sorted { lists[jobs[$0].list].identity.count > lists[jobs[$1].list].identity.count || (lists[jobs[$0].list].identity.count == lists[jobs[$1].list].identity.count && $0 < $1) }
         let snapshot = lists
-        let encoded: [[UInt8]?] = PublishPlan.onEveryCore(order.count) { slot in
+        let encoded: [[UInt8]?] = Parallel.map(order.count) { slot in
             let job = jobs[order[slot]]
             return try? encoder.encode(from: job.old.identity, to: snapshot[job.list].identity)
         }

@@ -73,7 +73,7 @@ struct PublishPlan: Sendable {
             guard isSafeListID(list.id) else { throw PublishError.invalidListID(list.id) }
             guard seen.insert(list.id).inserted else { throw PublishError.duplicateListID(list.id) }
         }
-        let hashes = onEveryCore(lists.count) { SHA256Digest.hex(of: lists[$0].json) }
+        let hashes = Parallel.map(lists.count) { SHA256Digest.hex(of: lists[$0].json) }
         return zip(lists, hashes).map { list, hash in
             PlannedList(id: list.id, rules: list.ruleCount, sha256: hash, fileName: fileName(id: list.id, sha256: hash),
                         identity: list.json, gzip: nil)
@@ -126,24 +126,12 @@ struct PublishPlan: Sendable {
             .sorted { planned[$0].identity.count > planned[$1].identity.count || (planned[$0].identity.count == planned[$1].identity.count && $0 < $1) }
         guard !jobs.isEmpty else { return }
         let inputs = jobs.map { planned[$0].identity }
-        let results = onEveryCore(inputs.count) { slot in Result { try Gzip.compress(inputs[slot]) } }
+        let results = Parallel.map(inputs.count) { slot in Result { try Gzip.compress(inputs[slot]) } }
         for (slot, index) in jobs.enumerated() {
             switch results[slot] {
             case .success(let bytes): planned[index].gzip = bytes
             case .failure(let error): throw PublishError.compression(planned[index].fileName, "\(error)")
             }
         }
-    }
-
-    /// `(0..<count).map(body)` with the calls spread over every core; results in index order.
-    static func onEveryCore<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
-        guard count > 0 else { return [] }
-        var slots = [T?](repeating: nil, count: count)
-        slots.withUnsafeMutableBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            // Each iteration writes only its own slot.
-            DispatchQueue.concurrentPerform(iterations: count) { base[$0] = body($0) }
-        }
-        return slots.map { $0! }
     }
 }

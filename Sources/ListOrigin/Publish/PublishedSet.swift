@@ -1,3 +1,4 @@
+import Converter
 import DictionaryPatchOrigin
 import Foundation
 import ListFormat
@@ -64,11 +65,11 @@ struct PublishedSetLoader: Sendable {
         guard let manifestData = FileManager.default.contents(atPath: manifestPath) else { throw LoadError.noManifest(writer.directory) }
         let manifest: Manifest
         do {
-            manifest = try Manifest.decode(manifestData)
+            manifest = try ManifestLists.decode(manifestData)
         } catch {
-            throw LoadError.badManifest(manifestPath, "\(error)")
+            guard case .badManifest(let reason) = error else { throw LoadError.badManifest(manifestPath, "\(error)") }
+            throw LoadError.badManifest(manifestPath, reason)
         }
-        guard manifest.format == 1 else { throw LoadError.badManifest(manifestPath, "format \(manifest.format)") }
         var firstPublished: [String: Date] = [:]
         for record in history {
             for file in record.files where firstPublished[file] == nil { firstPublished[file] = record.publishedAt }
@@ -78,10 +79,10 @@ struct PublishedSetLoader: Sendable {
         let manifestDate = history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
 
         // Current files must match the manifest's hashes; older files must match the hash in their name.
-        if strict, let entry = manifest.lists.first(where: { $0.file.contains("/") || $0.file.isEmpty }) {
+        if strict, let entry = manifest.lists.first(where: { !ManifestLists.isInsideSet($0.file) }) {
             throw LoadError.badManifest(manifestPath, "list \(entry.id) names the file \"\(entry.file)\" outside its directory")
         }
-        var names = manifest.lists.map(\.file).filter { !$0.contains("/") && !$0.isEmpty }
+        var names = manifest.lists.map(\.file).filter(ManifestLists.isInsideSet)
         var wantedHash: [String: String] = [:]
         for entry in manifest.lists { wantedHash[entry.file] = entry.sha256 }
         var current = Set(names.flatMap { [$0, $0 + ".gz"] })
@@ -96,7 +97,7 @@ struct PublishedSetLoader: Sendable {
         where !name.hasSuffix(".gz") && now.timeIntervalSince(retiredAt) <= gracePeriod {
             names.append(name)
         }
-        let read: [(identity: [UInt8], gzip: [UInt8]?, sha256: String)?] = PublishPlan.onEveryCore(names.count) { index in
+        let read: [(identity: [UInt8], gzip: [UInt8]?, sha256: String)?] = Parallel.map(names.count) { index in
             let path = writer.path(names[index])
             guard let data = FileManager.default.contents(atPath: path) else { return nil }
             let identity = Array(data)

@@ -61,30 +61,3 @@ enum StatusFormat {
         String(time(date).prefix(10))
     }
 }
-
-/// Whether a `GET /status` wants the page rather than the JSON document: only when the `Accept`
-/// field ranks `text/html` above `application/json` (RFC 9110 §12.5.1). No field, `*/*` or a tie
-/// keep the JSON that machines read.
-enum StatusNegotiation {
-    static func prefersHTML(accept: String?) -> Bool {
-        guard let accept else { return false }
-        var ranges: [(type: String, subtype: String, q: Double)] = []
-        for item in accept.split(separator: ",") {
-            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
-            guard let media = parts.first, let slash = media.firstIndex(of: "/") else { continue }
-            var q = 1.0
-            for parameter in parts.dropFirst() where parameter.hasPrefix("q=") {
-                q = Double(parameter.dropFirst(2)).map { min(max($0, 0), 1) } ?? 0
-            }
-            ranges.append((String(media[..<slash]), String(media[media.index(after: slash)...]), q))
-        }
-        /// The quality of the most specific range that matches the type.
-        func quality(_ type: String, _ subtype: String) -> Double {
-            if let exact = ranges.first(where: { $0.type == type && $0.subtype == subtype }) { return exact.q }
-            if let group = ranges.first(where: { $0.type == type && $0.subtype == "*" }) { return group.q }
-            return ranges.first(where: { $0.type == "*" && $0.subtype == "*" })?.q ?? 0
-        }
-        let html = quality("text", "html")
-        return html > 0 && html > quality("application", "json")
-    }
-}
