@@ -43,17 +43,17 @@ enum ConvertCommand: Command {
         // The flags set the same fields as config.json's `conversion` section does for the server.
         var conversion = Configuration.Conversion()
         if let text = arguments.value("--chunk-size") {
-            conversion.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: 1...150_000)
+            conversion.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: ConfigurationLimits.chunkSize)
         }
         if let text = arguments.value("--removal-grace") {
-            conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: 0...365)
+            conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: ConfigurationLimits.removalGraceRuns)
         }
         var configuration = Pipeline.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
 
         var gracePeriod = Configuration.Publish().gracePeriodSeconds
         if let text = arguments.value("--grace-period") {
-            gracePeriod = Double(try ArgumentParser.integer(text, flag: "--grace-period", range: 0...(10 * 365 * 86_400)))
+            gracePeriod = Double(try ArgumentParser.integer(text, flag: "--grace-period", range: ConfigurationLimits.gracePeriodSeconds))
         }
         let signer = try arguments.value("--signing-key").map { path in
             do {

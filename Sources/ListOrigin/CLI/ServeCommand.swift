@@ -17,7 +17,7 @@ enum ServeCommand: Command {
         shim_ignore_sigpipe()
         var resolved = try ResolvedConfiguration.load(path: arguments.value("--config") ?? "config.json")
         if let port = arguments.value("--port") {
-            resolved.configuration.listen.port = try ArgumentParser.integer(port, flag: "--port", range: 0...65_535)
+            resolved.configuration.listen.port = try ArgumentParser.integer(port, flag: "--port", range: ConfigurationLimits.port)
         }
         let log = Log(label: "listserver")
         let grace = resolved.configuration.http.shutdownGraceSeconds

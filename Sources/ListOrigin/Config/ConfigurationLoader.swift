@@ -150,8 +150,8 @@ private struct StrictListen: Decodable {
         value = Configuration.Listen()
         value.address = try object.value("address", default: value.address)
         value.port = try object.value("port", default: value.port)
-        if !(0...65_535).contains(value.port) {
-            throw ConfigurationError(file: "", key: "listen.port", problem: "must be 0...65535 (0 picks a free port)")
+        if !ConfigurationLimits.port.contains(value.port) {
+            throw ConfigurationError(file: "", key: "listen.port", problem: "must be \(ConfigurationLimits.port.lowerBound)...\(ConfigurationLimits.port.upperBound) (0 picks a free port)")
         }
     }
 }
@@ -215,10 +215,14 @@ private struct StrictConversion: Decodable {
         let object = try StrictObject(decoder, allowed: ["chunkSize", "maxLists", "removalGraceRuns"])
         var v = Configuration.Conversion()
         v.chunkSize = try object.positive("chunkSize", default: v.chunkSize)
-        if v.chunkSize > 150_000 { throw ConfigurationError(file: "", key: "conversion.chunkSize", problem: "must be at most 150000 (WebKit's limit per list)") }
+        if v.chunkSize > ConfigurationLimits.chunkSize.upperBound {
+            throw ConfigurationError(file: "", key: "conversion.chunkSize", problem: "must be at most \(ConfigurationLimits.chunkSize.upperBound) (WebKit's limit per list)")
+        }
         v.maxLists = try object.positive("maxLists", default: v.maxLists)
         v.removalGraceRuns = try object.positive("removalGraceRuns", default: v.removalGraceRuns, allowZero: true)
-        if v.removalGraceRuns > 365 { throw ConfigurationError(file: "", key: "conversion.removalGraceRuns", problem: "must be at most 365") }
+        if v.removalGraceRuns > ConfigurationLimits.removalGraceRuns.upperBound {
+            throw ConfigurationError(file: "", key: "conversion.removalGraceRuns", problem: "must be at most \(ConfigurationLimits.removalGraceRuns.upperBound)")
+        }
         value = v
     }
 }
