@@ -15,41 +15,44 @@ let package = Package(
         .executable(name: "dcz", targets: ["DCZTool"]),
     ],
     targets: [
-        // Thin C wrappers for variadic and macro APIs Swift cannot call directly.
-        .target(
-            name: "CNIOShim",
-            linkerSettings: [
-                .linkedLibrary("curl"),
-                .linkedLibrary("z"),
-                .linkedLibrary("crypto"),
-                .linkedLibrary("idn2"),
-                .linkedLibrary("zstd"),  // dcz encode/decode
-            ]
-        ),
+        // Thin C wrappers for variadic and macro APIs Swift cannot call directly, one target per C
+        // library under Sources/CNIOShim, so each Swift target links only the libraries it calls.
+        // The server's system calls (sockets, epoll, signals, memfd, malloc): libc only.
+        .target(name: "CNIOShim", path: "Sources/CNIOShim/System"),
+        // libcurl: the upstream fetcher, and ListSync's capped reads on Linux.
+        .target(name: "CCurlShim", path: "Sources/CNIOShim/Curl", linkerSettings: [.linkedLibrary("curl")]),
+        // zlib: deterministic gzip and bounded gunzip.
+        .target(name: "CZlibShim", path: "Sources/CNIOShim/Zlib", linkerSettings: [.linkedLibrary("z")]),
+        // libcrypto: SHA-256, constant-time comparison, Ed25519.
+        .target(name: "CCryptoShim", path: "Sources/CNIOShim/Crypto", linkerSettings: [.linkedLibrary("crypto")]),
+        // libidn2: domains to ASCII.
+        .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
+        // libzstd: dcz encode/decode.
+        .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
-        .target(name: "Converter", dependencies: ["CNIOShim"]),
+        .target(name: "Converter", dependencies: ["CIDNShim"]),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
         .target(name: "ContentBlockerEngine"),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
-        .target(name: "ListFormat", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListFormat", dependencies: [.target(name: "CCryptoShim", condition: .when(platforms: [.linux]))]),
         // The device-side sync client: Foundation only, reusable by an app.
-        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CCurlShim", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
         // the command table (`sync` is the one part that uses ListSync).
-        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CCurlShim", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // `listserver`: the process entry point; it hands the command line to ListOrigin.
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
-        .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListFormat"]),
+        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
         // Prints the cost of signing a manifest (scripts/bench/sign.sh).
-        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat"]),
+        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat", "CCryptoShim"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
         // valid. Built and run over a seed corpus by the tests; scripts/fuzz/run-converter-fuzz.sh
         // compiles the same sources for libFuzzer.
@@ -58,20 +61,20 @@ let package = Package(
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
-        .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CZstdShim", condition: .when(platforms: [.linux]))]),
         // The origin side: the deterministic encoder, the size rule, patch file names, RFC 9842 header values.
-        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "ListFormat", "CNIOShim"]),
+        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "ListFormat", "CZstdShim"]),
         // `dcz encode|decode|measure`: a child process for the tests and the figures in docs/patches.md.
         .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
-                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CNIOShim"]),
+                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim"]),
         .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]

@@ -12,7 +12,7 @@ public struct PatchDecoder: Sendable {
         self.decompressor = decompressor
     }
 
-    #if canImport(CNIOShim)
+    #if canImport(CZstdShim)
     /// libzstd through the shim (Linux).
     public init() {
         self.init(decompressor: LibzstdDecompressor())

@@ -1,8 +1,8 @@
 import Foundation
 #if canImport(CryptoKit)
 import CryptoKit
-#elseif canImport(CNIOShim)
-import CNIOShim
+#elseif canImport(CCryptoShim)
+import CCryptoShim
 #endif
 
 /// SHA-256 and its lowercase hex, the one owner for both sides: published files are named and

@@ -28,7 +28,7 @@ public struct SyncClient: Sendable {
         }
 
         public static var defaultPatchDecoder: PatchDecoder? {
-            #if canImport(CNIOShim)
+            #if canImport(CZstdShim)
             return PatchDecoder()
             #else
             return nil

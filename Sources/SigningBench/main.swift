@@ -1,4 +1,4 @@
-import CNIOShim
+import CCryptoShim
 import Foundation
 import ListFormat
 import ManifestSigning

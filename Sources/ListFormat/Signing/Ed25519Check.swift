@@ -2,7 +2,7 @@ import Foundation
 #if canImport(CryptoKit)
 import CryptoKit
 #else
-import CNIOShim
+import CCryptoShim
 #endif
 
 /// Ed25519 verification: CryptoKit on Apple platforms, libcrypto through CNIOShim elsewhere.

@@ -1,4 +1,4 @@
-import CNIOShim
+import CIDNShim
 import ContentBlockerEngine
 import Foundation
 

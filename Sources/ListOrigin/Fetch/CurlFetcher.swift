@@ -1,4 +1,4 @@
-import CNIOShim
+import CCurlShim
 import Foundation
 
 /// Fetches one upstream with libcurl: HTTP(S) only, bounded redirects that may never leave HTTPS,

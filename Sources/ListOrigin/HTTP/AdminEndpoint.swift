@@ -1,4 +1,4 @@
-import CNIOShim
+import CCryptoShim
 import Foundation
 
 /// `POST /admin/refresh`: the bearer token an operator must present and what to do when they do.

@@ -1,4 +1,4 @@
-import CNIOShim
+import CZlibShim
 import Foundation
 
 /// gzip through zlib. Compression is deterministic (no timestamp, fixed OS byte) so every origin

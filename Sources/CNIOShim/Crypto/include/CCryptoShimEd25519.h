@@ -1,8 +1,8 @@
 // Ed25519 through libcrypto (OpenSSL 3): key generation, PKCS#8 PEM, raw public keys, sign and
 // verify. Used to sign published manifests (minisign format) and to verify them in ListSync on Linux.
-// Kept in its own header and source file so the shim's other sections stay untouched.
-#ifndef CNIOSHIM_ED25519_H
-#define CNIOSHIM_ED25519_H
+// Kept in its own header and source file.
+#ifndef CCRYPTOSHIM_ED25519_H
+#define CCRYPTOSHIM_ED25519_H
 
 #include <stddef.h>
 #include <stdint.h>

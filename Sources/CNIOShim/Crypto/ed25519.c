@@ -1,5 +1,5 @@
 // Ed25519 through libcrypto; see include/CNIOShimEd25519.h.
-#include "CNIOShimEd25519.h"
+#include "CCryptoShimEd25519.h"
 
 #include <stdlib.h>
 #include <string.h>
