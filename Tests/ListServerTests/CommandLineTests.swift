@@ -9,10 +9,14 @@ import Testing
         #expect(ListServerCommandLine.run(["serve", "--bogus"]) == 2)
     }
 
+    /// Every command of the dispatch table is listed, and each runs its own `--help`.
     @Test func helpListsEverySubcommand() {
         let usage = ListServerCommandLine.topLevelUsage
-        for command in ["serve", "convert", "fetch", "verify", "sync"] {
-            #expect(usage.contains("  \(command) "))
+        #expect(ListServerCommandLine.commands.count >= 7)
+        for command in ListServerCommandLine.commands {
+            #expect(usage.contains("  \(command.name) "), "\(command.name) is missing from --help")
+            #expect(usage.contains(command.summary), "\(command.name)'s summary is missing from --help")
+            #expect(ListServerCommandLine.run([command.name, "--help"]) == 0)
         }
     }
 }
