@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
+        .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
