@@ -66,7 +66,7 @@ let package = Package(
                                                            "ManifestSigning"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
-        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin"]),
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "TestSupport"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
         .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CZstdShim", condition: .when(platforms: [.linux]))]),
@@ -75,7 +75,7 @@ let package = Package(
         // `dcz encode|decode|measure`: a child process for the tests and the figures in docs/patches.md.
         .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
-                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim"]),
+                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim", "TestSupport"]),
         .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]

@@ -3,6 +3,7 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
+import TestSupport
 @testable import ListOrigin
 #if canImport(Glibc)
 import Glibc

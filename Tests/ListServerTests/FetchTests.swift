@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ListOrigin
 
 /// The libcurl fetcher against a real loopback upstream.

@@ -3,6 +3,7 @@ import DictionaryPatch
 import Foundation
 import ListSync
 import Testing
+import TestSupport
 @testable import ListOrigin
 #if canImport(Glibc)
 import Glibc

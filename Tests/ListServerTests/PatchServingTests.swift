@@ -1,6 +1,7 @@
 import Foundation
 import ListSync
 import Testing
+import TestSupport
 @testable import ListOrigin
 
 /// Published dcz patch files over real loopback sockets, served like list files

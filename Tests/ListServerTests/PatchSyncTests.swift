@@ -4,6 +4,7 @@ import Foundation
 @testable import ListSync
 import ListFormat
 import Testing
+import TestSupport
 
 /// dcz patches on the device: the reference client against the real origin serving published sets
 /// with patches. A device a few versions behind fetches patches; one too far behind, or one given a

@@ -2,6 +2,7 @@ import Converter
 import Foundation
 import ListSync
 import Testing
+import TestSupport
 @testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
@@ -325,16 +326,3 @@ extension Array where Element == UInt8 {
     func write(to path: String) throws { try Data(self).write(to: URL(fileURLWithPath: path)) }
 }
 
-/// A fresh directory under /tmp for one test, removed when the value is dropped.
-final class ScratchDirectory: @unchecked Sendable {
-    let path: String
-
-    init(_ label: String = "publish") {
-        path = NSTemporaryDirectory() + "listserver-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ListOrigin
 
 /// Whole refresh cycles against a real loopback upstream, with small slices of the real lists.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ListOrigin
 
 /// The status page in a real browser: Debian's headless Chromium loads it from a running

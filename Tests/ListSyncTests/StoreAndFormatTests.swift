@@ -1,20 +1,14 @@
 import Foundation
 @testable import ListSync
 import Testing
+import TestSupport
 
 /// The device side on its own: the store's integrity check and the format names a device resolves,
 /// through ListSync alone (the format comes with it, as an app sees it).
 @Suite struct StoreAndFormatTests {
-    func scratch(_ name: String) -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("listsync-\(name)-\(UUID().uuidString)")
-        try? FileManager.default.removeItem(at: url)
-        return url
-    }
-
     @Test func aStoredBodyIsIntactUntilItsBytesChangeThenItIsDropped() throws {
-        let directory = scratch("store")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = SyncStore(directory: directory)
+        let scratch = ScratchDirectory("listsync-store")
+        let store = SyncStore(directory: scratch.url.appendingPathComponent("store"))
         try store.prepare()
         let body = Data(#"[{"trigger":{"url-filter":"ads"},"action":{"type":"block"}}]"#.utf8)
         let hash = SHA256Digest.hex(of: body)
