@@ -126,7 +126,7 @@ echo "chunk: $chunk ($(stat -c %s "$chunk_gz") bytes gzip, $(stat -c %s "$work/p
 if [[ $OTHER == nginx && ! -f "$work/public/manifest.json.gz" ]]; then
   curl -s -H 'Accept-Encoding: gzip' -o "$work/public/manifest.json.gz" "http://127.0.0.1:$LS_PORT/manifest.json"
 fi
-echo "manifest: $(stat -c %s "$work/public/manifest.json") bytes identity, $(stat -c %s "$work/public/manifest.json.gz") gzip"
+echo "manifest: $(stat -c %s "$work/public/manifest.json") bytes identity, $(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$LS_PORT/manifest.json" | wc -c) gzip"
 etag_of() { curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
 LS_ETAG="$(etag_of "http://127.0.0.1:$LS_PORT/manifest.json")"
 NG_ETAG="$(etag_of "http://127.0.0.1:$NGINX_PORT/manifest.json")"
