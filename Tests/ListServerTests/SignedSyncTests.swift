@@ -27,7 +27,7 @@ import TestSupport
 
         func publish(_ signer: ManifestSigner?, tag: String, now: Date = Date()) throws -> PublishedSet {
             let publisher = publisher(signer)
-            let list = RuleList(id: "ads", json: PublishedSetForTestsLike.rules(tag: tag, count: 20), ruleCount: 20)
+            let list = RuleList(id: "ads", json: PublishedSetForTests.ruleJSON(tag: tag, count: 20), ruleCount: 20)
             let output = ConversionOutput(lists: [list], report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
             current = try publisher.publish(output, over: current, history: &history, now: now).published
             return current!

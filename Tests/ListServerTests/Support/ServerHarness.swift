@@ -12,8 +12,8 @@ final class ServerHarness: @unchecked Sendable {
     private let logLines = LockedLines()
 
     /// Bytes of the sample generation, so tests can compare what they receive.
-    static let sampleListA = PublishedSetForTestsLike.rules(tag: "alpha", count: 400)
-    static let sampleListB = PublishedSetForTestsLike.rules(tag: "beta", count: 50)
+    static let sampleListA = PublishedSetForTests.ruleJSON(tag: "alpha", count: 400)
+    static let sampleListB = PublishedSetForTests.ruleJSON(tag: "beta", count: 50)
     /// 2020-10-19T10:00:00Z: a fixed publish time so Last-Modified is predictable.
     static let publishTime = Date(timeIntervalSince1970: 1_603_101_600)
 
@@ -67,14 +67,6 @@ final class ServerHarness: @unchecked Sendable {
         let entry = SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: try Gzip.compress(manifest),
                                       sha256: SHA256Digest.hex(of: manifest), lastModified: date)
         return SiteContent(manifest: entry, files: files)
-    }
-}
-
-/// Rule-list JSON generator for the sample generation.
-enum PublishedSetForTestsLike {
-    static func rules(tag: String, count: Int) -> [UInt8] {
-        Array(("[" + (0..<count).map { #"{"trigger":{"url-filter":"^https?://[^/]*\#(tag)-\#($0)\\.example/"},"action":{"type":"block"}}"# }
-            .joined(separator: ",") + "]").utf8)
     }
 }
 
