@@ -9,42 +9,50 @@ let package = Package(
     products: [
         .executable(name: "listserver", targets: ["ListServer"]),
         .library(name: "Converter", targets: ["Converter"]),
+        .library(name: "ListFormat", targets: ["ListFormat"]),
         .library(name: "ListSync", targets: ["ListSync"]),
-        // ---- patches block (issue #12): RFC 9842 dcz patches between list versions
         .library(name: "DictionaryPatch", targets: ["DictionaryPatch"]),
         .executable(name: "dcz", targets: ["DCZTool"]),
-        // ---- end patches block
     ],
     targets: [
-        // Thin C wrappers for variadic and macro APIs Swift cannot call directly.
-        .target(
-            name: "CNIOShim",
-            linkerSettings: [
-                .linkedLibrary("curl"),
-                .linkedLibrary("z"),
-                .linkedLibrary("crypto"),
-                .linkedLibrary("idn2"),
-                .linkedLibrary("zstd"),  // patches block (issue #12): dcz encode/decode
-            ]
-        ),
+        // Thin C wrappers for variadic and macro APIs Swift cannot call directly, one target per C
+        // library under Sources/CNIOShim, so each Swift target links only the libraries it calls.
+        // The server's system calls (sockets, epoll, signals, memfd, malloc): libc only.
+        .target(name: "CNIOShim", path: "Sources/CNIOShim/System"),
+        // libcurl: the upstream fetcher, and ListSync's capped reads on Linux.
+        .target(name: "CCurlShim", path: "Sources/CNIOShim/Curl", linkerSettings: [.linkedLibrary("curl")]),
+        // zlib: deterministic gzip and bounded gunzip.
+        .target(name: "CZlibShim", path: "Sources/CNIOShim/Zlib", linkerSettings: [.linkedLibrary("z")]),
+        // libcrypto: SHA-256, constant-time comparison, Ed25519.
+        .target(name: "CCryptoShim", path: "Sources/CNIOShim/Crypto", linkerSettings: [.linkedLibrary("crypto")]),
+        // libidn2: domains to ASCII.
+        .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
+        // libzstd: dcz encode/decode.
+        .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
-        .target(name: "Converter", dependencies: ["CNIOShim"]),
+        .target(name: "Converter", dependencies: ["CIDNShim"]),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
         .target(name: "ContentBlockerEngine"),
-        // The device-side sync client: Foundation only, reusable by an app. SHA-256 comes from
+        // The published format both sides build on: the manifest, minisign keys and signatures, the
+        // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
-        .target(name: "ListSync", dependencies: ["DictionaryPatch", .target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListFormat", dependencies: [.target(name: "CCryptoShim", condition: .when(platforms: [.linux]))]),
+        // The device-side sync client: Foundation only, reusable by an app.
+        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CCurlShim", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
-        // The server executable: fetch, publish, serve, and the command-line front end.
-        .executableTarget(name: "ListServer", dependencies: ["Converter", "CNIOShim", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
-        // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer; the minisign
-        // format types and the device's verifier live in ListSync, which this builds on.
-        .target(name: "ManifestSigning", dependencies: ["CNIOShim", "ListSync"]),
+        // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
+        // the command table (`sync` is the one part that uses ListSync).
+        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CCurlShim", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        // `listserver`: the process entry point; it hands the command line to ListOrigin.
+        .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
+        // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
+        // minisign types.
+        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
         // Prints the cost of signing a manifest (scripts/bench/sign.sh).
-        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListSync"]),
+        .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat", "CCryptoShim"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
         // valid. Built and run over a seed corpus by the tests; scripts/fuzz/run-converter-fuzz.sh
         // compiles the same sources for libFuzzer.
@@ -53,22 +61,21 @@ let package = Package(
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListServer", "Converter", "ListSync", "CNIOShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim"]),
+        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
+        .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
-        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListSync", "ListServer"]),
-        // ---- patches block (issue #12): RFC 9842 dcz patches between list versions
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "TestSupport"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
-        .target(name: "DictionaryPatch", dependencies: [.target(name: "CNIOShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CZstdShim", condition: .when(platforms: [.linux]))]),
         // The origin side: the deterministic encoder, the size rule, patch file names, RFC 9842 header values.
-        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "CNIOShim"]),
+        .target(name: "DictionaryPatchOrigin", dependencies: ["DictionaryPatch", "ListFormat", "CZstdShim"]),
         // `dcz encode|decode|measure`: a child process for the tests and the figures in docs/patches.md.
-        .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin"]),
+        .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
-                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "DCZTool", "Converter", "CNIOShim"]),
-        // ---- end patches block
+                    dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim", "TestSupport"]),
         .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
     ],
     swiftLanguageModes: [.v5]

@@ -25,8 +25,8 @@ public struct SourceLine: Sendable, Equatable, Codable {
     }
 }
 
-/// Maps a rule (list id, index in the list) to the ABP lines it came from. The converter does not
-/// record these yet; `NoProvenance` answers nothing until it does.
+/// Maps a rule (list id, index in the list) to the ABP lines it came from, as the converter's
+/// provenance file records them. `NoProvenance` answers nothing, for a set published without one.
 public protocol RuleProvenance: Sendable {
     func sourceLines(listID: String, index: Int) -> [SourceLine]
 }

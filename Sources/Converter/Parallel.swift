@@ -2,9 +2,9 @@ import Dispatch
 
 /// Runs independent pieces of work on every core and gives their results back in order, so the
 /// output never depends on which core finished first.
-enum Parallel {
+public enum Parallel {
     /// `(0..<count).map(body)`, the calls spread over the cores. `body` must touch no shared mutable state.
-    static func map<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
+    public static func map<T>(_ count: Int, _ body: (Int) -> T) -> [T] {
         guard count > 1 else { return (0..<count).map(body) }
         var slots = [T?](repeating: nil, count: count)
         slots.withUnsafeMutableBufferPointer { buffer in

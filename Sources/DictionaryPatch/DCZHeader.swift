@@ -1,4 +1,5 @@
 import Foundation
+import ListFormat
 
 /// The 40-byte header that starts an RFC 9842 `dcz` body: a zstd skippable frame (magic
 /// `5E 2A 4D 18`, length 32) holding the SHA-256 of the raw dictionary the zstd frame after it needs.

@@ -1,5 +1,5 @@
-#if canImport(CNIOShim)
-import CNIOShim
+#if canImport(CZstdShim)
+import CZstdShim
 import Foundation
 
 /// `RawDictionaryDecompressor` over the system libzstd (Debian `libzstd-dev`), through CNIOShim.

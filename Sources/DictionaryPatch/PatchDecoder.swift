@@ -1,4 +1,5 @@
 import Foundation
+import ListFormat
 
 /// Applies a dcz patch to the version a device holds, with every bound RFC 9842 and the manifest give:
 /// the header's dictionary hash must be the held version's SHA-256, the zstd window at most
@@ -11,7 +12,7 @@ public struct PatchDecoder: Sendable {
         self.decompressor = decompressor
     }
 
-    #if canImport(CNIOShim)
+    #if canImport(CZstdShim)
     /// libzstd through the shim (Linux).
     public init() {
         self.init(decompressor: LibzstdDecompressor())

@@ -1,3 +1,4 @@
+import ListFormat
 /// Why a patch could not be applied. Every case means: fall back to the full list; the held version
 /// is untouched. The descriptions say what was expected and what arrived.
 public enum PatchError: Error, Equatable, Sendable, CustomStringConvertible {

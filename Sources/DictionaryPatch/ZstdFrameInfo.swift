@@ -1,3 +1,4 @@
+import ListFormat
 /// What a zstd frame's headers say, read without decoding it (RFC 8878 §3.1.1): enough to refuse a
 /// frame whose window or declared size is over the device's bounds before any decoder allocates,
 /// and to tell a truncated patch from a corrupt one whatever decoder the app supplies.

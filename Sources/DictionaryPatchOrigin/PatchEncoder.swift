@@ -1,4 +1,4 @@
-import CNIOShim
+import CZstdShim
 import Foundation
 import DictionaryPatch
 

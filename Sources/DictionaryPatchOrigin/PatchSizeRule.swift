@@ -1,4 +1,4 @@
-/// Issue #12's rule: a patch not at least 4× smaller than the new list's gzip is not written, because
+/// A patch not at least 4× smaller than the new list's gzip is not written, because
 /// a device would save too little over the full file to be worth a file, a manifest entry and a decode.
 public enum PatchSizeRule {
     public static let minimumSaving = 4

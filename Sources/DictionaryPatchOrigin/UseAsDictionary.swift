@@ -1,5 +1,6 @@
-/// RFC 9842 §2.1 `Use-As-Dictionary` for a list response, and the check that decides whether a
-/// request gets the precomputed patch.
+import ListFormat
+/// RFC 9842 §2.1 `Use-As-Dictionary` for a list response. The request side (`Accept-Encoding`,
+/// `Available-Dictionary`) is HTTPServerCore's.
 public enum UseAsDictionary {
     /// `match="<directory><id>.*.json"`: the list's later versions (`<id>.<sha12>.json`) on the same
     /// origin, as a URL Pattern without regexp groups. No `match-dest` (apps have no fetch destination;
@@ -23,16 +24,6 @@ public enum UseAsDictionary {
             out.append(c)
         }
         return out
-    }
-}
-
-/// The RFC 9842 decision for one list request.
-public enum DictionaryNegotiation {
-    /// The offered dictionary's SHA-256 when the request both offers one (a valid Available-Dictionary)
-    /// and accepts `dcz`; nil means: answer with gzip or identity as usual.
-    public static func offeredDictionary(acceptEncoding: String?, availableDictionary: String?) -> [UInt8]? {
-        guard AcceptEncoding.acceptsDCZ(acceptEncoding), let availableDictionary else { return nil }
-        return try? AvailableDictionary.sha256(fromFieldValue: availableDictionary)
     }
 
     /// `Vary` for every list response, 304s included: the body depends on both request fields.

@@ -2,8 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(CNIOShim)
-import CNIOShim
+#if canImport(CCurlShim)
+import CCurlShim
 #endif
 
 /// A data task that gives up once its body passes a byte limit, as the bytes arrive: the
@@ -24,7 +24,7 @@ final class CappedReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 
     static func fetch(_ request: URLRequest, session: URLSession, limit: Int) async throws -> (Data, URLResponse) {
-        #if canImport(CNIOShim)
+        #if canImport(CCurlShim)
         // swift-corelibs-foundation's cancel() does not stop the transfer underneath (it went on
         // reading hundreds of MB here), so on Linux libcurl does it: its write callback refuses
         // the byte past the cap and the transfer ends at once.
@@ -91,7 +91,7 @@ final class CappedReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 }
 
-#if canImport(CNIOShim)
+#if canImport(CCurlShim)
 /// One GET through libcurl with a body cap enforced in the write callback (Linux).
 enum CurlCappedGet {
     private final class Sink {

@@ -24,7 +24,7 @@ enum ManifestValidator {
             guard !entry.id.isEmpty, ids.insert(entry.id).inserted else {
                 throw SyncError.invalidManifestEntry(url: url, reason: "list id \"\(entry.id)\" is empty or repeated")
             }
-            guard ContentHash.isWellFormed(entry.sha256) else {
+            guard SHA256Digest.isWellFormedHex(entry.sha256) else {
                 throw SyncError.invalidManifestEntry(url: url, reason: "list \(entry.id): sha256 \"\(entry.sha256)\" is not 64 lowercase hex digits")
             }
             guard entry.rules >= 0 else {

@@ -1,7 +1,7 @@
 import DictionaryPatch
 import Foundation
 
-/// Issue #12 on the device: a changed list fetched as a dcz patch from the version the store holds.
+/// On the device: a changed list fetched as a dcz patch from the version the store holds.
 /// Every check comes before anything is stored (the patch's SHA-256, the dictionary hash in its
 /// header, the decode bounds, the result's SHA-256); any failure is a reason to take the full file.
 struct PatchFetch: Sendable {
@@ -45,7 +45,7 @@ struct PatchFetch: Sendable {
             return .fallback("fetching \(patch.file) failed: \(error)")
         }
         guard response.status == 200 else { return .fallback("\(patch.file) answered \(response.status)") }
-        let actual = ContentHash.sha256Hex(response.body)
+        let actual = SHA256Digest.hex(of: response.body)
         guard actual == patch.sha256 else {
             return .fallback("\(patch.file) has SHA-256 \(actual.prefix(12)), the manifest says \(patch.sha256.prefix(12))")
         }

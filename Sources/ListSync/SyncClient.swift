@@ -17,7 +17,7 @@ public struct SyncClient: Sendable {
         public var timeout: TimeInterval = 60
         /// Bodies fetched at once.
         public var maxConcurrentDownloads = 4
-        /// Applies dcz patches (issue #12); nil fetches full files only. On Linux the default is
+        /// Applies dcz patches; nil fetches full files only. On Linux the default is
         /// libzstd; on Apple platforms an app passes a decoder with its own zstd.
         public var patchDecoder: PatchDecoder?
 
@@ -28,7 +28,7 @@ public struct SyncClient: Sendable {
         }
 
         public static var defaultPatchDecoder: PatchDecoder? {
-            #if canImport(CNIOShim)
+            #if canImport(CZstdShim)
             return PatchDecoder()
             #else
             return nil
@@ -72,8 +72,8 @@ public struct SyncClient: Sendable {
         let previous = try store.loadState().flatMap { $0.manifestURL == manifestString ? $0 : nil }
 
         var headers: [String: String] = [:]
-        // Revalidate only when the store still holds everything the recorded state names;
-        // otherwise a 304 would leave the device without a usable set.
+        // Step 1: GET the manifest with If-None-Match, only when the store still holds everything
+        // the recorded state names; otherwise a 304 would leave the device without a usable set.
         if let previous, let etag = previous.etag,
            previous.manifest.lists.allSatisfy({ store.contains(sha256: $0.sha256) }) {
             headers["If-None-Match"] = etag
@@ -88,6 +88,7 @@ public struct SyncClient: Sendable {
         guard response.status == 200 else {
             throw SyncError.manifestStatus(url: manifestString, status: response.status)
         }
+        // Step 2: check its signature, then its format and entries.
         try await trust.check(response.body, url: manifestURL, held: previous?.manifest, now: Date()) { url in
             let signature = try await fetcher.get(url, headers: [:], limit: MinisignSignature.maximumFileBytes)
             return (signature.status, signature.body)
@@ -159,7 +160,7 @@ public struct SyncClient: Sendable {
         guard response.status == 200 else {
             throw SyncError.fileStatus(url: url.absoluteString, status: response.status)
         }
-        let actual = ContentHash.sha256Hex(response.body)
+        let actual = SHA256Digest.hex(of: response.body)
         guard actual == entry.sha256 else {
             throw SyncError.hashMismatch(url: url.absoluteString, expected: entry.sha256, actual: actual, bytes: response.body.count)
         }

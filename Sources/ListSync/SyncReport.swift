@@ -20,7 +20,7 @@ public struct SyncReport: Codable, Sendable, Equatable {
         public var transferredBytes: Int
         /// Size of the verified list body.
         public var bytes: Int
-        /// The dcz patch the list was rebuilt from (issue #12); nil when the full file was fetched.
+        /// The dcz patch the list was rebuilt from; nil when the full file was fetched.
         public var patch: String? = nil
         /// Why a patch the manifest named was not used, when the full file was fetched instead.
         public var patchFallback: String? = nil

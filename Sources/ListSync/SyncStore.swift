@@ -32,7 +32,7 @@ public struct SyncStore: Sendable {
     func holdsIntact(sha256: String) -> Bool {
         let url = fileURL(sha256: sha256)
         guard let data = FileManager.default.contents(atPath: url.path) else { return false }
-        if ContentHash.sha256Hex(data) == sha256 { return true }
+        if SHA256Digest.hex(of: data) == sha256 { return true }
         try? FileManager.default.removeItem(at: url)
         return false
     }

@@ -1,4 +1,4 @@
-import CNIOShim
+import CCryptoShim
 import Foundation
 
 /// An Ed25519 private key held by libcrypto. Immutable once made, so one instance may sign from

@@ -1,6 +1,5 @@
-import CNIOShim
 import Foundation
-import ListSync
+import ListFormat
 
 /// The operator's signing key: an Ed25519 private key and its minisign identity.
 ///
@@ -25,9 +24,7 @@ public struct ManifestSigningKey: Sendable {
 
     /// SHA-256(raw public key), first 8 bytes.
     public static func keyID(for publicKey: Data) throws -> MinisignKeyID {
-        var digest = [UInt8](repeating: 0, count: 32)
-        publicKey.withUnsafeBytes { shim_sha256($0.baseAddress, $0.count, &digest) }
-        return try MinisignKeyID(bytes: Data(digest.prefix(MinisignKeyID.byteCount)))
+        try MinisignKeyID(bytes: Data(SHA256Digest.of(publicKey).prefix(MinisignKeyID.byteCount)))
     }
 
     /// A detached minisign signature over `message` in the legacy `Ed` variant (what `minisign -S -l`

@@ -1,5 +1,5 @@
 import Foundation
-import ListSync
+import ListFormat
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
-import CNIOShim
+import CCryptoShim
 import Foundation
-import ListSync
+import ListFormat
 import ManifestSigning
 
 // Prints what signing costs per manifest: signing and verifying time, and the signature file's bytes.

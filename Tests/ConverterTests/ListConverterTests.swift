@@ -1,5 +1,5 @@
 @testable import Converter
-import CNIOShim
+import CZlibShim
 import Foundation
 import Testing
 

@@ -1,7 +1,9 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import ListFormat
 import Testing
+import TestSupport
 
 /// Each way a patch can be wrong gives its own typed error, before or without large allocations.
 @Suite struct FailureTests {
@@ -69,8 +71,8 @@ import Testing
     /// A small frame that declares far more than the manifest's `bytes` is refused from its header.
     @Test func aFrameDeclaringMoreThanTheExpectedBytesIsABomb() throws {
         let (pair, _) = try Self.sample()
-        let scratch = Scratch("bomb-declared")
-        let old = try scratch.file("old", pair.old)
+        let scratch = ScratchDirectory("dcz-bomb-declared")
+        let old = try scratch.write("old", pair.old)
         let made = try Command.shell("truncate -s 256M '\(scratch.path)/zeros' && zstd -q -1 -D '\(old)' '\(scratch.path)/zeros' -o '\(scratch.path)/frame'")
         #expect(made.status == 0, "\(made.stderr)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))
@@ -87,8 +89,8 @@ import Testing
     /// below what decoding the whole bomb would take.
     @Test func aFrameDecodingToMoreThanTheExpectedBytesStopsAtTheBound() throws {
         let (pair, _) = try Self.sample()
-        let scratch = Scratch("bomb-stream")
-        let old = try scratch.file("old", pair.old)
+        let scratch = ScratchDirectory("dcz-bomb-stream")
+        let old = try scratch.write("old", pair.old)
         // 100 KB of the old list, 3,000 times over: 300 MB out of a frame of a few hundred KB.
         let made = try Command.shell("""
             cd '\(scratch.path)' && head -c 100000 old > unit && for i in $(seq 100); do cat unit; done > chunk \
@@ -104,7 +106,7 @@ import Testing
         let error = Self.error { try PatchDecoder().apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
         #expect(error == .tooLarge(limit: pair.new.count, declared: nil))
 
-        let patchPath = try scratch.file("bomb.dcz", patch)
+        let patchPath = try scratch.write("bomb.dcz", patch)
         let run = try Command.run("/usr/bin/time", ["-f", "maxrss-kb=%M", try Command.dczBinary(), "decode", old, patchPath,
                                                      String(pair.new.count), scratch.path + "/out"])
         #expect(run.status == 1)
@@ -118,9 +120,9 @@ import Testing
     /// the shim) refuses it on its own too; with a bound that allows it, the same frame decodes.
     @Test func aFrameWithAWindowOverTheBoundIsRefused() throws {
         let (pair, _) = try Self.sample()
-        let scratch = Scratch("window")
-        let old = try scratch.file("old", pair.old)
-        let new = try scratch.file("new", pair.new)
+        let scratch = ScratchDirectory("dcz-window")
+        let old = try scratch.write("old", pair.old)
+        let new = try scratch.write("new", pair.new)
         let made = try Command.shell("zstd -q -3 -c -D '\(old)' --zstd=wlog=25 < '\(new)' > '\(scratch.path)/frame'")
         #expect(made.status == 0, "\(made.stderr)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))

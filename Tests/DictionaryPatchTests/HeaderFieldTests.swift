@@ -1,61 +1,11 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import ListFormat
 import Testing
 
-/// RFC 9842's request fields as a CDN or client may send them, and the response field we send.
+/// RFC 9842's response field we send (the request fields are HTTPServerCore's, tested there).
 @Suite struct HeaderFieldTests {
-    /// SHA-256 of "abc", and its sf-binary form (from RFC 6234's test vector).
-    static let digest = SHA256Digest.bytes(hex: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")!
-    static let field = ":ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:"
-
-    @Test func availableDictionaryParsesAByteSequence() throws {
-        #expect(AvailableDictionary.fieldValue(sha256: Self.digest) == Self.field)
-        for value in [Self.field, "  \(Self.field) ", "\t\(Self.field)", ":ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0:",
-                      "\(Self.field);a=1", "\(Self.field);a;b=?0;c=\"x\\\"y\";d=tok/en;e=-1.5;f=:AA==:"] {
-            #expect(try AvailableDictionary.sha256(fromFieldValue: value) == Self.digest, "\(value)")
-        }
-    }
-
-    @Test func availableDictionaryRefusesWhatIsNotOneSHA256() {
-        let cases: [(String, AvailableDictionary.Problem)] = [
-            ("", .notAByteSequence),
-            ("ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=", .notAByteSequence),
-            (":ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=", .notAByteSequence),
-            ("\"\(Self.field)\"", .notAByteSequence),
-            ("\(Self.field), \(Self.field)", .notAByteSequence),
-            ("\(Self.field);A=1", .notAByteSequence),
-            ("\(Self.field);a=", .notAByteSequence),
-            ("\(Self.field) x", .notAByteSequence),
-            (":ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0=:", .invalidBase64),
-            (":ungW v48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0=:", .invalidBase64),
-            (":a:", .invalidBase64),
-            (":AAECAwQFBgcICQoLDA0ODw==:", .wrongLength(16)),
-            ("::", .wrongLength(0)),
-        ]
-        for (value, problem) in cases {
-            #expect(throws: problem, "\(value)") { try AvailableDictionary.sha256(fromFieldValue: value) }
-        }
-    }
-
-    @Test func acceptEncodingHonoursQValues() {
-        let accepted = ["dcz", "gzip, dcz", "gzip,dcz,br", "DCZ", "dcz;q=0.5", "dcz ; Q=0.001", "dcz;q=1.000", "*",
-                        "gzip;q=0.5, *;q=0.1", ", ,dcz", "gzip;q=1.5, dcz"]
-        let refused = ["gzip", "", "dcz;q=0", "dcz;q=0.000", "dcz; q=0.0", "*;q=0", "dcz;q=0, *", "dcz;q=1.5",
-                       "dcz;q=0.0001", "dcz;level=1", "dczx", "dc z", "gzip;q=1, identity"]
-        for value in accepted { #expect(AcceptEncoding.acceptsDCZ(value), "\(value)") }
-        for value in refused { #expect(!AcceptEncoding.acceptsDCZ(value), "\(value)") }
-        #expect(!AcceptEncoding.acceptsDCZ(nil))
-        #expect(AcceptEncoding.quality(of: "gzip", inFieldValue: "gzip;q=0.25, dcz") == 0.25)
-    }
-
-    @Test func aRequestGetsThePatchOnlyWithBothFields() {
-        #expect(DictionaryNegotiation.offeredDictionary(acceptEncoding: "gzip, dcz", availableDictionary: Self.field) == Self.digest)
-        #expect(DictionaryNegotiation.offeredDictionary(acceptEncoding: "gzip", availableDictionary: Self.field) == nil)
-        #expect(DictionaryNegotiation.offeredDictionary(acceptEncoding: "dcz", availableDictionary: nil) == nil)
-        #expect(DictionaryNegotiation.offeredDictionary(acceptEncoding: "dcz", availableDictionary: ":AA==:") == nil)
-    }
-
     @Test func useAsDictionaryMatchesLaterVersionsOfTheSameList() {
         #expect(UseAsDictionary.fieldValue(listID: "network-paths-00") == #"match="/network-paths-00.*.json""#)
         #expect(UseAsDictionary.fieldValue(listID: "easylist_a", directory: "/lists/") == #"match="/lists/easylist_a.*.json""#)

@@ -2,6 +2,7 @@ import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
 import Testing
+import TestSupport
 
 /// Every origin fed the same lists writes the same patch bytes. The zstd CLI cannot reproduce our
 /// parameters byte for byte, so our encoder is compared with itself: twice in this process, and
@@ -17,10 +18,10 @@ import Testing
 
     @Test func aChildProcessWritesTheSameBytes() throws {
         let dcz = try Command.dczBinary()
-        let scratch = Scratch("determinism")
+        let scratch = ScratchDirectory("dcz-determinism")
         for pair in try RealListPairs.load().pairs.prefix(3) {
-            let old = try scratch.file("\(pair.id).old", pair.old)
-            let new = try scratch.file("\(pair.id).new", pair.new)
+            let old = try scratch.write("\(pair.id).old", pair.old)
+            let new = try scratch.write("\(pair.id).new", pair.new)
             let out = scratch.path + "/\(pair.id).dcz"
             let run = try Command.run(dcz, ["encode", old, new, out])
             #expect(run.status == 0, "\(run.stderr)")

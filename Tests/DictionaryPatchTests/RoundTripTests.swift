@@ -1,7 +1,9 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import ListFormat
 import Testing
+import TestSupport
 
 /// Patches between the real 2020-10-19 and -20 outputs of the converter, decoded by our decoder and
 /// by the real `zstd` CLI.
@@ -23,10 +25,10 @@ import Testing
     /// is `sha256sum` of the old list.
     @Test func theZstdCLIAppliesThePatchBody() throws {
         let lists = try RealListPairs.load()
-        let scratch = Scratch("cli")
+        let scratch = ScratchDirectory("dcz-cli")
         for pair in lists.pairs.sorted(by: { $0.new.count > $1.new.count }).prefix(3) {
-            let old = try scratch.file("\(pair.id).old", pair.old)
-            let patchPath = try scratch.file("\(pair.id).dcz", try PatchEncoder().encode(from: pair.old, to: pair.new))
+            let old = try scratch.write("\(pair.id).old", pair.old)
+            let patchPath = try scratch.write("\(pair.id).dcz", try PatchEncoder().encode(from: pair.old, to: pair.new))
             let out = scratch.path + "/\(pair.id).out"
             let body = try Command.shell("tail -c +41 '\(patchPath)' | zstd -d -q -D '\(old)' --long=31 -o '\(out)'")
             #expect(body.status == 0, "\(body.stderr)")
@@ -48,9 +50,9 @@ import Testing
     /// what we accept is the format, not only our own encoder's output.
     @Test func aFrameFromTheZstdCLIDecodes() throws {
         let pair = try #require(try RealListPairs.load().pairs.first)
-        let scratch = Scratch("cli-frame")
-        let old = try scratch.file("old", pair.old)
-        let new = try scratch.file("new", pair.new)
+        let scratch = ScratchDirectory("dcz-cli-frame")
+        let old = try scratch.write("old", pair.old)
+        let new = try scratch.write("new", pair.new)
         let frame = try Command.shell("zstd -q -c -19 -D '\(old)' '\(new)' > '\(scratch.path)/frame'")
         #expect(frame.status == 0, "\(frame.stderr)")
         let patch = Data(DCZHeader(dictionary: pair.old).bytes) + (try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame")))

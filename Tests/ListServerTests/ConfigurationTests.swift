@@ -1,5 +1,5 @@
 import Foundation
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 
 @Suite struct ConfigurationTests {

@@ -1,7 +1,7 @@
 import Converter
 import Foundation
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 
 /// What a device pays for a daily update, on the real EasyList/EasyPrivacy daily versions

@@ -1,11 +1,12 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import HTTPServerCore
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
-/// Issue #12: RFC 9842 Compression Dictionary Transport on list URLs, over real loopback sockets.
+/// RFC 9842 Compression Dictionary Transport on list URLs, over real loopback sockets.
 /// A published set with two versions of `net` (so one patch leads to the current list).
 @Suite struct DictionaryServingTests {
     struct Published {
@@ -15,7 +16,7 @@ import Testing
         let current: SiteContent.Entry
         let old: SiteContent.Entry
 
-        var offer: String { AvailableDictionary.fieldValue(sha256: SHA256Digest.of(Data(old.identity))) }
+        var offer: String { AvailableDictionaryField.fieldValue(sha256: SHA256Digest.of(Data(old.identity))) }
     }
 
     static func published() throws -> Published {
@@ -113,7 +114,7 @@ import Testing
         let harness = try ServerHarness(content: published.content)
         defer { harness.stop() }
         let target = "/\(published.current.name)"
-        let unknown = AvailableDictionary.fieldValue(sha256: [UInt8](repeating: 7, count: 32))
+        let unknown = AvailableDictionaryField.fieldValue(sha256: [UInt8](repeating: 7, count: 32))
         let hex = ":\(published.old.sha256):"
         let cases: [(acceptEncoding: String?, offer: String, coding: String?)] = [
             ("gzip, dcz", unknown, "gzip"),
@@ -125,7 +126,7 @@ import Testing
             ("gzip, dcz", String(published.offer.dropFirst()), "gzip"),
             ("gzip, dcz", published.offer + " trailing", "gzip"),
             // The current version as its own dictionary: no patch from a version to itself.
-            ("gzip, dcz", AvailableDictionary.fieldValue(sha256: SHA256Digest.of(Data(published.current.identity))), "gzip"),
+            ("gzip, dcz", AvailableDictionaryField.fieldValue(sha256: SHA256Digest.of(Data(published.current.identity))), "gzip"),
         ]
         for (acceptEncoding, offer, coding) in cases {
             var headers = ["Available-Dictionary": offer]

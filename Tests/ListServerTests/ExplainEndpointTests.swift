@@ -2,9 +2,9 @@ import Converter
 import Foundation
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 
-/// Issue #14, `GET /explain` on the real HTTP server over loopback: bad input is refused with a
+/// `GET /explain` on the real HTTP server over loopback: bad input is refused with a
 /// clear 4xx before any engine load, the admin token is required (Bearer, or Basic with the token
 /// as password), and a valid answer is byte for byte what `listserver explain --json` prints for
 /// the same set; HTML for a browser, with a strict CSP.

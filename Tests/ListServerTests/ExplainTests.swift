@@ -4,7 +4,7 @@ import Foundation
 import ListSync
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 
 /// `explain` on small ABP inputs converted in process: exact answers for an exception, an
 /// `$important` block, a `$domain` carve-out, `$generichide` and `$document` pages, and bad input.
@@ -36,7 +36,7 @@ import TestSupport
     /// The whole answer, its provenance read back from the provenance file the conversion's output encodes.
     func answer(_ url: String, page: String?, type: ABPRequestType) throws -> ExplainAnswer {
         let output = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(Self.abp.utf8))])
-        let hashes = output.lists.map { SHA256.hex($0.json) }
+        let hashes = output.lists.map { SHA256Digest.hex(of: $0.json) }
         let file = ProvenanceFile.encode(output.provenance, listSHA256: hashes)
         let provenance = SetProvenance.make(fileBytes: file, path: "test", listSHA256: Dictionary(uniqueKeysWithValues: zip(output.lists.map(\.id), hashes)))
         let engine = try ContentBlockerEngine(lists: output.lists.map { ($0.id, $0.json) }, registrableDomains: try PublicSuffixFile.load())
@@ -134,7 +134,7 @@ import TestSupport
             let input = scratch.appendingPathComponent("\(name).txt")
             try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
             try Data(text.utf8).write(to: input)
-            #expect(ListServerMain.run(["convert", "--input", input.path, "--out", scratch.appendingPathComponent(name).path]) == 0)
+            #expect(ListServerCommandLine.run(["convert", "--input", input.path, "--out", scratch.appendingPathComponent(name).path]) == 0)
         }
         let original = try PublishedRuleSet.load(directory: scratch.appendingPathComponent("original").path)
         #expect(SetProvenance.load(for: original).status == "complete")
@@ -187,9 +187,9 @@ import TestSupport
         let long = "https://x.example/" + String(repeating: "a", count: ExplainCommand.maximumURLBytes)
         for arguments in [["ftp://x.example/a"], ["javascript:alert(1)"], ["https://x.example/", "--type", "bogus"],
                           [long], ["https://x.example/", "--page", "file:///etc/passwd"], [String]()] {
-            #expect(ListServerMain.run(["explain"] + arguments + ["--set", set.path]) == 2, "\(arguments.map { $0.prefix(40) })")
+            #expect(ListServerCommandLine.run(["explain"] + arguments + ["--set", set.path]) == 2, "\(arguments.map { $0.prefix(40) })")
         }
-        #expect(ListServerMain.run(["explain", "https://ads.example/x.js", "--page", "https://a.example/", "--type", "script", "--set", set.path]) == 0)
+        #expect(ListServerCommandLine.run(["explain", "https://ads.example/x.js", "--page", "https://a.example/", "--type", "script", "--set", set.path]) == 0)
     }
 
     @Test func aDamagedSetIsRefused() throws {
@@ -200,6 +200,6 @@ import TestSupport
         bytes[bytes.count - 3] ^= 0x01
         try bytes.write(to: file)
         #expect(throws: ExplainError.self) { try PublishedRuleSet.load(directory: set.path) }
-        #expect(ListServerMain.run(["explain", "https://ads.example/x.js", "--set", set.path]) == 1)
+        #expect(ListServerCommandLine.run(["explain", "https://ads.example/x.js", "--set", set.path]) == 1)
     }
 }

@@ -1,7 +1,7 @@
 @testable import ContentBlockerEngine
 import Foundation
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// `ExplanationJSON` writes bytes by hand for speed; Foundation's `JSONEncoder` (sorted keys,
 /// unescaped slashes) is the independent reference it must equal, byte for byte.

@@ -3,7 +3,8 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,7 +55,7 @@ import Glibc
                 problems.append("\(entry.file) missing")
                 continue
             }
-            if SHA256.hex(bytes) != entry.sha256 { problems.append("\(entry.file) has the wrong hash") }
+            if SHA256Digest.hex(of: bytes) != entry.sha256 { problems.append("\(entry.file) has the wrong hash") }
             guard let gzip = FileManager.default.contents(atPath: directory + "/" + entry.file + ".gz") else {
                 problems.append("\(entry.file).gz missing")
                 continue
@@ -65,7 +66,7 @@ import Glibc
                     problems.append("patch \(patch.file) missing")
                     continue
                 }
-                if SHA256.hex(patchBytes) != patch.sha256 || patchBytes.count != patch.bytes { problems.append("patch \(patch.file) has the wrong hash or size") }
+                if SHA256Digest.hex(of: patchBytes) != patch.sha256 || patchBytes.count != patch.bytes { problems.append("patch \(patch.file) has the wrong hash or size") }
             }
         }
         return problems

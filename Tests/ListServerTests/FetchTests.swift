@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 
 /// The libcurl fetcher against a real loopback upstream.
 @Suite struct FetchTests {

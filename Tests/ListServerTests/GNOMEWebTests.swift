@@ -2,8 +2,9 @@ import ContentBlockerEngine
 import Converter
 import Foundation
 import ListSync
+import TestSupport
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Real GNOME Web (Debian's `epiphany-browser`) as a third-party consumer of the stable list URLs:
 /// its `content-filters` set with the gsettings line `/lists/` prints, in a throw-away home under
@@ -46,13 +47,13 @@ import Testing
         var entries: [Manifest.Entry] = []
         let published = Date(timeIntervalSince1970: 1_764_547_200)
         for list in lists {
-            let hash = SHA256.hex(list.json)
+            let hash = SHA256Digest.hex(of: list.json)
             let name = PublishPlan.fileName(id: list.id, sha256: hash)
             files[name] = SiteContent.Entry(name: name, identity: list.json, gzip: try Gzip.compress(list.json), sha256: hash, lastModified: published)
             entries.append(Manifest.Entry(id: list.id, file: name, sha256: hash, rules: list.ruleCount, bytes: list.json.count))
         }
         let manifest = Manifest(lists: entries).encoded()
-        let content = SiteContent(manifest: SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: nil, sha256: SHA256.hex(manifest),
+        let content = SiteContent(manifest: SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: nil, sha256: SHA256Digest.hex(of: manifest),
                                                               lastModified: published), files: files)
         let engine = try ContentBlockerEngine(lists: lists.map { ($0.id, $0.json) }, registrableDomains: try PublicSuffixFile.load())
         return (content, entries, engine)

@@ -1,6 +1,8 @@
 import Foundation
+import ListFormat
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 
 /// Connection handling over real sockets: persistence, pipelining, HTTP/1.0, timeouts, limits
 /// and abrupt clients (RFC 9112 §9).
@@ -178,7 +180,7 @@ import Testing
         #expect(client.waitForClose())
     }
 
-    @Test func connectionsBeyondTheLimitGet503AndClose() throws {
+    @Test func connectionsBeyondTheLimitGet503AndClose() async throws {
         let harness = try ServerHarness { $0.maxConnections = 3 }
         defer { harness.stop() }
         var held: [RawHTTPClient] = []
@@ -195,13 +197,11 @@ import Testing
         #expect(extra.waitForClose())
         held[0].close()
         // Once a slot frees up, new connections are served again (bounded retries).
-        var served = false
-        for _ in 0..<50 where !served {
-            Thread.sleep(forTimeInterval: 0.05)
-            let client = try harness.client()
+        let served = await eventually(timeout: 2.5) {
+            guard let client = try? harness.client() else { return false }
+            defer { client.close() }
             try? client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            served = (try? client.readResponse().status) == 200
-            client.close()
+            return (try? client.readResponse().status) == 200
         }
         #expect(served)
         for client in held { client.close() }
@@ -249,7 +249,7 @@ import Testing
     @Test func clientResetMidDownloadLeavesTheServerServing() throws {
         var content = try ServerHarness.sampleContent()
         let big = [UInt8]((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let hash = SHA256.hex(big)
+        let hash = SHA256Digest.hex(of: big)
         let name = "big.\(hash.prefix(12)).json"
         content.files[name] = SiteContent.Entry(name: name, identity: big, gzip: nil, sha256: hash, lastModified: Date())
         let harness = try ServerHarness(content: content)

@@ -1,6 +1,7 @@
 import Foundation
+import ListFormat
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Generation swaps under load and graceful shutdown.
 @Suite struct HTTPLifecycleTests {
@@ -11,7 +12,7 @@ import Testing
         // is still writing while the client has not read.
         var big = [UInt8](repeating: 0x20 &+ tag, count: 24 << 20)
         for index in stride(from: 0, to: big.count, by: 4093) { big[index] = UInt8(truncatingIfNeeded: index >> 12) }
-        let hash = SHA256.hex(big)
+        let hash = SHA256Digest.hex(of: big)
         let name = "big.\(hash.prefix(12)).json"
         content.files[name] = SiteContent.Entry(name: name, identity: big, gzip: nil, sha256: hash, lastModified: Date())
         return (content, name, big)
@@ -62,7 +63,7 @@ import Testing
             let response = try client.readResponse()
             let decoded = try Gzip.decompress(response.body, limit: 1 << 20)
             #expect(manifests.contains(decoded))
-            #expect(response.header("ETag") == "\"\(SHA256.hex(decoded).prefix(16))-gz\"")
+            #expect(response.header("ETag") == "\"\(SHA256Digest.hex(of: decoded).prefix(16))-gz\"")
         }
     }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// /healthz, /status, /metrics, POST /admin/refresh and the access log.
 @Suite struct HTTPOperatorTests {

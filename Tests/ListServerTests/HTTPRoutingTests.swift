@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import HTTPServerCore
-@testable import ListServer
+@testable import ListOrigin
 
 /// How a request target finds what it names without per-request allocation: the plain-name fast
 /// path, the byte-keyed resource table, inline list headers, and `OPTIONS *`.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Hashed lists and the manifest over real loopback sockets: headers, encodings, conditional
 /// requests and ranges (RFC 9110 §8, §12.5.3, §13, §14).
@@ -15,7 +15,7 @@ import Testing
         #expect(identity.header("Cache-Control") == "public, max-age=31536000, immutable")
         #expect(identity.header("ETag") == "\"\(entry.sha256.prefix(16))\"")
         #expect(identity.header("Content-Type") == "application/json")
-        // A list URL is an RFC 9842 dictionary for its own later versions, and negotiates dcz (issue #12).
+        // A list URL is an RFC 9842 dictionary for its own later versions, and negotiates dcz.
         #expect(identity.header("Vary") == "Accept-Encoding, Available-Dictionary")
         #expect(identity.header("Use-As-Dictionary") == "match=\"/network-00.*.json\"")
         #expect(identity.header("Accept-Ranges") == "bytes")

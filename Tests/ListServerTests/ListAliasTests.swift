@@ -1,7 +1,7 @@
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Stable list URLs (`/lists/<id>.json`) and their index (`/lists/`) over real loopback sockets:
 /// the current version's bytes and validators under a name that outlives it, short-cached; the
@@ -201,7 +201,7 @@ import Testing
         manifest.lists.removeAll { $0.id == id }
         let bytes = manifest.encoded()
         var out = content
-        out.manifest = SiteContent.Entry(name: "manifest.json", identity: bytes, gzip: nil, sha256: SHA256.hex(bytes),
+        out.manifest = SiteContent.Entry(name: "manifest.json", identity: bytes, gzip: nil, sha256: SHA256Digest.hex(of: bytes),
                                          lastModified: content.manifest!.lastModified.addingTimeInterval(86_400))
         if !keepFiles { for name in dropped { out.files[name] = nil } }
         return out

@@ -3,12 +3,13 @@ import DictionaryPatch
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// Issue #12 at publish time: dcz patches from the earlier versions of each list, written before
+/// At publish time: dcz patches from the earlier versions of each list, written before
 /// the manifest that names them, removed with the lists they lead to.
 @Suite struct PatchPublishTests {
     /// A list of `count` distinct block rules; `changed` indices carry `version` in their pattern.
@@ -42,10 +43,10 @@ import Glibc
         let olds = [2, 1].map { Array(Self.list(2_000, version: $0, changed: [$0, 500 + $0, 1_500 + $0]).utf8) }
         let patches = try #require(net.patches)
         // Most recent first: from version 2, then from version 1.
-        #expect(patches.map(\.from) == olds.map { SHA256.hex($0) })
+        #expect(patches.map(\.from) == olds.map { SHA256Digest.hex(of: $0) })
         for (patch, old) in zip(patches, olds) {
             let bytes = try #require(FileManager.default.contents(atPath: dir.path + "/" + patch.file))
-            #expect(SHA256.hex(bytes) == patch.sha256 && bytes.count == patch.bytes)
+            #expect(SHA256Digest.hex(of: bytes) == patch.sha256 && bytes.count == patch.bytes)
             #expect(patch.file == "net.\(patch.from.prefix(12))-\(net.sha256.prefix(12)).dcz")
             let decoded = try PatchDecoder().apply(bytes, to: Data(old), expectedBytes: newBytes.count, expectedSHA256: net.sha256)
             #expect(Array(decoded) == newBytes)

@@ -1,9 +1,10 @@
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 
-/// Issue #12: published dcz patch files over real loopback sockets, served like list files
+/// Published dcz patch files over real loopback sockets, served like list files
 /// (immutable, content-hash ETag, HEAD, conditionals, ranges) but as octet-stream, never gzip-encoded.
 @Suite struct PatchServingTests {
     /// A published set of two versions of `net`, so one patch exists; its served content and the patch entry.

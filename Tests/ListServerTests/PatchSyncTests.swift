@@ -1,10 +1,12 @@
 import DictionaryPatchOrigin
 import Foundation
-@testable import ListServer
+@testable import ListOrigin
 @testable import ListSync
+import ListFormat
 import Testing
+import TestSupport
 
-/// Issue #12 on the device: the reference client against the real origin serving published sets
+/// dcz patches on the device: the reference client against the real origin serving published sets
 /// with patches. A device a few versions behind fetches patches; one too far behind, or one given a
 /// bad patch, fetches full files, and nothing it holds is lost.
 @Suite struct PatchSyncTests {
@@ -64,7 +66,7 @@ import Testing
             #expect(net.patchFallback == nil, "no patch named from the held version is no failure")
             #expect(report.downloaded.allSatisfy { $0.id == "net" }, "css did not change")
             let stored = try #require(FileManager.default.contents(atPath: client.store.fileURL(sha256: newSHA).path))
-            #expect(SHA256.hex(stored) == newSHA)
+            #expect(SHA256Digest.hex(of: stored) == newSHA)
             if viaPatch {
                 #expect(report.patchTransferredBytes > 0 && report.fullFileTransferredBytes == 0)
                 #expect(report.patchTransferredBytes * 4 <= (site.outcomes[9]?.plan.lists.first { $0.id == "net" }?.gzip?.count ?? 0))
@@ -99,15 +101,15 @@ import Testing
             bad[bad.count - 1] ^= 1
         }
         if fault != .hashMismatch {
-            patch.sha256 = SHA256.hex(bad)
+            patch.sha256 = SHA256Digest.hex(of: bad)
             patch.bytes = bad.count
             manifest.lists[index].patches = [patch]
         }
         var out = content
         out.files[patch.file]?.identity = bad
-        out.files[patch.file]?.sha256 = SHA256.hex(bad)
+        out.files[patch.file]?.sha256 = SHA256Digest.hex(of: bad)
         let bytes = manifest.encoded()
-        out.manifest = PublishedSet.manifestEntry(bytes, sha256: SHA256.hex(bytes), lastModified: Date())
+        out.manifest = PublishedSet.manifestEntry(bytes, sha256: SHA256Digest.hex(of: bytes), lastModified: Date())
         return out
     }
 
@@ -133,7 +135,7 @@ import Testing
         #expect(report.fullFileTransferredBytes > 0)
         let newSHA = try Self.netSHA(site.outcomes[2])
         let stored = try #require(FileManager.default.contents(atPath: client.store.fileURL(sha256: newSHA).path))
-        #expect(SHA256.hex(stored) == newSHA, "\(fault)")
+        #expect(SHA256Digest.hex(of: stored) == newSHA, "\(fault)")
         #expect(try client.store.syncedLists().first { $0.id == "net" }?.sha256 == newSHA)
         #expect(v1SHA != newSHA)
     }

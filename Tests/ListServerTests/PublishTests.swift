@@ -2,7 +2,8 @@ import Converter
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -45,12 +46,12 @@ import Glibc
         let second = try PublishPlan.make(from: Self.output([("net-00", Self.a1), ("css", Self.b1)]))
         #expect(first.manifest == second.manifest)
         #expect(first.lists.map(\.gzip) == second.lists.map(\.gzip))
-        let hash = SHA256.hex(Array(Self.a1.utf8))
+        let hash = SHA256Digest.hex(of: Array(Self.a1.utf8))
         #expect(first.lists[0].fileName == "net-00.\(hash.prefix(12)).json")
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(first.manifest))
         #expect(manifest == Manifest(format: 1, lists: [
             Manifest.Entry(id: "net-00", file: first.lists[0].fileName, sha256: hash, rules: 1, bytes: Self.a1.utf8.count, patches: []),
-            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256.hex(Array(Self.b1.utf8)), rules: 1, bytes: Self.b1.utf8.count, patches: []),
+            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256Digest.hex(of: Array(Self.b1.utf8)), rules: 1, bytes: Self.b1.utf8.count, patches: []),
         ]))
         #expect(try Gzip.decompress(first.lists[0].gzip!, limit: 1 << 20) == Array(Self.a1.utf8))
         #expect(throws: PublishError.invalidListID("../x")) { try PublishPlan.make(from: Self.output([("../x", Self.a1)])) }
@@ -101,7 +102,7 @@ import Glibc
         let extended = #"{"format":1,"generation":9,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","#
             + #""later":{"x":1},"rules":0}],"expires":"2026-01-01T00:00:00Z"}"#
         #expect(try Manifest.decode(Data(extended.utf8)).lists == [manifest.lists[1]])
-        // Issue #12's fields come after `rules`, in this order; a patch entry reads past unknown fields too.
+        // The patch fields come after `rules`, in this order; a patch entry reads past unknown fields too.
         let patch = Manifest.Patch(from: String(repeating: "c", count: 64), file: "css.cccccccccccc-ba9876543210.dcz", sha256: String(repeating: "d", count: 64), bytes: 41)
         let withPatch = Manifest(lists: [Manifest.Entry(id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0, bytes: 12, patches: [patch])])
         let patchJSON = #"{"from":"\#(patch.from)","file":"\#(patch.file)","sha256":"\#(patch.sha256)","bytes":41}"#
@@ -253,7 +254,7 @@ import Glibc
         #expect(second.plan.lists[0].fileName == first.plan.lists[0].fileName, "the previous net-00 stays")
         #expect(second.plan.lists[1].identity == Array(b2.utf8), "the other list is updated")
         let manifest = try origin.load().manifest
-        #expect(manifest.lists[0].sha256 == SHA256.hex(Array(Self.a1.utf8)))
+        #expect(manifest.lists[0].sha256 == SHA256Digest.hex(of: Array(Self.a1.utf8)))
         // A rejected list with no previous version is left out; all rejected is an error.
         let fresh = ScratchDirectory()
         var freshOrigin = Origin(publisher(fresh.path, gate: RejectingGate(rejectedRule: "a2")))
@@ -291,7 +292,7 @@ import Glibc
         #expect(rejection.id == "net-00" && rejection.keptPrevious)
         #expect(rejection.reason.contains("Invalid or unsupported regular expression"), "\(rejection.reason)")
         let manifest = try origin.load().manifest
-        #expect(manifest.lists.map(\.sha256) == [SHA256.hex(Array(Self.a1.utf8)), SHA256.hex(Array(Self.a2.utf8))])
+        #expect(manifest.lists.map(\.sha256) == [SHA256Digest.hex(of: Array(Self.a1.utf8)), SHA256Digest.hex(of: Array(Self.a2.utf8))])
     }
 
     @Test func loaderRefusesAManifestNamingAMissingOrDamagedFile() throws {
@@ -325,16 +326,3 @@ extension Array where Element == UInt8 {
     func write(to path: String) throws { try Data(self).write(to: URL(fileURLWithPath: path)) }
 }
 
-/// A fresh directory under /tmp for one test, removed when the value is dropped.
-final class ScratchDirectory: @unchecked Sendable {
-    let path: String
-
-    init(_ label: String = "publish") {
-        path = NSTemporaryDirectory() + "listserver-\(label)-\(getpid())-\(UUID().uuidString.prefix(8))"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func sub(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}

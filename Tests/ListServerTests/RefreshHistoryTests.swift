@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+import TestSupport
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 
 /// `refresh-history.json`: bounded, survives restarts, tolerates a torn or corrupt file, refuses a
 /// newer version without destroying it; and what one refresh record says a device pays.
@@ -94,7 +95,7 @@ import ListSync
     @Test func aPublishRecordsWhatTheUpdateCostsADevice() throws {
         func planned(_ id: String, _ tag: String, rules: Int, gzip: Int, patches: [PlannedPatch] = []) -> PlannedList {
             let identity = Array("[\(tag)]".utf8)
-            let sha = SHA256.hex(identity)
+            let sha = SHA256Digest.hex(of: identity)
             return PlannedList(id: id, rules: rules, sha256: sha, fileName: "\(id).\(sha.prefix(12)).json", identity: identity,
                                gzip: [UInt8](repeating: 0, count: gzip), patches: patches)
         }

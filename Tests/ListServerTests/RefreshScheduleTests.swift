@@ -1,4 +1,4 @@
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 
 @Suite struct RefreshScheduleTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 
 /// Whole refresh cycles against a real loopback upstream, with small slices of the real lists.
 @Suite struct RefreshTests {

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -102,12 +102,13 @@ import Glibc
 
     /// Polls `path` until it answers 200 or `seconds` pass.
     static func waitFor200(_ server: ServerProcess, _ path: String, seconds: Double) async throws -> Data? {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if let (status, data) = try? await request(server.url(path)), status == 200 { return data }
-            try await Task.sleep(nanoseconds: 50_000_000)
+        var found: Data?
+        _ = await eventually(timeout: seconds) {
+            guard let (status, data) = try? await request(server.url(path)), status == 200 else { return false }
+            found = data
+            return true
         }
-        return nil
+        return found
     }
 
     @Test func coldStartWithoutNetworkServesTheBundledSetThenWarmStartServesItAtOnce() async throws {
@@ -125,16 +126,15 @@ import Glibc
         for entry in lists.prefix(3) {
             let (status, body) = try await Self.request(cold.url("/" + entry.file))
             #expect(status == 200)
-            #expect(SHA256.hex(Array(body)) == entry.sha256)
+            #expect(SHA256Digest.hex(of: Array(body)) == entry.sha256)
         }
         #expect(try await Self.request(cold.url("/healthz")).0 == 200)
         // Wait for the background refresh to fail (no upstream), then /status says so.
         var status: [String: Any] = [:]
-        for _ in 0..<200 {
+        _ = try await eventually(timeout: 10) {
             let (_, body) = try await Self.request(cold.url("/status"))
             status = (try JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
-            if (status["lastRefresh"] as? [String: Any])?["result"] as? String == "failed" { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
+            return (status["lastRefresh"] as? [String: Any])?["result"] as? String == "failed"
         }
         let upstreams = try #require(status["upstreams"] as? [[String: Any]])
         #expect(upstreams.count == 2)
@@ -180,12 +180,11 @@ import Glibc
         let server = try ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "s3cret"])
         // Start: snapshot set, then the immediate fetch publishes the upstream set.
         var upstreamStatus: [[String: Any]] = []
-        for _ in 0..<200 {
+        _ = try await eventually(timeout: 10) {
             let (_, body) = try await Self.request(server.url("/status"))
             let status = (try? JSONSerialization.jsonObject(with: body) as? [String: Any]) ?? [:]
             upstreamStatus = status["upstreams"] as? [[String: Any]] ?? []
-            if upstreamStatus.count == 2, upstreamStatus.allSatisfy({ $0["lastResult"] as? String == "updated" }) { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
+            return upstreamStatus.count == 2 && upstreamStatus.allSatisfy { $0["lastResult"] as? String == "updated" }
         }
         try #require(upstreamStatus.count == 2, "/status must list both upstreams: \(upstreamStatus)")
         #expect(upstreamStatus.allSatisfy { $0["source"] as? String == "upstream" })
@@ -195,9 +194,9 @@ import Glibc
         #expect(try await Self.request(server.url("/admin/refresh"), method: "POST").0 == 401)
         #expect(try await Self.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer s3cret"]).0 == 202)
         var after = before
-        for _ in 0..<200 where after == before {
-            try await Task.sleep(nanoseconds: 50_000_000)
+        _ = try await eventually(timeout: 10) {
             after = try await Self.request(server.url("/manifest.json")).1
+            return after != before
         }
         #expect(after != before, "the admin refresh published the new version")
         #expect(upstream.requests(for: "/easylist.txt").last?.headers["if-none-match"] == "\"1\"")
@@ -228,10 +227,7 @@ import Glibc
         }
         // The snapshot set is served first, then the upstream set replaces it.
         let snapshotManifest = try #require(try await Self.waitFor200(server, "/manifest.json", seconds: 60))
-        for _ in 0..<400 {
-            if try await Self.request(server.url("/manifest.json")).1 != snapshotManifest { break }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
+        _ = try await eventually(timeout: 20) { try await Self.request(server.url("/manifest.json")).1 != snapshotManifest }
         let goodManifest = try await Self.request(server.url("/manifest.json")).1
         #expect(try await easylistStatus()?["source"] as? String == "upstream")
 
@@ -252,10 +248,9 @@ import Glibc
             upstream.set("/easylist.txt", behavior)
             #expect(try await Self.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
             var error = ""
-            for _ in 0..<300 {
+            _ = try await eventually(timeout: 15) {
                 error = try await easylistStatus()?["lastError"] as? String ?? ""
-                if error.contains(expected) { break }
-                try await Task.sleep(nanoseconds: 50_000_000)
+                return error.contains(expected)
             }
             #expect(error.contains(expected), "\(name): /status must say why; it says \"\(error)\"")
             #expect(try await Self.request(server.url("/healthz")).0 == 200, "\(name): /healthz stays 200")

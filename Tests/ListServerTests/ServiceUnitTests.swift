@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// deploy/listserver.service is a unit systemd accepts, and its sandbox rates an exposure of 2.5 or
-/// lower in `systemd-analyze security` (the bound is issue #14's). systemd need not be running.
+/// lower in `systemd-analyze security`. systemd need not be running.
 @Suite struct ServiceUnitTests {
     static let unit = WebKitTestSupport.repository.appendingPathComponent("deploy/listserver.service")
     static let analyze = "/usr/bin/systemd-analyze"

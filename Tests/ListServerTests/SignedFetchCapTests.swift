@@ -5,9 +5,9 @@ import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListServer
+@testable import ListOrigin
 
-/// Issue #13: the manifest and its signature are read with a size cap that stops the transfer as
+/// The manifest and its signature are read with a size cap that stops the transfer as
 /// the bytes arrive. A loopback origin serves a real signed set, then answers the signature (or the
 /// manifest) with a body that never ends; the device stops reading long before the origin's bound,
 /// says why, and keeps its set byte for byte.

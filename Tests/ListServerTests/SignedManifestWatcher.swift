@@ -3,7 +3,7 @@ import ListSync
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListServer
+@testable import ListOrigin
 
 /// Watches a public directory with inotify and, the moment a new `manifest.json` is renamed into
 /// place, checks that its signature is already there and verifies. A kill after each publish only
@@ -85,7 +85,7 @@ final class SignedManifestWatcher: @unchecked Sendable {
     /// The invariant at this instant: the manifest on disk has a valid signature at its URL.
     private func check() {
         guard let manifest = FileManager.default.contents(atPath: directory + "/" + PublishPlan.manifestName) else { return }
-        let name = PublishedSignature.name(forManifest: SHA256.hex(manifest))
+        let name = PublishedSignature.name(forManifest: SHA256Digest.hex(of: manifest))
         var problem: String?
         if let signature = FileManager.default.contents(atPath: directory + "/" + name) {
             do { _ = try verifier.verify(manifest, signatureFile: signature) } catch { problem = "\(name): \(error)" }

@@ -4,7 +4,7 @@ import ListSync
 import ManifestSigning
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -12,7 +12,7 @@ import FoundationNetworking
 import Glibc
 #endif
 
-/// Issue #13, the publishing half: every manifest is signed (Debian's `minisign` checks it, fetched
+/// Signed manifests, the publishing half: every manifest is signed (Debian's `minisign` checks it, fetched
 /// over HTTP from a real `listserver serve`), re-signed before it expires, and a key file others can
 /// read stops the server with the fix.
 @Suite(.serialized) struct SignedPublishTests {
@@ -43,7 +43,7 @@ import Glibc
     /// The signature file the published set in `directory` names, verified; the problems found.
     static func signatureProblems(in directory: String, verifier: SignatureVerifier) -> [String] {
         guard let manifest = FileManager.default.contents(atPath: directory + "/manifest.json") else { return [] }
-        let name = PublishedSignature.name(forManifest: SHA256.hex(manifest))
+        let name = PublishedSignature.name(forManifest: SHA256Digest.hex(of: manifest))
         guard let signature = FileManager.default.contents(atPath: directory + "/" + name) else { return ["\(name) missing"] }
         do {
             let verified = try verifier.verify(manifest, signatureFile: signature)
@@ -69,7 +69,7 @@ import Glibc
         let expires = try #require(manifest.expires.flatMap(ManifestSigner.parseTime), "and an RFC 3339 expiry")
         #expect(expires.timeIntervalSinceNow > 13 * 86_400, "the default validity is 14 days from the signing day")
 
-        let sha = SHA256.hex(Array(manifestData))
+        let sha = SHA256Digest.hex(of: Array(manifestData))
         var request = URLRequest(url: server.url("/signatures/\(sha).minisig"), cachePolicy: .reloadIgnoringLocalCacheData)
         request.httpMethod = "GET"
         let (signature, response) = try await URLSession.shared.data(for: request)

@@ -4,9 +4,9 @@ import ListSync
 import ManifestSigning
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 
-/// Issue #13, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
+/// Signed manifests, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
 /// the real publisher signed. Each attack is refused with its reason and the device store stays
 /// byte for byte what it was; a key rotation and an explicitly allowed unsigned set are accepted.
 @Suite(.serialized) struct SignedSyncTests {
@@ -27,7 +27,7 @@ import TestSupport
 
         func publish(_ signer: ManifestSigner?, tag: String, now: Date = Date()) throws -> PublishedSet {
             let publisher = publisher(signer)
-            let list = RuleList(id: "ads", json: PublishedSetForTestsLike.rules(tag: tag, count: 20), ruleCount: 20)
+            let list = RuleList(id: "ads", json: PublishedSetForTests.ruleJSON(tag: tag, count: 20), ruleCount: 20)
             let output = ConversionOutput(lists: [list], report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
             current = try publisher.publish(output, over: current, history: &history, now: now).published
             return current!
@@ -66,7 +66,7 @@ import TestSupport
         var bytes = try #require(content.manifest).identity
         let digit = try #require(bytes.lastIndex(of: UInt8(ascii: "2")))
         bytes[digit] = UInt8(ascii: "3")
-        let hash = SHA256.hex(bytes)
+        let hash = SHA256Digest.hex(of: bytes)
         content.manifest = PublishedSet.manifestEntry(bytes, sha256: hash, lastModified: Date())
         content.signatures[PublishedSignature.name(forManifest: hash)] = set.content.signatures[PublishedSignature.name(forManifest: try #require(set.manifestSHA256))]
         return content
@@ -120,7 +120,7 @@ import TestSupport
         }
         #expect(Self.snapshot(storePath) == held)
         // `listserver sync` says so and exits non-zero.
-        #expect(ListServerMain.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
+        #expect(ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
                                     "--trusted-key", keyA.key.publicKey.base64]) == 1)
         #expect(Self.snapshot(storePath) == held)
 

@@ -5,9 +5,9 @@ import Glibc
 import ListSync
 import Testing
 import TestSupport
-@testable import ListServer
+@testable import ListOrigin
 
-/// Issue #13 through a real CDN edge (Varnish with scripts/varnish/cdn.vcl, in front of the real
+/// Signed manifests through a real CDN edge (Varnish with scripts/varnish/cdn.vcl, in front of the real
 /// HTTP server on loopback): a foreign key's signature, an expired manifest and an unsigned one are
 /// refused, by the client and by the `listserver sync` executable (exit 1 and the reason), with the
 /// device store byte for byte intact; a key rotation across a server restart is followed. One
@@ -62,7 +62,7 @@ import TestSupport
         let savedStderr = dup(2)
         dup2(file, 2)
         close(file)
-        let status = ListServerMain.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", store, "--timeout", "10"]
+        let status = ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", store, "--timeout", "10"]
             + keys.flatMap { ["--trusted-key", $0.base64] })
         dup2(savedStderr, 2)
         close(savedStderr)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 
 /// The versioned, crash-safe state directory.
 @Suite struct StateTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 
 /// The status page in a real browser: Debian's headless Chromium loads it from a running
 /// `listserver serve` with three refreshes in its history (snapshot, upstream, admin refresh),

@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import Testing
 import HTTPServerCore
-@testable import ListServer
+@testable import ListOrigin
 
 /// The HTML status page: escaping, plot geometry, the empty state, and (over a real socket) the
 /// negotiation that keeps JSON the default and the headers that lock the page down.
@@ -94,16 +94,6 @@ import HTTPServerCore
         let page = String(decoding: StatusPage(status: status, activity: activity, history: [older, newer]).render(), as: UTF8.self)
         #expect(page.contains(#"<td class="num">1,234</td><td class="num">56.8 kB</td><td class="num">9.0 kB</td><td class="num">2.35 s</td><td class="num">3 d</td>"#),
                 "\(page)")
-    }
-
-    @Test(arguments: [
-        (nil, false), ("*/*", false), ("application/json", false), ("text/html", true), ("TEXT/HTML", true),
-        ("text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8", true),
-        ("application/json, text/html;q=0.5", false), ("text/html;q=0.5, application/json", false),
-        ("text/*", true), ("text/html;q=0", false), ("text/html, application/json", false), ("application/json;q=0.2, text/html", true),
-    ] as [(String?, Bool)])
-    func htmlOnlyWhenTheClientRanksItAboveJSON(_ accept: String?, _ html: Bool) {
-        #expect(StatusNegotiation.prefersHTML(accept: accept) == html)
     }
 
     /// The page's Compile column comes from the real WebKit gate: a list it accepts leaves its

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ListSync
-@testable import ListServer
+@testable import ListOrigin
+import ListFormat
 import Testing
 
 /// The reference client against a scripted loopback origin: what it downloads, what it keeps,
@@ -24,8 +25,8 @@ import Testing
         var hashes = Set<String>()
         for name in try FileManager.default.contentsOfDirectory(atPath: lists) {
             let data = try #require(FileManager.default.contents(atPath: lists + "/" + name))
-            #expect(name == SHA256.hex(data) + ".json", "store file \(name) does not hold the bytes its name promises")
-            hashes.insert(SHA256.hex(data))
+            #expect(name == SHA256Digest.hex(of: data) + ".json", "store file \(name) does not hold the bytes its name promises")
+            hashes.insert(SHA256Digest.hex(of: data))
         }
         return hashes
     }
@@ -173,7 +174,7 @@ import Testing
         let directory = try TemporaryDirectory("sync-relative")
         defer { directory.remove() }
         let body = #"[{"trigger":{"url-filter":"x"},"action":{"type":"block"}}]"#
-        let hash = SHA256.hex(Array(body.utf8))
+        let hash = SHA256Digest.hex(of: Array(body.utf8))
         let manifest = #"{"format":1,"lists":[{"id":"a","file":"a.json","sha256":"\#(hash)","rules":1},{"id":"b","file":"../shared/b.json","sha256":"\#(hash)","rules":1}]}"#
         origin.setHandler { request in
             switch request.path {
@@ -259,11 +260,11 @@ import Testing
         let site = Self.v1
         origin.setHandler { site.reply(to: $0) }
         let url = origin.baseURL + "/manifest.json"
-        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
+        #expect(ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
         #expect(try Self.storedHashes(directory) == site.hashes)
         origin.setHandler { _ in .init(status: 502) }
-        #expect(ListServerMain.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
-        #expect(ListServerMain.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
-        #expect(ListServerMain.run(["sync", "--dir", directory.path]) == 2)
+        #expect(ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
+        #expect(ListServerCommandLine.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
+        #expect(ListServerCommandLine.run(["sync", "--dir", directory.path]) == 2)
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListServer
+@testable import ListOrigin
 import ListSync
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -150,7 +150,7 @@ struct ScriptedSite: Sendable {
         var entries: [String] = []
         for list in lists {
             let bytes = Array(list.body.utf8)
-            let hash = SHA256.hex(bytes)
+            let hash = SHA256Digest.hex(of: bytes)
             let name = "\(list.id).\(hash.prefix(12)).json"
             files[name] = bytes
             entries.append(#"{"id":"\#(list.id)","file":"\#(name)","sha256":"\#(hash)","rules":1}"#)
@@ -159,14 +159,14 @@ struct ScriptedSite: Sendable {
         self.manifest = Array(#"{"format":1,"lists":[\#(entries.joined(separator: ","))]}"#.utf8)
     }
 
-    var manifestETag: String { "\"" + SHA256.hex(manifest).prefix(16) + "\"" }
+    var manifestETag: String { "\"" + SHA256Digest.hex(of: manifest).prefix(16) + "\"" }
 
     func hash(ofFileFor id: String) -> String {
         let name = files.keys.first { $0.hasPrefix(id + ".") }!
-        return SHA256.hex(files[name]!)
+        return SHA256Digest.hex(of: files[name]!)
     }
 
-    var hashes: Set<String> { Set(files.values.map { SHA256.hex($0) }) }
+    var hashes: Set<String> { Set(files.values.map { SHA256Digest.hex(of: $0) }) }
 
     func reply(to request: ScriptedOrigin.Request) -> ScriptedOrigin.Reply {
         guard request.path.hasPrefix(prefix) else { return .init(status: 404) }
@@ -204,7 +204,7 @@ struct PublishedSetForTests {
 
     init(lists: [(id: String, json: [UInt8])]) throws {
         self.lists = try lists.map { list in
-            let hash = SHA256.hex(list.json)
+            let hash = SHA256Digest.hex(of: list.json)
             return PlannedList(id: list.id, rules: 1, sha256: hash, fileName: "\(list.id).\(hash.prefix(PublishPlan.hashPrefixLength)).json",
                                identity: list.json, gzip: try Gzip.compress(list.json))
         }
@@ -234,7 +234,7 @@ struct PublishedSetForTests {
                                                      sha256: list.sha256, lastModified: now)
         }
         let manifestEntry = SiteContent.Entry(name: PublishPlan.manifestName, identity: manifest, gzip: nil,
-                                              sha256: SHA256.hex(manifest), lastModified: now)
+                                              sha256: SHA256Digest.hex(of: manifest), lastModified: now)
         return SiteContent(manifest: manifestEntry, files: files)
     }
 }

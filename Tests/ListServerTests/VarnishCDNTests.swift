@@ -3,7 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 import TestSupport
 

@@ -1,12 +1,13 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import HTTPServerCore
 import ListSync
-@testable import ListServer
+@testable import ListOrigin
 import Testing
 import TestSupport
 
-/// Issue #12 through a real CDN (Varnish with scripts/varnish/cdn.vcl, loopback, the real server):
+/// dcz patches through a real CDN (Varnish with scripts/varnish/cdn.vcl, loopback, the real server):
 /// patch files are cached like list files, and RFC 9842 negotiation on list URLs survives Varnish's
 /// Accept-Encoding rewriting while every client, with a dictionary or without, gets exact bytes.
 @Suite(.serialized) struct VarnishDictionaryTests {
@@ -34,7 +35,7 @@ import TestSupport
             current = try #require(files[entry.file])
         }
 
-        var offer: String { AvailableDictionary.fieldValue(sha256: SHA256Digest.of(Data(old.identity))) }
+        var offer: String { AvailableDictionaryField.fieldValue(sha256: SHA256Digest.of(Data(old.identity))) }
     }
 
     @Test func devicesOnAPatchDayPullEachPatchFromTheOriginOnce() async throws {
@@ -103,7 +104,7 @@ import TestSupport
             // A dictionary without dcz, dcz refused, or an unknown dictionary: gzip.
             for headers in [["Accept-Encoding": "gzip", "Available-Dictionary": days.offer],
                             ["Accept-Encoding": "gzip, dcz;q=0", "Available-Dictionary": days.offer],
-                            ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": AvailableDictionary.fieldValue(sha256: [UInt8](repeating: 1, count: 32))]] {
+                            ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": AvailableDictionaryField.fieldValue(sha256: [UInt8](repeating: 1, count: 32))]] {
                 let response = try RawHTTPResponse.get(port: cdn.port, path: path, headers: headers)
                 #expect(response.headers["content-encoding"] == "gzip", "\(headers)")
                 #expect(VarnishCDNTests.same(response.body, gzip), "\(headers)")

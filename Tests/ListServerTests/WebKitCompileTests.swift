@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Real WebKit accepts what must be accepted and rejects, with its own message, what it rejects:
 /// the publish gate depends on both.
@@ -76,12 +76,12 @@ import Testing
             try Data(#"{"format":1,"lists":[\#(entries)]}"#.utf8).write(to: directory.appendingPathComponent("manifest.json"))
         }
         try manifest(["good"])
-        #expect(ListServerMain.run(["verify", directory.path]) == 0, "bad.json is not in the manifest, so it is not compiled")
+        #expect(ListServerCommandLine.run(["verify", directory.path]) == 0, "bad.json is not in the manifest, so it is not compiled")
         try manifest(["good", "bad"])
-        #expect(ListServerMain.run(["verify", directory.path]) == 1)
-        #expect(ListServerMain.run(["verify"]) == 2)
-        #expect(ListServerMain.run(["verify", directory.appendingPathComponent("missing").path]) == 2)
-        #expect(ListServerMain.run(["verify", "--bogus", directory.path]) == 2)
+        #expect(ListServerCommandLine.run(["verify", directory.path]) == 1)
+        #expect(ListServerCommandLine.run(["verify"]) == 2)
+        #expect(ListServerCommandLine.run(["verify", directory.appendingPathComponent("missing").path]) == 2)
+        #expect(ListServerCommandLine.run(["verify", "--bogus", directory.path]) == 2)
     }
 
     /// What CI must show: the bundled 2025-10 snapshot converts into lists WebKit compiles, every one.

@@ -1,7 +1,7 @@
 import Converter
 import Foundation
 import Testing
-@testable import ListServer
+import ListOrigin
 
 /// What the converter's element-hiding output hides in a real WebKitGTK WebView (hiding_check.py under
 /// Xvfb, pages and iframes served by a loopback proxy): ABP's meaning, where a site's selectors

@@ -2,6 +2,7 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
+import TestSupport
 
 /// A second verifier, written here and sharing no code with ours: Python's `cryptography` (Debian's
 /// python3-cryptography) parses the .minisig and .pub files itself and checks both signatures.
@@ -33,11 +34,11 @@ print("ok " + comment.decode())
 
     func check(_ scratch: ScratchDirectory) throws -> ExternalTool.Result {
         let script = try scratch.write("verify.py", Data(Self.script.utf8))
-        return try ExternalTool.run("/usr/bin/python3", [script, scratch.file("key.pub"), scratch.file("manifest.json"), scratch.file("m.minisig")])
+        return try ExternalTool.run("/usr/bin/python3", [script, scratch.sub("key.pub"), scratch.sub("manifest.json"), scratch.sub("m.minisig")])
     }
 
     @Test func pythonCryptographyVerifiesBothSignatures() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let probe = try ExternalTool.run("/usr/bin/python3", ["-c", "import cryptography"])
         try #require(probe.status == 0, "python3-cryptography is missing: run scripts/setup.sh test")
         let key = try ManifestSigningKey.generate()

@@ -2,6 +2,7 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
+import TestSupport
 
 /// Debian's minisign 0.11 as the independent implementation, in both directions: it verifies what we
 /// sign, and our verifier accepts what it signs with `-l` (legacy `Ed`).
@@ -9,8 +10,8 @@ import Testing
     let comment = "generation:42\texpires:2026-12-15T00:00:00Z"
 
     @Test func minisignVerifiesOurSignatureAndRejectsAChangedByte() throws {
-        let scratch = try ScratchDirectory()
-        let written = try SigningKeyFile.generate(inDirectory: scratch.file("keys"))
+        let scratch = ScratchDirectory("signing")
+        let written = try SigningKeyFile.generate(inDirectory: scratch.sub("keys"))
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
         let signaturePath = try scratch.write("manifest.minisig", try written.key.sign(manifest, trustedComment: comment).fileBytes)
@@ -29,7 +30,7 @@ import Testing
     }
 
     @Test func minisignRejectsOurSignatureWithAChangedTrustedComment() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let key = try ManifestSigningKey.generate()
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
@@ -42,8 +43,8 @@ import Testing
 
     /// Our key id for a minisign key is the one minisign itself prints, so operators can match them.
     @Test func keyIDReadsAsMinisignPrintsIt() throws {
-        let scratch = try ScratchDirectory()
-        let generated = try ExternalTool.minisign(["-G", "-W", "-p", scratch.file("k.pub"), "-s", scratch.file("k.key")])
+        let scratch = ScratchDirectory("signing")
+        let generated = try ExternalTool.minisign(["-G", "-W", "-p", scratch.sub("k.pub"), "-s", scratch.sub("k.key")])
         try #require(generated.status == 0, "\(generated.output)")
         let text = String(decoding: try scratch.read("k.pub"), as: UTF8.self)
         let printed = try #require(text.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
@@ -59,12 +60,12 @@ import Testing
     }
 
     @Test func ourVerifierAcceptsMinisignsLegacySignatureAndRejectsTampering() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let signer = try MinisignKeyPair(in: scratch, name: "signer")
         let other = try MinisignKeyPair(in: scratch, name: "other")
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
-        let signed = try ExternalTool.minisign(["-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.file("m.minisig"), "-t", comment])
+        let signed = try ExternalTool.minisign(["-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"), "-t", comment])
         try #require(signed.status == 0, "\(signed.output)")
         let signature = try scratch.read("m.minisig")
 
@@ -95,10 +96,10 @@ import Testing
 
     /// A key with minisign's id but other key bytes: the key id matches, the signature must not.
     @Test func aForeignKeyWearingTheTrustedKeyIDIsRejected() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let signer = try MinisignKeyPair(in: scratch, name: "signer")
         let manifestPath = try scratch.write("manifest.json", sampleManifest())
-        let signed = try ExternalTool.minisign(["-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.file("m.minisig"), "-t", comment])
+        let signed = try ExternalTool.minisign(["-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"), "-t", comment])
         try #require(signed.status == 0, "\(signed.output)")
         let impostor = try MinisignPublicKey(keyID: signer.publicKey.keyID, key: ManifestSigningKey.generate().publicKey.key)
         #expect(throws: SignatureError.badSignature(signer.publicKey.keyID)) {
@@ -107,11 +108,11 @@ import Testing
     }
 
     @Test func prehashedSignatureIsRefusedAndSaysWhy() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let signer = try MinisignKeyPair(in: scratch, name: "signer")
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
-        let signed = try ExternalTool.minisign(["-S", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.file("m.minisig")])
+        let signed = try ExternalTool.minisign(["-S", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig")])
         try #require(signed.status == 0, "\(signed.output)")
         let verifier = try SignatureVerifier(trustedKeys: [signer.publicKeyText])
         let error = #expect(throws: SignatureError.self) { try verifier.verify(manifest, signatureFile: try scratch.read("m.minisig")) }
@@ -128,8 +129,8 @@ struct MinisignKeyPair {
     let publicKey: MinisignPublicKey
 
     init(in scratch: ScratchDirectory, name: String) throws {
-        secretKeyPath = scratch.file("\(name).key")
-        let result = try ExternalTool.minisign(["-G", "-W", "-p", scratch.file("\(name).pub"), "-s", secretKeyPath])
+        secretKeyPath = scratch.sub("\(name).key")
+        let result = try ExternalTool.minisign(["-G", "-W", "-p", scratch.sub("\(name).pub"), "-s", secretKeyPath])
         guard result.status == 0 else { throw ExternalTool.ToolMissing(description: "minisign -G failed: \(result.output)") }
         publicKeyText = String(decoding: try scratch.read("\(name).pub"), as: UTF8.self)
         publicKey = try MinisignPublicKey(publicKeyText)

@@ -2,6 +2,7 @@ import Foundation
 import ListSync
 import ManifestSigning
 import Testing
+import TestSupport
 
 /// The file forms and the errors a malformed or unusable signature or key gets.
 @Suite struct SignatureFormatTests {
@@ -83,7 +84,7 @@ import Testing
     }
 
     @Test func keyIDIsTheStartOfTheSHA256OfThePublicKey() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let path = try scratch.write("pk.bin", key.publicKey.key)
         let digest = try ExternalTool.openssl(["dgst", "-sha256", "-r", path])
         let hex = String(String(decoding: digest.stdout, as: UTF8.self).prefix(16))

@@ -1,7 +1,8 @@
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+import TestSupport
+@testable import ListOrigin
 @testable import ManifestSigning
 #if canImport(Glibc)
 import Glibc
@@ -15,8 +16,8 @@ import Glibc
     }
 
     @Test func opensslReadsOurPrivateKeyAndAgreesOnThePublicKey() throws {
-        let scratch = try ScratchDirectory()
-        let written = try SigningKeyFile.generate(inDirectory: scratch.file("keys"))
+        let scratch = ScratchDirectory("signing")
+        let written = try SigningKeyFile.generate(inDirectory: scratch.sub("keys"))
         let check = try ExternalTool.openssl(["pkey", "-in", written.privateKeyPath, "-noout"])
         #expect(check.status == 0, "openssl pkey could not read our key: \(check.output)")
         let text = try ExternalTool.openssl(["pkey", "-in", written.privateKeyPath, "-noout", "-text"])
@@ -31,8 +32,8 @@ import Glibc
     }
 
     @Test func aKeyFromOpensslGenpkeyLoadsAndSignsWhatMinisignAccepts() throws {
-        let scratch = try ScratchDirectory()
-        let keyPath = scratch.file("openssl.pem")
+        let scratch = ScratchDirectory("signing")
+        let keyPath = scratch.sub("openssl.pem")
         let made = try ExternalTool.openssl(["genpkey", "-algorithm", "ed25519", "-out", keyPath])
         try #require(made.status == 0, "\(made.output)")
         chmod(keyPath, 0o600)
@@ -45,7 +46,7 @@ import Glibc
     }
 
     @Test func savedKeyLoadsBackAsTheSameKey() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let written = try SigningKeyFile.generate(inDirectory: scratch.path)
         let loaded = try SigningKeyFile.load(path: written.privateKeyPath)
         #expect(loaded.publicKey == written.key.publicKey)
@@ -55,7 +56,7 @@ import Glibc
     }
 
     @Test(arguments: [0o644, 0o640, 0o604, 0o660]) func aKeyOthersCanAccessIsRefusedWithTheFix(mode: Int) throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let written = try SigningKeyFile.generate(inDirectory: scratch.path)
         try #require(chmod(written.privateKeyPath, mode_t(mode)) == 0)
         let error = #expect(throws: SigningKeyError.self) { try SigningKeyFile.load(path: written.privateKeyPath) }
@@ -66,7 +67,7 @@ import Glibc
     }
 
     @Test func aKeyIsNeverOverwritten() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let first = try SigningKeyFile.generate(inDirectory: scratch.path)
         let before = try scratch.read(SigningKeyFile.privateKeyName)
         #expect(throws: SigningKeyError.exists(path: first.privateKeyPath)) { try SigningKeyFile.generate(inDirectory: scratch.path) }
@@ -77,7 +78,7 @@ import Glibc
 
     /// link(2), not rename(2): a file that appears at the name is kept, even one made after any check.
     @Test func createFileNeverReplacesAnExistingFile() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let path = try scratch.write("taken", Data("first".utf8))
         #expect(throws: SigningKeyError.exists(path: path)) { try SigningKeyFile.createFile(path, bytes: Array("second".utf8), mode: 0o600) }
         #expect(try scratch.read("taken") == Data("first".utf8))
@@ -86,15 +87,15 @@ import Glibc
 
     /// A stray public key file stops keygen before it writes a private key that nothing would match.
     @Test func aStrayPublicKeyStopsKeygenBeforeItWritesAPrivateKey() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let stray = try scratch.write(SigningKeyFile.publicKeyName, Data("stale\n".utf8))
         #expect(throws: SigningKeyError.exists(path: stray)) { try SigningKeyFile.generate(inDirectory: scratch.path) }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == [SigningKeyFile.publicKeyName])
     }
 
     @Test func otherKeysAndGarbageAreRefusedWithAReason() throws {
-        let scratch = try ScratchDirectory()
-        let ecPath = scratch.file("ec.pem")
+        let scratch = ScratchDirectory("signing")
+        let ecPath = scratch.sub("ec.pem")
         let made = try ExternalTool.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", ecPath])
         try #require(made.status == 0, "\(made.output)")
         chmod(ecPath, 0o600)
@@ -102,26 +103,26 @@ import Glibc
         let junkPath = try scratch.write("junk.pem", Data("not a key\n".utf8))
         chmod(junkPath, 0o600)
         #expect(throws: SigningKeyError.inFile(path: junkPath, .notPEM)) { try SigningKeyFile.load(path: junkPath) }
-        #expect(throws: SigningKeyError.unreadable(path: scratch.file("absent.pem"), errno: ENOENT)) {
-            try SigningKeyFile.load(path: scratch.file("absent.pem"))
+        #expect(throws: SigningKeyError.unreadable(path: scratch.sub("absent.pem"), errno: ENOENT)) {
+            try SigningKeyFile.load(path: scratch.sub("absent.pem"))
         }
     }
 
     @Test func keygenCommandWritesTheKeyPairAndRefusesToRunTwice() throws {
-        let scratch = try ScratchDirectory()
-        let out = scratch.file("state/keys")
-        #expect(ListServerMain.run(["keygen", "--out", out]) == 0)
+        let scratch = ScratchDirectory("signing")
+        let out = scratch.sub("state/keys")
+        #expect(ListServerCommandLine.run(["keygen", "--out", out]) == 0)
         let key = try SigningKeyFile.load(path: (out as NSString).appendingPathComponent(SigningKeyFile.privateKeyName))
         let publicText = String(decoding: try scratch.read("state/keys/\(SigningKeyFile.publicKeyName)"), as: UTF8.self)
         #expect(try MinisignPublicKey(publicText) == key.publicKey)
         #expect(Self.mode(out) == 0o700)
-        #expect(ListServerMain.run(["keygen", "--out", out]) == 1)
-        #expect(ListServerMain.run(["keygen"]) == 2)
-        #expect(ListServerMain.topLevelUsage.contains("  keygen "))
+        #expect(ListServerCommandLine.run(["keygen", "--out", out]) == 1)
+        #expect(ListServerCommandLine.run(["keygen"]) == 2)
+        #expect(ListServerCommandLine.topLevelUsage.contains("  keygen "))
     }
 
     @Test func keygenReportShowsThePublicKeyAndIDButNoSecret() throws {
-        let scratch = try ScratchDirectory()
+        let scratch = ScratchDirectory("signing")
         let written = try SigningKeyFile.generate(inDirectory: scratch.path)
         let report = KeygenCommand.report(written)
         #expect(report.contains(written.key.publicKey.base64))

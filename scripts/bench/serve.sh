@@ -2,6 +2,11 @@
 # listserver vs nginx on the same published files, same headers, loopback only.
 #   scripts/bench/serve.sh            (env: ROUNDS=3 DURATION=5 CONNS="1 64 512" WRK_CPU=1
 #                                      LISTSERVER_BIN=path to bench a prebuilt binary instead of building)
+# Baseline mode: today's listserver against another build of it instead of nginx, alternating in
+# the same run over one published set (the baseline serves a byte-for-byte copy of the set and state
+# today's build published, so neither can rewrite the other's files):
+#   BASELINE=390061d scripts/bench/serve.sh          (builds that revision in a temporary worktree)
+#   BASELINE_BIN=path/to/listserver scripts/bench/serve.sh
 # 1. builds listserver in release, 2. publishes the bundled 2025-10 snapshot with `listserver serve`
 # (cold start), restarts it warm so RSS reflects serving only, 3. starts nginx (2 workers,
 # gzip_static, scripts/bench/nginx-serve.conf.template) over the same public dir, 4. runs wrk
@@ -15,7 +20,7 @@ DURATION="${DURATION:-5}"
 CONNS="${CONNS:-1 64 512}"
 WRK_CPU="${WRK_CPU:-1}"
 SCRATCH="${SCRATCH:-$ROOT/.build-http}"
-for tool in nginx wrk taskset curl; do
+for tool in wrk taskset curl; do
   command -v "$tool" >/dev/null || { echo "$0: $tool not found (apt-get install -y nginx wrk util-linux curl)" >&2; exit 1; }
 done
 
@@ -31,14 +36,29 @@ else
   done
   BIN="$SCRATCH/release/listserver"
 fi
+if [[ -z "${BASELINE_BIN:-}" && -n "${BASELINE:-}" ]]; then
+  echo "== building listserver at $BASELINE (release)"
+  base_tree="$(mktemp -d /tmp/listserver-bench-base.XXXXXX)"
+  git -C "$ROOT" worktree add --detach "$base_tree/src" "$BASELINE" >/dev/null
+  swift build -c release --static-swift-stdlib --product listserver --scratch-path "$SCRATCH-baseline" --package-path "$base_tree/src" \
+    >"/tmp/listserver-bench-base-build.log" 2>&1 || { tail -20 /tmp/listserver-bench-base-build.log >&2; exit 1; }
+  git -C "$ROOT" worktree remove --force "$base_tree/src" >/dev/null 2>&1 || true
+  rm -rf "$base_tree"
+  BASELINE_BIN="$SCRATCH-baseline/release/listserver"
+fi
+OTHER="nginx"
+[[ -n "${BASELINE_BIN:-}" ]] && OTHER="baseline"
+[[ $OTHER == nginx ]] && { command -v nginx >/dev/null || { echo "$0: nginx not found (apt-get install -y nginx)" >&2; exit 1; }; }
 
 work="$(mktemp -d /tmp/listserver-bench-serve.XXXXXX)"
 chmod 755 "$work"
 ls_pid=""
 nginx_pid=""
+base_pid=""
 cleanup() {
   [[ -n "$ls_pid" ]] && kill "$ls_pid" 2>/dev/null || true
   [[ -n "$nginx_pid" ]] && kill "$nginx_pid" 2>/dev/null || true
+  [[ -n "$base_pid" ]] && kill "$base_pid" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$work"
 }
@@ -57,16 +77,19 @@ cat > "$work/config.json" <<JSON
  "publish": {"verifyWithWebKit": "off"}}
 JSON
 
+wait_healthy() { # port log
+  for _ in $(seq 1 300); do
+    if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$1/healthz")" == 200 ]]; then return 0; fi
+    sleep 0.2
+  done
+  echo "$0: listserver on port $1 did not become healthy; log:" >&2
+  tail -20 "$2" >&2
+  exit 1
+}
 start_listserver() {
   "$BIN" serve --config "$work/config.json" >"$work/listserver.out" 2>"$work/listserver.err" &
   ls_pid=$!
-  for _ in $(seq 1 300); do
-    if [[ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$LS_PORT/healthz")" == 200 ]]; then return 0; fi
-    sleep 0.2
-  done
-  echo "$0: listserver did not become healthy; log:" >&2
-  tail -20 "$work/listserver.err" >&2
-  exit 1
+  wait_healthy "$LS_PORT" "$work/listserver.err"
 }
 echo "== publishing the bundled snapshot (cold start)"
 start_listserver
@@ -74,14 +97,25 @@ kill -TERM "$ls_pid"; wait "$ls_pid" || true
 echo "== restarting listserver warm (serves the published set from disk)"
 start_listserver
 
-sed -e "s|__ROOT__|$work/public|g" -e "s|__PORT__|$NGINX_PORT|g" -e "s|__WORK__|$work|g" \
-  "$ROOT/scripts/bench/nginx-serve.conf.template" > "$work/nginx.conf"
-nginx -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
-for _ in $(seq 1 50); do
-  curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/manifest.json" && break
-  sleep 0.1
-done
+if [[ $OTHER == nginx ]]; then
+  sed -e "s|__ROOT__|$work/public|g" -e "s|__PORT__|$NGINX_PORT|g" -e "s|__WORK__|$work|g" \
+    "$ROOT/scripts/bench/nginx-serve.conf.template" > "$work/nginx.conf"
+  nginx -c "$work/nginx.conf" -p "$work" &
+  nginx_pid=$!
+  for _ in $(seq 1 50); do
+    curl -s -o /dev/null "http://127.0.0.1:$NGINX_PORT/manifest.json" && break
+    sleep 0.1
+  done
+else
+  echo "== starting the baseline listserver over a copy of the same published set and state"
+  cp -a "$work/public" "$work/base-public"
+  cp -a "$work/state" "$work/base-state"
+  sed -e "s|\"publicDir\": \"public\"|\"publicDir\": \"base-public\"|" -e "s|\"stateDir\": \"state\"|\"stateDir\": \"base-state\"|" \
+    -e "s|\"port\": $LS_PORT|\"port\": $NGINX_PORT|" "$work/config.json" > "$work/base-config.json"
+  "$BASELINE_BIN" serve --config "$work/base-config.json" >"$work/base.out" 2>"$work/base.err" &
+  base_pid=$!
+  wait_healthy "$NGINX_PORT" "$work/base.err"
+fi
 
 # The largest published gzip chunk.
 chunk_gz="$(ls -S "$work/public/"*.json.gz | head -1)"
@@ -89,10 +123,10 @@ chunk="$(basename "${chunk_gz%.gz}")"
 echo "chunk: $chunk ($(stat -c %s "$chunk_gz") bytes gzip, $(stat -c %s "$work/public/$chunk") identity)"
 # listserver derives the manifest's gzip representation in memory; give nginx the very same bytes
 # as a gzip_static sibling so both send the same representation.
-if [[ ! -f "$work/public/manifest.json.gz" ]]; then
+if [[ $OTHER == nginx && ! -f "$work/public/manifest.json.gz" ]]; then
   curl -s -H 'Accept-Encoding: gzip' -o "$work/public/manifest.json.gz" "http://127.0.0.1:$LS_PORT/manifest.json"
 fi
-echo "manifest: $(stat -c %s "$work/public/manifest.json") bytes identity, $(stat -c %s "$work/public/manifest.json.gz") gzip"
+echo "manifest: $(stat -c %s "$work/public/manifest.json") bytes identity, $(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$LS_PORT/manifest.json" | wc -c) gzip"
 etag_of() { curl -s -D - -o /dev/null -H 'Accept-Encoding: gzip' "$1" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p'; }
 LS_ETAG="$(etag_of "http://127.0.0.1:$LS_PORT/manifest.json")"
 NG_ETAG="$(etag_of "http://127.0.0.1:$NGINX_PORT/manifest.json")"
@@ -101,7 +135,7 @@ NG_ETAG="$(etag_of "http://127.0.0.1:$NGINX_PORT/manifest.json")"
 for path in manifest.json "$chunk"; do
   a="$(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$LS_PORT/$path" | sha256sum)"
   b="$(curl -s -H 'Accept-Encoding: gzip' "http://127.0.0.1:$NGINX_PORT/$path" | sha256sum)"
-  [[ "$a" == "$b" ]] || { echo "$0: $path differs between listserver and nginx" >&2; exit 1; }
+  [[ "$a" == "$b" ]] || { echo "$0: $path differs between listserver and $OTHER" >&2; exit 1; }
 done
 
 rss_max=0
@@ -122,12 +156,12 @@ run_wrk() { # server port conns path extra-header...
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 field() { tr ' ' '\n' | sed -n "s/^$1=//p"; }
 
-printf '\n%-14s %5s | %12s %9s | %12s %9s | %7s\n' scenario conns "listserver/s" "p99 ms" "nginx/s" "p99 ms" ratio
+printf '\n%-14s %5s | %12s %9s | %12s %9s | %7s\n' scenario conns "listserver/s" "p99 ms" "$OTHER/s" "p99 ms" ratio
 for scenario in manifest-gzip manifest-304 chunk-gzip not-found; do
   for conns in $CONNS; do
     ls_rps=(); ls_p99=(); ng_rps=(); ng_p99=()
     for _ in $(seq 1 "$ROUNDS"); do
-      for server in listserver nginx; do
+      for server in listserver "$OTHER"; do
         if [[ $server == listserver ]]; then port=$LS_PORT; etag=$LS_ETAG; else port=$NGINX_PORT; etag=$NG_ETAG; fi
         case $scenario in
           manifest-gzip) result="$(run_wrk "$port" "$conns" manifest.json 'Accept-Encoding: gzip')" ;;
@@ -153,4 +187,5 @@ for scenario in manifest-gzip manifest-304 chunk-gzip not-found; do
 done
 echo
 echo "listserver RSS: max sampled after each run $((rss_max / 1024)) MB; peak (VmHWM) $(awk '/^VmHWM/ {print int($2/1024)}' "/proc/$ls_pid/status") MB"
-echo "(median of $ROUNDS alternating ${DURATION}s runs per cell; wrk -t1 pinned to CPU $WRK_CPU; nginx 2 workers; listserver $(grep -c processor /proc/cpuinfo | awk '{print ($1>4?4:$1)}') event loops)"
+[[ -n "$base_pid" ]] && echo "baseline RSS: peak (VmHWM) $(awk '/^VmHWM/ {print int($2/1024)}' "/proc/$base_pid/status") MB"
+echo "(median of $ROUNDS alternating ${DURATION}s runs per cell; wrk -t1 pinned to CPU $WRK_CPU; $([[ $OTHER == nginx ]] && echo 'nginx 2 workers' || echo "baseline $BASELINE_BIN"); listserver $(grep -c processor /proc/cpuinfo | awk '{print ($1>4?4:$1)}') event loops)"

@@ -11,18 +11,15 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="${WORK:-${TMPDIR:-/tmp}/converter-fuzz}"
 swiftc="$(command -v swiftc || echo /opt/swift/usr/bin/swiftc)"
 clang="$(dirname "$swiftc")/clang"
-mkdir -p "$work/corpus" "$work/build/CNIOShim"
-cat > "$work/build/CNIOShim/module.modulemap" <<MAP
-module CNIOShim {
-    header "$root/Sources/CNIOShim/include/CNIOShim.h"
-    link "curl"
-    link "z"
-    link "crypto"
+mkdir -p "$work/corpus" "$work/build/CIDNShim"
+cat > "$work/build/CIDNShim/module.modulemap" <<MAP
+module CIDNShim {
+    header "$root/Sources/CNIOShim/IDN/include/CIDNShim.h"
     link "idn2"
     export *
 }
 MAP
-"$clang" -O1 -fsanitize=address -c "$root/Sources/CNIOShim/shim.c" -I "$root/Sources/CNIOShim/include" -o "$work/build/shim.o"
+"$clang" -O1 -fsanitize=address -c "$root/Sources/CNIOShim/IDN/idn.c" -I "$root/Sources/CNIOShim/IDN/include" -o "$work/build/shim.o"
 # Snapshot the sources first: swiftc refuses inputs that change while it runs.
 rm -rf "$work/src" && mkdir -p "$work/src"
 for target in Converter ConverterFuzz; do

@@ -1,4 +1,4 @@
-import CNIOShim
+import CIDNShim
 #if canImport(Glibc)
 import Glibc
 #endif

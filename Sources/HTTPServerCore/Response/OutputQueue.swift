@@ -1,4 +1,3 @@
-import CNIOShim
 import Glibc
 
 /// The bytes a connection still owes its client, in response order (which is how pipelined

@@ -1,3 +1,5 @@
+import Foundation
+
 /// RFC 9842 §2.2 `Available-Dictionary`: an RFC 8941 Byte Sequence (`:base64:`), parameters allowed
 /// and ignored. Read on bytes and never decoded: the server compares the base64 text with the text
 /// of each dictionary hash it prepared, so the hot path allocates nothing.
@@ -17,6 +19,11 @@ public enum AvailableDictionaryField {
         var contentEnd = close
         while contentEnd > start + 1, value[contentEnd - 1] == 0x3D { contentEnd -= 1 }
         return UnsafeBufferPointer(rebasing: value[(start + 1)..<contentEnd])
+    }
+
+    /// The field a client sends to offer the dictionary with SHA-256 `sha256`: `:base64:`.
+    public static func fieldValue(sha256: [UInt8]) -> String {
+        ":" + Data(sha256).base64EncodedString() + ":"
     }
 
     @inline(__always) static func isBase64(_ byte: UInt8) -> Bool {

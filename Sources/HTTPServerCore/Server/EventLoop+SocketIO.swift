@@ -1,4 +1,3 @@
-import CNIOShim
 import Foundation
 import Glibc
 

@@ -26,7 +26,7 @@ public struct ManifestTrust: Sendable {
 
     /// `signatures/<sha256 of the manifest bytes>.minisig`, relative to the manifest URL.
     public static func signatureURL(forManifest bytes: Data, at manifestURL: URL) -> URL? {
-        URL(string: "signatures/\(ContentHash.sha256Hex(bytes)).minisig", relativeTo: manifestURL)?.absoluteURL
+        URL(string: PublishedFileNames.signature(forManifest: SHA256Digest.hex(of: bytes)), relativeTo: manifestURL)?.absoluteURL
     }
 
     /// Checks downloaded manifest bytes before anything in them is used: the signature (fetched
@@ -54,7 +54,7 @@ public struct ManifestTrust: Sendable {
                 do {
                     let verified = try verifier.verify(body, signatureFile: signature)
                     signed = true
-                    signedGeneration = Self.field("generation", in: verified.trustedComment).flatMap { Int($0) }
+                    signedGeneration = TrustedComment(parsing: verified.trustedComment).generation
                 } catch let error as SignatureError {
                     throw ManifestTrustError.badSignature(url: url, reason: "\(error)")
                 }
@@ -86,14 +86,6 @@ public struct ManifestTrust: Sendable {
             throw ManifestTrustError.expired(url: url, expires: text)
         }
         if expires <= now { throw ManifestTrustError.expired(url: url, expires: text) }
-    }
-
-    /// `name:value` from a trusted comment of space- or tab-separated fields.
-    public static func field(_ name: String, in comment: String) -> String? {
-        for part in comment.split(whereSeparator: { $0 == " " || $0 == "\t" }) where part.hasPrefix(name + ":") {
-            return String(part.dropFirst(name.count + 1))
-        }
-        return nil
     }
 }
 

@@ -51,23 +51,6 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// A scratch directory under /tmp, removed when the value goes away.
-final class Scratch {
-    let path: String
-
-    init(_ name: String) {
-        path = NSTemporaryDirectory() + "dcz-\(name)-\(UUID().uuidString)"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String, _ bytes: some DataProtocol) throws -> String {
-        let target = path + "/" + name
-        try Data(bytes).write(to: URL(fileURLWithPath: target))
-        return target
-    }
-}
 
 /// Runs a command to its end; stdout and stderr come back as text.
 struct Command {

@@ -1,5 +1,6 @@
 import Foundation
-@testable import ListServer
+@testable import ListOrigin
+import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but
 /// realistic published generation (a manifest and two hashed lists with gzip siblings).
@@ -11,8 +12,8 @@ final class ServerHarness: @unchecked Sendable {
     private let logLines = LockedLines()
 
     /// Bytes of the sample generation, so tests can compare what they receive.
-    static let sampleListA = PublishedSetForTestsLike.rules(tag: "alpha", count: 400)
-    static let sampleListB = PublishedSetForTestsLike.rules(tag: "beta", count: 50)
+    static let sampleListA = PublishedSetForTests.ruleJSON(tag: "alpha", count: 400)
+    static let sampleListB = PublishedSetForTests.ruleJSON(tag: "beta", count: 50)
     /// 2020-10-19T10:00:00Z: a fixed publish time so Last-Modified is predictable.
     static let publishTime = Date(timeIntervalSince1970: 1_603_101_600)
 
@@ -57,23 +58,15 @@ final class ServerHarness: @unchecked Sendable {
         var files: [String: SiteContent.Entry] = [:]
         var manifestLists: [String] = []
         for (id, body) in [("network-00", sampleListA + Array(generation.utf8)), ("network-01", sampleListB + Array(generation.utf8))] {
-            let hash = SHA256.hex(body)
+            let hash = SHA256Digest.hex(of: body)
             let name = "\(id).\(hash.prefix(12)).json"
             files[name] = SiteContent.Entry(name: name, identity: body, gzip: try Gzip.compress(body), sha256: hash, lastModified: date)
             manifestLists.append("{\"id\":\"\(id)\",\"file\":\"\(name)\",\"sha256\":\"\(hash)\",\"rules\":1}")
         }
         let manifest = Array("{\"format\":1,\"lists\":[\(manifestLists.joined(separator: ","))]}\n".utf8)
         let entry = SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: try Gzip.compress(manifest),
-                                      sha256: SHA256.hex(manifest), lastModified: date)
+                                      sha256: SHA256Digest.hex(of: manifest), lastModified: date)
         return SiteContent(manifest: entry, files: files)
-    }
-}
-
-/// Rule-list JSON generator for the sample generation.
-enum PublishedSetForTestsLike {
-    static func rules(tag: String, count: Int) -> [UInt8] {
-        Array(("[" + (0..<count).map { #"{"trigger":{"url-filter":"^https?://[^/]*\#(tag)-\#($0)\\.example/"},"action":{"type":"block"}}"# }
-            .joined(separator: ",") + "]").utf8)
     }
 }
 

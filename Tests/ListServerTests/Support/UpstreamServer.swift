@@ -1,5 +1,5 @@
 import Foundation
-@testable import ListServer
+@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif

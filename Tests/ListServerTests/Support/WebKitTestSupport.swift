@@ -2,7 +2,7 @@ import Converter
 import Foundation
 import ListSync
 import Testing
-@testable import ListServer
+@testable import ListOrigin
 
 /// Paths and the verifier for tests that need real WebKitGTK, shared by the WebKit suites. A missing
 /// WebKit fails the test with the install hint instead of skipping it: CI installs WebKitGTK, so a
@@ -40,7 +40,7 @@ enum WebKitTestSupport {
         for list in lists {
             let file = "\(list.id).json"
             try Data(list.json).write(to: directory.appendingPathComponent(file))
-            entries.append(Manifest.Entry(id: list.id, file: file, sha256: SHA256.hex(list.json), rules: list.ruleCount))
+            entries.append(Manifest.Entry(id: list.id, file: file, sha256: SHA256Digest.hex(of: list.json), rules: list.ruleCount))
         }
         try JSONEncoder().encode(Manifest(lists: entries)).write(to: directory.appendingPathComponent("manifest.json"))
         return directory

@@ -51,29 +51,6 @@ private final class LockedData: @unchecked Sendable {
     var value: Data { lock.withLock { data ?? Data() } }
 }
 
-/// A fresh directory under /tmp, removed when the value is.
-final class ScratchDirectory {
-    let path: String
-
-    init() throws {
-        var template = Array((NSTemporaryDirectory() + "signing-tests-XXXXXX").utf8CString)
-        guard let made = mkdtemp(&template) else { throw ExternalTool.ToolMissing(description: "mkdtemp failed") }
-        path = String(cString: made)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
-
-    @discardableResult
-    func write(_ name: String, _ bytes: Data) throws -> String {
-        let target = file(name)
-        try bytes.write(to: URL(fileURLWithPath: target))
-        return target
-    }
-
-    func read(_ name: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: file(name))) }
-}
 
 /// A manifest-shaped message of about 3 KB, different on every call.
 func sampleManifest() -> Data {

@@ -1,0 +1,160 @@
+import Foundation
+
+/// The published manifest, format 1: what a device reads to decide what to download. The one
+/// owner of the format: the server writes it with `encoded()` and every reader parses it with
+/// `decode(_:)`. Unknown fields are ignored when reading, so later fields never break old clients.
+public struct Manifest: Codable, Sendable, Equatable {
+    /// The most manifest bytes a client reads (a real one is tens of KB, patches included).
+    public static let maximumBytes = 4 << 20
+
+    public struct Entry: Codable, Sendable, Equatable {
+        /// Stable list identifier; the device's compiled list is named `id-<sha256 prefix>`.
+        public var id: String
+        /// File name relative to the manifest URL.
+        public var file: String
+        /// Lowercase hex SHA-256 of the identity bytes of `file`.
+        public var sha256: String
+        public var rules: Int
+        /// The identity size of `file`, so a client can bound a patch's decoded output.
+        public var bytes: Int?
+        /// dcz patches from earlier versions of this id to `file` (most recent first).
+        public var patches: [Patch]?
+
+        public init(id: String, file: String, sha256: String, rules: Int, bytes: Int? = nil, patches: [Patch]? = nil) {
+            self.id = id
+            self.file = file
+            self.sha256 = sha256
+            self.rules = rules
+            self.bytes = bytes
+            self.patches = patches
+        }
+
+        /// The entry's fields in their published order. A new field is one more line here (and
+        /// an optional property, so manifests without it still decode).
+        fileprivate func write(to object: inout ManifestJSON.Object) {
+            object.field("id", string: id)
+            object.field("file", string: file)
+            object.field("sha256", string: sha256)
+            object.field("rules", integer: rules)
+            if let bytes { object.field("bytes", integer: bytes) }
+            if let patches { object.field("patches", array: patches.map { $0.encoded() }) }
+        }
+    }
+
+    /// A dcz patch (RFC 9842: 40-byte header, then a zstd frame with the old version as raw
+    /// dictionary) that turns the version with SHA-256 `from` into the entry's file.
+    public struct Patch: Codable, Sendable, Equatable {
+        /// Lowercase hex SHA-256 of the old version's identity bytes (the dictionary).
+        public var from: String
+        /// File name relative to the manifest URL.
+        public var file: String
+        /// Lowercase hex SHA-256 of the patch file itself.
+        public var sha256: String
+        /// Size of the patch file.
+        public var bytes: Int
+
+        public init(from: String, file: String, sha256: String, bytes: Int) {
+            self.from = from
+            self.file = file
+            self.sha256 = sha256
+            self.bytes = bytes
+        }
+
+        fileprivate func encoded() -> [UInt8] {
+            var object = ManifestJSON.Object()
+            object.field("from", string: from)
+            object.field("file", string: file)
+            object.field("sha256", string: sha256)
+            object.field("bytes", integer: bytes)
+            return object.bytes()
+        }
+    }
+
+    public var format: Int
+    public var lists: [Entry]
+    // Signing: nil in an unsigned manifest. Written after `lists`, in this order.
+    /// Never decreases from one published manifest to the next; a client refuses a lower one.
+    public var generation: Int?
+    /// RFC 3339 UTC time (`2026-12-15T00:00:00Z`) after which a client refuses the manifest.
+    public var expires: String?
+
+    public init(format: Int = 1, lists: [Entry], generation: Int? = nil, expires: String? = nil) {
+        self.format = format
+        self.lists = lists
+        self.generation = generation
+        self.expires = expires
+    }
+
+    /// The published bytes: fixed key order, no whitespace, no timestamps, a trailing newline.
+    /// The same manifest always gives the same bytes, so every origin serves the same ETag.
+    public func encoded() -> [UInt8] {
+        var top = ManifestJSON.Object()
+        top.field("format", integer: format)
+        top.field("lists", array: lists.map { entry in
+            var object = ManifestJSON.Object()
+            entry.write(to: &object)
+            return object.bytes()
+        })
+        if let generation { top.field("generation", integer: generation) }
+        if let expires { top.field("expires", string: expires) }
+        return top.bytes() + [0x0A]
+    }
+
+    /// Parses manifest bytes (any format number; callers decide which formats they accept).
+    public static func decode(_ bytes: Data) throws -> Manifest {
+        try JSONDecoder().decode(Manifest.self, from: bytes)
+    }
+}
+
+/// A minimal writer of compact JSON objects with keys in the order they are added.
+enum ManifestJSON {
+    struct Object {
+        private var out: [UInt8] = [UInt8(ascii: "{")]
+
+        mutating func field(_ key: String, string: String) {
+            name(key)
+            appendString(string)
+        }
+
+        mutating func field(_ key: String, integer: Int) {
+            name(key)
+            out += Array(String(integer).utf8)
+        }
+
+        /// `elements` are already-encoded JSON values.
+        mutating func field(_ key: String, array elements: [[UInt8]]) {
+            name(key)
+            out.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { out.append(UInt8(ascii: ",")) }
+                out += element
+            }
+            out.append(UInt8(ascii: "]"))
+        }
+
+        func bytes() -> [UInt8] { out + [UInt8(ascii: "}")] }
+
+        private mutating func name(_ key: String) {
+            if out.count > 1 { out.append(UInt8(ascii: ",")) }
+            appendString(key)
+            out.append(UInt8(ascii: ":"))
+        }
+
+        /// A JSON string (RFC 8259 §7): quote, backslash and control characters escaped.
+        private mutating func appendString(_ value: String) {
+            out.append(UInt8(ascii: "\""))
+            for byte in value.utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(byte)
+                case 0..<0x20:
+                    out += Array(String(format: "\\u%04x", Int(byte)).utf8)
+                default:
+                    out.append(byte)
+                }
+            }
+            out.append(UInt8(ascii: "\""))
+        }
+    }
+}

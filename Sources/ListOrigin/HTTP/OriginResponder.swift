@@ -1,0 +1,110 @@
+import Foundation
+import HTTPServerCore
+
+/// The routes the origin counts its answers under, in the order /metrics lists them (the HTTP
+/// library appends `not_found`, `invalid` and `options`).
+enum OriginRoute: Int, CaseIterable {
+    case manifest, list, healthz, status, metrics, admin, explain, lists
+
+    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain", "lists"]
+    static let routes = HTTPRoutes(applicationLabels: labels)
+
+    var route: HTTPRoute { HTTPRoute(rawValue) }
+}
+
+/// The origin's endpoints on top of the library's static serving: `manifest.json` and the hashed
+/// lists (static resources), their stable aliases under `/lists/`, `/healthz`, `/status`, `/metrics` and `POST /admin/refresh`.
+///
+/// One reference to shared state, so the existential the server holds stores it inline.
+struct OriginResponder: HTTPResponder {
+    final class State: @unchecked Sendable {
+        let admin: AdminEndpoint?
+        let status: StatusBoard
+        let explain: ExplainEngineCache
+        /// Gathers the server's counters for /status and /metrics; set once the server exists.
+        var activity: () -> ServerActivity = {
+            ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
+                           fileDates: [:], manifestInstalled: false)
+        }
+
+        init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache) {
+            self.admin = admin
+            self.status = status
+            self.explain = explain
+        }
+    }
+
+    let state: State
+
+    func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
+        let method = request.head.method
+        if Self.equals(name, "admin/refresh") {
+            // Without a configured token the endpoint does not exist (404 for every method).
+            return adminRefresh(request, into: &output)
+        }
+        guard method == .get || method == .head else {
+            return request.error(405, "method not allowed", route: request.routes.invalid, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
+        }
+        let site = request.site
+        if Self.equals(name, "manifest.json") {
+            guard let manifest = site.resource(named: name) else { return request.notFound(into: &output) }
+            return request.serve(manifest, route: OriginRoute.manifest.route, into: &output)
+        }
+        if ListAliasRoute.claims(name) {
+            return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
+        }
+        if let resource = site.resource(named: name) {
+            return request.serve(resource, route: OriginRoute.list.route, into: &output)
+        }
+        if Self.equals(name, "explain") {
+            return ExplainEndpoint(cache: state.explain, admin: state.admin, route: OriginRoute.explain.route).respond(request, into: &output)
+        }
+        if Self.equals(name, "healthz") {
+            let healthy = site.resource(named: SiteContent.manifestName) != nil
+            let body = Array((healthy ? "{\"status\":\"ok\"}\n" : "{\"status\":\"no manifest installed\"}\n").utf8)
+            return request.respond(status: healthy ? 200 : 503, route: OriginRoute.healthz.route, contentType: "application/json", body: body,
+                                   into: &output)
+        }
+        if Self.equals(name, "status.html") || (Self.equals(name, "status")
+            && MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
+            let page = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? []).render()
+            return request.respond(status: 200, route: OriginRoute.status.route, contentType: StatusPage.contentType, body: page,
+                                   extraHeaders: StatusPage.headers, into: &output)
+        }
+        if Self.equals(name, "status") {
+            let body = StatusDocument(status: state.status.current, activity: state.activity()).encoded()
+            return request.respond(status: 200, route: OriginRoute.status.route, contentType: "application/json", body: body, into: &output)
+        }
+        if Self.equals(name, "metrics") {
+            let body = MetricsRenderer(status: state.status.current, activity: state.activity()).render()
+            return request.respond(status: 200, route: OriginRoute.metrics.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                                   body: body, into: &output)
+        }
+        return request.notFound(into: &output)
+    }
+
+    /// Exact, case-sensitive comparison of request bytes with a literal (no String built).
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        guard bytes.count == literal.utf8CodeUnitCount else { return false }
+        return bytes.isEmpty || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
+    }
+
+    // MARK: Admin
+
+    /// `POST /admin/refresh` with `Authorization: Bearer <token>` (RFC 6750 §2.1), compared in
+    /// constant time so response timing leaks nothing about the token.
+    private func adminRefresh(_ request: HTTPRequest, into output: inout OutputQueue) -> HTTPAnswer {
+        guard let admin = state.admin else { return request.notFound(into: &output) }
+        let route = OriginRoute.admin.route
+        guard request.head.method == .post else {
+            return request.error(405, "use POST", route: route, extraHeaders: "Allow: POST\r\n", into: &output)
+        }
+        guard let value = request.head.authorization, admin.authorizes(request.value(value), allowingBasic: false) else {
+            return request.error(401, "bearer token required", route: route, extraHeaders: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n",
+                                 into: &output)
+        }
+        admin.onRefresh()
+        return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
+                               into: &output)
+    }
+}

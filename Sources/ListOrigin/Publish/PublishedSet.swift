@@ -1,0 +1,136 @@
+import Converter
+import DictionaryPatchOrigin
+import Foundation
+import ListFormat
+
+/// The set a directory serves: its manifest, every file that manifest names plus the older files
+/// still inside their grace period (all as served bytes), and the layout state it was built with.
+/// A publish turns one `PublishedSet` into the next in memory; only a start reads one from disk.
+struct PublishedSet: Sendable {
+    /// The directory the set lives in.
+    var directory: String
+    var manifest: Manifest
+    /// What the HTTP layer serves: the manifest entry and every hashed file by name.
+    var content: SiteContent
+    /// The converter's layout state (`layout.json` beside the manifest), nil when unreadable.
+    var layoutState: [UInt8]?
+
+    var manifestSHA256: String? { content.manifest?.sha256 }
+
+    /// The list bytes of the current manifest by id: what the converter may keep unchanged.
+    var listBytesByID: [String: [UInt8]] {
+        var out: [String: [UInt8]] = [:]
+        for entry in manifest.lists {
+            if let file = content.files[entry.file] { out[entry.id] = file.identity }
+        }
+        return out
+    }
+
+    /// The manifest entry as served: its gzip form lives only in memory, derived from the manifest
+    /// bytes deterministically, so every origin serves the same bytes and no second file can lag behind.
+    static func manifestEntry(_ bytes: [UInt8], sha256: String, lastModified: Date) -> SiteContent.Entry {
+        SiteContent.Entry(name: PublishPlan.manifestName, identity: bytes, gzip: try? Gzip.compress(bytes),
+                          sha256: sha256, lastModified: lastModified)
+    }
+}
+
+/// Reads a published set back from a directory: the restart path (and `convert --previous`). Every
+/// file the manifest names is checked against its hash, once, here.
+struct PublishedSetLoader: Sendable {
+    enum LoadError: Error, CustomStringConvertible, Equatable {
+        case noManifest(String)
+        case badManifest(String, String)
+        case missingFile(String)
+        case hashMismatch(String)
+
+        var description: String {
+            switch self {
+            case .noManifest(let dir): return "\(dir) holds no manifest.json yet"
+            case .badManifest(let path, let reason): return "\(path) is not a format-1 manifest (\(reason))"
+            case .missingFile(let path): return "the manifest names \(path), which is missing"
+            case .hashMismatch(let path): return "\(path) does not match the hash the manifest gives"
+            }
+        }
+    }
+
+    var writer: SetWriter
+    /// Files only older manifests name are loaded while younger than this (seconds since superseded).
+    var gracePeriod: Double
+    /// False (for `convert --previous`): a missing or damaged list file is left out, not an error.
+    var strict = true
+
+    /// Loads the set; throws when the manifest is missing or (strict) names a file that is not intact.
+    func load(history: [PersistentState.PublishRecord], now: Date = Date()) throws -> PublishedSet {
+        let manifestPath = writer.path(PublishPlan.manifestName)
+        guard let manifestData = FileManager.default.contents(atPath: manifestPath) else { throw LoadError.noManifest(writer.directory) }
+        let manifest: Manifest
+        do {
+            manifest = try ManifestLists.decode(manifestData)
+        } catch {
+            guard case .badManifest(let reason) = error else { throw LoadError.badManifest(manifestPath, "\(error)") }
+            throw LoadError.badManifest(manifestPath, reason)
+        }
+        var firstPublished: [String: Date] = [:]
+        for record in history {
+            for file in record.files where firstPublished[file] == nil { firstPublished[file] = record.publishedAt }
+        }
+        let manifestBytes = Array(manifestData)
+        let manifestHash = SHA256Digest.hex(of: manifestBytes)
+        let manifestDate = history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
+
+        // Current files must match the manifest's hashes; older files must match the hash in their name.
+        if strict, let entry = manifest.lists.first(where: { !ManifestLists.isInsideSet($0.file) }) {
+            throw LoadError.badManifest(manifestPath, "list \(entry.id) names the file \"\(entry.file)\" outside its directory")
+        }
+        var names = manifest.lists.map(\.file).filter(ManifestLists.isInsideSet)
+        var wantedHash: [String: String] = [:]
+        for entry in manifest.lists { wantedHash[entry.file] = entry.sha256 }
+        var current = Set(names.flatMap { [$0, $0 + ".gz"] })
+        // Patches the manifest names: each must be intact too (strict), like the lists they lead to.
+        for patch in manifest.lists.flatMap({ $0.patches ?? [] }) where PatchFileName.isPatchFileName(patch.file) {
+            names.append(patch.file)
+            current.insert(patch.file)
+            wantedHash[patch.file] = patch.sha256
+        }
+        let retention = Retention(writer: writer, gracePeriod: gracePeriod)
+        for (name, retiredAt) in retention.retiredFiles(keeping: current, history: history)
+        where !name.hasSuffix(".gz") && now.timeIntervalSince(retiredAt) <= gracePeriod {
+            names.append(name)
+        }
+        let read: [(identity: [UInt8], gzip: [UInt8]?, sha256: String)?] = Parallel.map(names.count) { index in
+            let path = writer.path(names[index])
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            let identity = Array(data)
+            return (identity, FileManager.default.contents(atPath: path + ".gz").map { Array($0) }, SHA256Digest.hex(of: identity))
+        }
+        var files: [String: SiteContent.Entry] = [:]
+        for (index, name) in names.enumerated() {
+            let path = writer.path(name)
+            let wanted = wantedHash[name]
+            guard let file = read[index] else {
+                if wanted != nil, strict { throw LoadError.missingFile(path) }
+                continue
+            }
+            if let wanted {
+                guard file.sha256 == wanted else {
+                    if strict { throw LoadError.hashMismatch(path) }
+                    continue
+                }
+            } else if !PatchFileName.isPatchFileName(name), !name.contains(".\(file.sha256.prefix(PublishPlan.hashPrefixLength)).") {
+                continue
+            }
+            let gzip = PatchFileName.isPatchFileName(name) ? nil : file.gzip
+            files[name] = SiteContent.Entry(name: name, identity: file.identity, gzip: gzip, sha256: file.sha256,
+                                            lastModified: firstPublished[name] ?? modificationDate(path))
+        }
+        let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)).map { Array($0) }
+        let entry = PublishedSet.manifestEntry(manifestBytes, sha256: manifestHash, lastModified: manifestDate)
+        var content = SiteContent(manifest: entry, files: files)
+        content.signatures = writer.loadSignatures()
+        return PublishedSet(directory: writer.directory, manifest: manifest, content: content, layoutState: layout)
+    }
+
+    private func modificationDate(_ path: String) -> Date {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? Date()
+    }
+}

@@ -1,0 +1,32 @@
+import Foundation
+import ListFormat
+
+/// `/status`'s `signing` object: the key an app pins and the state of the served manifest's
+/// signature, so an operator sees (and `/metrics` alerts on) an expiry before devices refuse the set.
+struct SigningStatus: Codable, Sendable, Equatable {
+    /// The minisign public key, base64 (`RWQ…`): what an app pins and `minisign -P` takes.
+    var publicKey: String
+    var keyId: String
+    /// Of the served manifest; nil until a signed set is served.
+    var generation: Int?
+    /// RFC 3339, from the served manifest.
+    var expires: String?
+    /// When the served manifest's signature was written.
+    var signedAt: Date?
+    /// The key id the served manifest's signature names (differs from `keyId` until a new key has signed).
+    var signedByKeyId: String?
+
+    init(signer: ManifestSigner, content: SiteContent?) {
+        publicKey = signer.key.publicKey.base64
+        keyId = "\(signer.key.keyID)"
+        guard let entry = content?.manifest, let manifest = try? Manifest.decode(Data(entry.identity)) else { return }
+        generation = manifest.generation
+        expires = manifest.expires
+        if let signature = content?.signatures[PublishedSignature.name(forManifest: entry.sha256)] {
+            signedAt = signature.lastModified
+            signedByKeyId = PublishedSignature(manifestSHA256: entry.sha256, bytes: signature.identity).parsed.map { "\($0.keyID)" }
+        }
+    }
+
+    var expiryDate: Date? { expires.flatMap(ManifestSigner.parseTime) }
+}
