@@ -62,12 +62,13 @@ struct PublishedSetLoader: Sendable {
     func load(history: [PersistentState.PublishRecord], now: Date = Date()) throws -> PublishedSet {
         let manifestPath = writer.path(PublishPlan.manifestName)
         guard let manifestData = FileManager.default.contents(atPath: manifestPath) else { throw LoadError.noManifest(writer.directory) }
-        let manifest: Manifest
+        var manifest: Manifest
         do {
             manifest = try Manifest.decode(manifestData)
         } catch {
             throw LoadError.badManifest(manifestPath, "\(error)")
         }
+        DerivedPatchFiles.fill(&manifest, directory: writer.directory)
         guard manifest.format == 1 else { throw LoadError.badManifest(manifestPath, "format \(manifest.format)") }
         var firstPublished: [String: Date] = [:]
         for record in history {
