@@ -18,6 +18,7 @@
 # Usage: scripts/bench/device-day.sh                     (builds release into .build-sync)
 #        LISTSERVER=.build/debug/listserver scripts/bench/device-day.sh
 #        PEERS=/path/to/peers DAYS="20 21" scripts/bench/device-day.sh
+#        CONVERT_FLAGS="--removal-grace 3" scripts/bench/device-day.sh   (a layout knob under test)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 lists="$root/Tests/Fixtures/lists"
@@ -58,7 +59,7 @@ key="$(ls "$work/key"/* | grep -v '\.pub$' | head -1)"
 
 publish() { # day: publishes that day's lists over the set in $work/public, signed
     "$LISTSERVER" convert --input "$lists/easylist-2020-10-$1.txt" --input "$lists/easyprivacy-2020-10-$1.txt" \
-        --out "$work/public" --signing-key "$key" --no-validate >/dev/null
+        --out "$work/public" --signing-key "$key" --no-validate ${CONVERT_FLAGS:-} >/dev/null
     # The origin serves the manifest gzipped (Support/Gzip, level 9); nginx serves this sibling.
     gzip -9nc "$work/public/manifest.json" > "$work/public/manifest.json.gz"
     cp "$work/public/manifest.json" "$work/manifest-$1.json"
