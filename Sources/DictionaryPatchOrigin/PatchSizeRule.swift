@@ -1,7 +1,6 @@
 /// A patch not at least 2× smaller than the new list's gzip is not written: a device would save too
 /// little over the full file to be worth a file and a decode. (It was 4× while each patch also cost
-/// every device a manifest entry; with derived patch names it costs none, and the 4× rule made a
-/// device a week behind take 24.6 KB of whole files for 7.5 KB of patches, docs/device-cost.md.)
+/// every device a manifest entry; with derived patch names it costs none. docs/device-cost.md.)
 public enum PatchSizeRule {
     public static let minimumSaving = 2
 

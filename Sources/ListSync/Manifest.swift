@@ -72,8 +72,8 @@ public struct Manifest: Codable, Sendable, Equatable {
 
     public var format: Int
     /// `derivedPatchFiles` when every patch lives under the name a device derives from the hash it
-    /// holds and the hash it wants; entries then carry no `patches` in the published bytes (each
-    /// cost every device about 100 gzip bytes a day). nil: entries list their patches.
+    /// holds and the hash it wants; entries then carry no `patches` in the published bytes (listing
+    /// them grew the manifest every device fetches daily; docs/device-cost.md). nil: entries list them.
     public var patchFiles: String?
     public var lists: [Entry]
     // Signing (issue #13): nil in an unsigned manifest. Written after `lists`, in this order.
