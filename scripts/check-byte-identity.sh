@@ -35,7 +35,8 @@ done
 
 sets=$(find "$work/baseline" -name manifest.json | wc -l)
 files=$(find "$work/baseline" -type f | wc -l)
-# Issue #12 adds `bytes` and `patches` to manifest entries and `.dcz` patch files beside the lists.
+# Issue #12 adds `bytes` and `patches` to manifest entries and `.dcz` patch files beside the lists;
+# the derived patch names replace `patches` with the top-level `patchFiles`.
 # Everything else must be byte-identical; manifests must be identical once those fields are
 # stripped; patch files both builds wrote must be identical too.
 status=0
@@ -49,6 +50,7 @@ import json, pathlib, sys
 base, new = map(pathlib.Path, sys.argv[1:3])
 def stripped(path):
     manifest = json.loads(path.read_bytes())
+    manifest.pop("patchFiles", None)  # patches under derived names (docs/patches.md)
     for entry in manifest["lists"]:
         entry.pop("bytes", None)
         entry.pop("patches", None)

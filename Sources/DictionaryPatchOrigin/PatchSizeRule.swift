@@ -1,7 +1,8 @@
-/// A patch not at least 4× smaller than the new list's gzip is not written, because
-/// a device would save too little over the full file to be worth a file, a manifest entry and a decode.
+/// A patch not at least 2× smaller than the new list's gzip is not written: a device would save too
+/// little over the full file to be worth a file and a decode. (It was 4× while each patch also cost
+/// every device a manifest entry; with derived patch names it costs none. docs/device-cost.md.)
 public enum PatchSizeRule {
-    public static let minimumSaving = 4
+    public static let minimumSaving = 2
 
     public static func decide(patchBytes: Int, gzipBytes: Int) -> PatchDecision {
         patchBytes * minimumSaving <= gzipBytes ? .write : .skip(patchBytes: patchBytes, gzipBytes: gzipBytes)
@@ -10,7 +11,7 @@ public enum PatchSizeRule {
 
 public enum PatchDecision: Equatable, Sendable, CustomStringConvertible {
     case write
-    /// The patch is larger than a quarter of the gzip: devices take the full list.
+    /// The patch is larger than half the gzip: devices take the full list.
     case skip(patchBytes: Int, gzipBytes: Int)
 
     public var description: String {

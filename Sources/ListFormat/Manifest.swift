@@ -31,13 +31,13 @@ public struct Manifest: Codable, Sendable, Equatable {
 
         /// The entry's fields in their published order. A new field is one more line here (and
         /// an optional property, so manifests without it still decode).
-        fileprivate func write(to object: inout ManifestJSON.Object) {
+        fileprivate func write(to object: inout ManifestJSON.Object, patchNamesDerived: Bool) {
             object.field("id", string: id)
             object.field("file", string: file)
             object.field("sha256", string: sha256)
             object.field("rules", integer: rules)
             if let bytes { object.field("bytes", integer: bytes) }
-            if let patches { object.field("patches", array: patches.map { $0.encoded() }) }
+            if let patches, !patchNamesDerived { object.field("patches", array: patches.map { $0.encoded() }) }
         }
     }
 
@@ -71,6 +71,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     public var format: Int
+    /// `derivedPatchFiles` when every patch lives under the name a device derives from the hash it
+    /// holds and the hash it wants; entries then carry no `patches` in the published bytes (listing
+    /// them grew the manifest every device fetches daily; docs/device-cost.md). nil: entries list them.
+    public var patchFiles: String?
     public var lists: [Entry]
     // Signing: nil in an unsigned manifest. Written after `lists`, in this order.
     /// Never decreases from one published manifest to the next; a client refuses a lower one.
@@ -78,8 +82,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// RFC 3339 UTC time (`2026-12-15T00:00:00Z`) after which a client refuses the manifest.
     public var expires: String?
 
-    public init(format: Int = 1, lists: [Entry], generation: Int? = nil, expires: String? = nil) {
+    public init(format: Int = 1, patchFiles: String? = nil, lists: [Entry], generation: Int? = nil, expires: String? = nil) {
         self.format = format
+        self.patchFiles = patchFiles
         self.lists = lists
         self.generation = generation
         self.expires = expires
@@ -90,14 +95,28 @@ public struct Manifest: Codable, Sendable, Equatable {
     public func encoded() -> [UInt8] {
         var top = ManifestJSON.Object()
         top.field("format", integer: format)
+        if let patchFiles { top.field("patchFiles", string: patchFiles) }
         top.field("lists", array: lists.map { entry in
             var object = ManifestJSON.Object()
-            entry.write(to: &object)
+            entry.write(to: &object, patchNamesDerived: patchFiles != nil)
             return object.bytes()
         })
         if let generation { top.field("generation", integer: generation) }
         if let expires { top.field("expires", string: expires) }
         return top.bytes() + [0x0A]
+    }
+
+    /// The one patch naming a device may derive: `<id>.<from sha12>-<to sha12>.dcz` beside the
+    /// manifest. A client that does not know this value reads `patches` (absent) and takes whole files.
+    public static let derivedPatchFiles = "<id>.<from12>-<to12>.dcz"
+
+    /// The patch from the version `fromSHA256` of `entry` to the entry's own version, as named under
+    /// `derivedPatchFiles`; nil when this manifest does not derive names. The patch's SHA-256 is not
+    /// known: its output is checked against the entry's SHA-256 and size instead.
+    public func derivedPatch(for entry: Entry, from fromSHA256: String) -> Patch? {
+        guard patchFiles == Self.derivedPatchFiles, fromSHA256.utf8.count == 64, entry.sha256.utf8.count == 64 else { return nil }
+        let name = "\(entry.id).\(fromSHA256.prefix(12))-\(entry.sha256.prefix(12)).dcz"
+        return Patch(from: fromSHA256, file: name, sha256: "", bytes: 0)
     }
 
     /// Parses manifest bytes (any format number; callers decide which formats they accept).

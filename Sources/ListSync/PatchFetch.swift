@@ -17,12 +17,17 @@ struct PatchFetch: Sendable {
     enum Outcome: Sendable {
         case stored(SyncReport.DownloadedFile)
         case fallback(String)
+        /// A derived name answered 404: the publisher kept no patch from this version (too large,
+        /// or too old). No failure; the full file follows.
+        case notPublished
     }
 
-    /// The patch for `entry` from a version the store holds intact, if the manifest names one.
-    static func candidate(for entry: Manifest.Entry, held: [String: String], store: SyncStore) -> (Manifest.Patch, String)? {
+    /// The patch for `entry` from a version the store holds intact: the one the entry lists, or the
+    /// name derived from the two hashes when the manifest says patches are named that way (a patch
+    /// the publisher did not keep then answers 404, and the full file follows).
+    static func candidate(for entry: Manifest.Entry, in manifest: Manifest, held: [String: String], store: SyncStore) -> (Manifest.Patch, String)? {
         guard let heldSHA = held[entry.id], heldSHA != entry.sha256,
-              let patch = entry.patches?.first(where: { $0.from == heldSHA }),
+              let patch = entry.patches?.first(where: { $0.from == heldSHA }) ?? manifest.derivedPatch(for: entry, from: heldSHA),
               store.holdsIntact(sha256: heldSHA) else { return nil }
         return (patch, heldSHA)
     }
@@ -44,9 +49,11 @@ struct PatchFetch: Sendable {
         } catch {
             return .fallback("fetching \(patch.file) failed: \(error)")
         }
+        if response.status == 404, patch.sha256.isEmpty { return .notPublished }
         guard response.status == 200 else { return .fallback("\(patch.file) answered \(response.status)") }
         let actual = SHA256Digest.hex(of: response.body)
-        guard actual == patch.sha256 else {
+        // A derived name carries no hash of its own; the decoder checks the result's SHA-256 below.
+        guard actual == patch.sha256 || patch.sha256.isEmpty else {
             return .fallback("\(patch.file) has SHA-256 \(actual.prefix(12)), the manifest says \(patch.sha256.prefix(12))")
         }
         let decoded: Data

@@ -136,7 +136,7 @@ public struct SyncClient: Sendable {
                 let item = wanted[next]
                 let entry = manifest.lists[item.index]
                 next += 1
-                group.addTask { (item.index, try await self.fetchOne(entry, from: item.url, held: held)) }
+                group.addTask { (item.index, try await self.fetchOne(entry, in: manifest, from: item.url, held: held)) }
             }
             for _ in 0..<min(options.maxConcurrentDownloads, wanted.count) { addNext() }
             while let (index, file) = try await group.next() {
@@ -147,13 +147,14 @@ public struct SyncClient: Sendable {
         return results.keys.sorted().compactMap { results[$0] }
     }
 
-    private func fetchOne(_ entry: Manifest.Entry, from url: URL, held: [String: String]) async throws -> SyncReport.DownloadedFile {
+    private func fetchOne(_ entry: Manifest.Entry, in manifest: Manifest, from url: URL, held: [String: String]) async throws -> SyncReport.DownloadedFile {
         var fallback: String?
-        if let decoder = options.patchDecoder, let (patch, heldSHA) = PatchFetch.candidate(for: entry, held: held, store: store) {
+        if let decoder = options.patchDecoder, let (patch, heldSHA) = PatchFetch.candidate(for: entry, in: manifest, held: held, store: store) {
             let attempt = PatchFetch(fetcher: fetcher, store: store, decoder: decoder)
             switch await attempt.fetch(entry, patch: patch, heldSHA256: heldSHA, manifestURL: manifestURL) {
             case .stored(let file): return file
             case .fallback(let reason): fallback = reason
+            case .notPublished: break
             }
         }
         let response = try await fetcher.get(url, headers: [:])

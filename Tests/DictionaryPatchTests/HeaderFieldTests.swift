@@ -40,9 +40,9 @@ import Testing
     }
 
     @Test func aPatchIsWrittenOnlyWhenFourTimesSmallerThanTheGzip() {
-        #expect(PatchSizeRule.decide(patchBytes: 25, gzipBytes: 100) == .write)
-        #expect(PatchSizeRule.decide(patchBytes: 26, gzipBytes: 100) == .skip(patchBytes: 26, gzipBytes: 100))
-        #expect(PatchSizeRule.decide(patchBytes: 1, gzipBytes: 3) == .skip(patchBytes: 1, gzipBytes: 3))
+        #expect(PatchSizeRule.decide(patchBytes: 50, gzipBytes: 100) == .write)
+        #expect(PatchSizeRule.decide(patchBytes: 51, gzipBytes: 100) == .skip(patchBytes: 51, gzipBytes: 100))
+        #expect(PatchSizeRule.decide(patchBytes: 2, gzipBytes: 3) == .skip(patchBytes: 2, gzipBytes: 3))
     }
 
     @Test func theWindowBoundIsRFC9842s() {

@@ -48,7 +48,8 @@ import Glibc
     static func manifestProblems(in directory: String) -> [String] {
         let manifestPath = directory + "/manifest.json"
         guard let data = FileManager.default.contents(atPath: manifestPath) else { return [] }
-        guard let manifest = try? Manifest.decode(data) else { return ["manifest.json does not parse: \(data.count) bytes"] }
+        guard var manifest = try? Manifest.decode(data) else { return ["manifest.json does not parse: \(data.count) bytes"] }
+        DerivedPatchFiles.fill(&manifest, directory: directory)
         var problems: [String] = []
         for entry in manifest.lists {
             guard let bytes = FileManager.default.contents(atPath: directory + "/" + entry.file) else {
@@ -224,7 +225,10 @@ import Glibc
                 if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
                     sawManifest = true
                     manifests.insert(data)
-                    patchesNamed += (try? Manifest.decode(data))?.lists.reduce(0) { $0 + ($1.patches?.count ?? 0) } ?? 0
+                    if var manifest = try? Manifest.decode(data) {
+                        DerivedPatchFiles.fill(&manifest, directory: directory)
+                        patchesNamed += manifest.lists.reduce(0) { $0 + ($1.patches?.count ?? 0) }
+                    }
                 }
                 continue
             }

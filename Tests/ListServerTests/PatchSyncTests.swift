@@ -69,7 +69,7 @@ import TestSupport
             #expect(SHA256Digest.hex(of: stored) == newSHA)
             if viaPatch {
                 #expect(report.patchTransferredBytes > 0 && report.fullFileTransferredBytes == 0)
-                #expect(report.patchTransferredBytes * 4 <= (site.outcomes[9]?.plan.lists.first { $0.id == "net" }?.gzip?.count ?? 0))
+                #expect(report.patchTransferredBytes * PatchSizeRule.minimumSaving <= (site.outcomes[9]?.plan.lists.first { $0.id == "net" }?.gzip?.count ?? 0))
             } else {
                 #expect(report.patchTransferredBytes == 0 && report.fullFileTransferredBytes > 0)
             }
@@ -83,11 +83,14 @@ import TestSupport
     /// The patch from version 1 to 2 replaced by a bad one the manifest names with its true hash
     /// (so the decoder's checks are what must catch it), except `hashMismatch`, where only the
     /// served bytes change.
-    static func sabotaged(_ content: SiteContent, fault: Fault, v1: [UInt8], v2: [UInt8]) throws -> SiteContent {
+    /// `listed`: the manifest is rewritten in the older style that lists each patch with its hash
+    /// (what old servers publish); otherwise the client derives the patch's name.
+    static func sabotaged(_ content: SiteContent, fault: Fault, listed: Bool, v1: [UInt8], v2: [UInt8]) throws -> SiteContent {
         var manifest = try Manifest.decode(Data(try #require(content.manifest).identity))
         let index = try #require(manifest.lists.firstIndex { $0.id == "net" })
-        var patch = try #require(manifest.lists[index].patches?.first)
-        let good = try #require(content.files[patch.file]).identity
+        let derived = try #require(manifest.derivedPatch(for: manifest.lists[index], from: SHA256Digest.hex(of: v1)))
+        let good = try #require(content.files[derived.file]).identity
+        var patch = Manifest.Patch(from: derived.from, file: derived.file, sha256: SHA256Digest.hex(of: good), bytes: good.count)
         var bad: [UInt8]
         switch fault {
         case .wrongBase: bad = try PatchEncoder().encode(from: Array(v1.dropLast(2)) + [0x5d], to: v2)
@@ -103,6 +106,9 @@ import TestSupport
         if fault != .hashMismatch {
             patch.sha256 = SHA256Digest.hex(of: bad)
             patch.bytes = bad.count
+        }
+        if listed {
+            manifest.patchFiles = nil
             manifest.lists[index].patches = [patch]
         }
         var out = content
@@ -113,8 +119,8 @@ import TestSupport
         return out
     }
 
-    @Test(arguments: Fault.allCases)
-    func aBadPatchFallsBackToTheFullFileAndLosesNothing(_ fault: Fault) async throws {
+    @Test(arguments: Fault.allCases, [false, true])
+    func aBadPatchFallsBackToTheFullFileAndLosesNothing(_ fault: Fault, listed: Bool) async throws {
         let site = try Publishing()
         defer { site.harness.stop() }
         try site.publish(1)
@@ -125,7 +131,7 @@ import TestSupport
         try site.publish(2)
         let v1 = try #require(site.outcomes[1]?.plan.lists.first { $0.id == "net" }?.identity)
         let v2 = try #require(site.outcomes[2]?.plan.lists.first { $0.id == "net" }?.identity)
-        site.harness.server.install(try Self.sabotaged(site.outcomes[2]!.published.content, fault: fault, v1: v1, v2: v2))
+        site.harness.server.install(try Self.sabotaged(site.outcomes[2]!.published.content, fault: fault, listed: listed, v1: v1, v2: v2))
 
         let report = try await client.sync()
         let net = try #require(report.downloaded.first { $0.id == "net" })

@@ -170,6 +170,7 @@ extension Publisher {
         try writer.atomicWrite(bytes, name: PublishPlan.manifestName)
         var next = current
         next.manifest = try Manifest.decode(Data(bytes))
+        DerivedPatchFiles.carry(from: current.manifest, into: &next.manifest)
         next.content.manifest = PublishedSet.manifestEntry(bytes, sha256: signature.manifestSHA256, lastModified: now)
         next.content.signatures[signature.name] = signature.servedEntry(signedAt: now)
         let files = manifest.lists.flatMap { [$0.file, $0.file + ".gz"] }

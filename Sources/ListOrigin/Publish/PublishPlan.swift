@@ -110,8 +110,15 @@ struct PublishPlan: Sendable {
     }
 
     /// The manifest for these lists, written by the one owner of the format (`ListFormat.Manifest`).
+    /// Patches go under derived names, so the published bytes leave each entry's `patches` out.
     static func manifestBytes(_ lists: [PlannedList]) -> [UInt8] {
-        Manifest(lists: lists.map(\.manifestEntry)).encoded()
+        manifest(lists).encoded()
+    }
+
+    /// The manifest as the server keeps it in memory: with each entry's patches, which the published
+    /// bytes leave out (`Manifest.derivedPatchFiles`).
+    static func manifest(_ lists: [PlannedList]) -> Manifest {
+        Manifest(patchFiles: Manifest.derivedPatchFiles, lists: lists.map(\.manifestEntry))
     }
 
     /// List ids name files and appear unescaped in the manifest: lowercase letters, digits, `-`, `_`.

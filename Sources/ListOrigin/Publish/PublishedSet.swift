@@ -63,13 +63,14 @@ struct PublishedSetLoader: Sendable {
     func load(history: [PersistentState.PublishRecord], now: Date = Date()) throws -> PublishedSet {
         let manifestPath = writer.path(PublishPlan.manifestName)
         guard let manifestData = FileManager.default.contents(atPath: manifestPath) else { throw LoadError.noManifest(writer.directory) }
-        let manifest: Manifest
+        var manifest: Manifest
         do {
             manifest = try ManifestLists.decode(manifestData)
         } catch {
             guard case .badManifest(let reason) = error else { throw LoadError.badManifest(manifestPath, "\(error)") }
             throw LoadError.badManifest(manifestPath, reason)
         }
+        DerivedPatchFiles.fill(&manifest, directory: writer.directory)
         var firstPublished: [String: Date] = [:]
         for record in history {
             for file in record.files where firstPublished[file] == nil { firstPublished[file] = record.publishedAt }

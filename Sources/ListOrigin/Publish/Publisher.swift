@@ -61,7 +61,10 @@ struct Publisher: Sendable {
         }
         var published = successor(of: previous, plan: plan, manifestChanged: written.manifestChanged, removed: removed, now: now)
         published.content.signatures = signatures(after: previous, plan: plan, now: now)
-        if let signed = try? Manifest.decode(Data(plan.manifest)) { published.manifest = signed }
+        if var signed = try? Manifest.decode(Data(plan.manifest)) {
+            DerivedPatchFiles.carry(from: published.manifest, into: &signed)
+            published.manifest = signed
+        }
         pruneSignatures(of: &published, now: now)
         return Outcome(plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
                        removedFiles: removed, rejections: rejections, patches: patches, published: published)
@@ -133,7 +136,7 @@ struct Publisher: Sendable {
         let oldManifest = previous?.directory == writer.directory ? previous?.content.manifest : nil
         let manifestDate = !manifestChanged ? (oldManifest?.lastModified ?? now) : now
         let manifest = PublishedSet.manifestEntry(plan.manifest, sha256: plan.manifestSHA256, lastModified: manifestDate)
-        return PublishedSet(directory: writer.directory, manifest: Manifest(lists: plan.lists.map(\.manifestEntry)),
+        return PublishedSet(directory: writer.directory, manifest: PublishPlan.manifest(plan.lists),
                             content: SiteContent(manifest: manifest, files: files), layoutState: plan.layoutState)
     }
 }
