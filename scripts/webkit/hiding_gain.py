@@ -4,7 +4,7 @@ that name entity domains (`name.*`) beside plain ones.
 
 Why: such a rule used to be skipped whole; now its plain sites are converted. This counts what that
 gains (and proves nothing is lost) with hiding_check.py, on pages of the rules' plain sites, of their
-entity sites (`name.com`, which must gain nothing) and of the request sample's source pages.
+entity sites (`name.com` where no plain site of them covers it: nothing may be gained there) and of the request sample's source pages.
 
 Run under Xvfb:
   xvfb-run -a .venv/bin/python scripts/webkit/hiding_gain.py BASE_SET NEW_SET --abp LIST... \\
@@ -240,6 +240,7 @@ def main(argv):
     parser.add_argument("--abp", nargs="+", required=True)
     parser.add_argument("--requests")
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--pages", nargs="+", help="only these page URLs (as printed), e.g. to look at a difference again")
     args = parser.parse_args(argv)
 
     rules = mixed_entity_rules(args.abp)
@@ -255,14 +256,20 @@ def main(argv):
             markup += element[0]
             targets.add(element[1])
     site_pages = sorted({"http://%s/" % site for plain, _, _ in rules for site in plain})
-    entity_pages = sorted({"http://%s.com/" % name for _, names, _ in rules for name in names})
+    plain_sites = {site for plain, _, _ in rules for site in plain}
+    # `name.com` pages that no plain site of these rules covers: nothing may be gained there.
+    entity_pages = sorted({"http://%s.com/" % name for _, names, _ in rules for name in names
+                           if not any(("%s.com" % name).endswith("." + site) or "%s.com" % name == site for site in plain_sites)})
     sample_pages = []
     if args.requests:
         with open(args.requests, encoding="utf-8") as handle:
             sources = {json.loads(line).get("source") for line in handle if line.strip()}
         sample_pages = sorted({to_http(source).split("?")[0].rstrip("/") + "/" for source in sources if source})
     groups = {"plain sites": site_pages, "entity sites": entity_pages, "sample pages": sample_pages}
-    pages = [{"url": url, "elements": [], "frames": [], "markup": markup} for url in dict.fromkeys(site_pages + entity_pages + sample_pages)]
+    if args.pages:
+        groups = {name: [url for url in urls if url in args.pages] for name, urls in groups.items()}
+    pages = [{"url": url, "elements": [], "frames": [], "markup": markup}
+             for url in dict.fromkeys(url for urls in groups.values() for url in urls)]
 
     try:
         # Only the hiding lists (site exceptions included): a network list could block the page itself.
@@ -272,20 +279,26 @@ def main(argv):
         print(error, file=sys.stderr)
         return 1
     summary = {"rules": len(rules), "selectors_built": len(targets), "selectors_not_built": unbuilt, "groups": {}}
-    examples = []
+    examples, lost_examples = [], []
     for name, urls in groups.items():
         gained = lost = pages_gaining = 0
         for url in urls:
-            before = set(base[url][url] or []) & targets
-            after = set(new[url][url] or []) & targets
+            if base[url][url] is None or new[url][url] is None:
+                print("%s did not report" % url, file=sys.stderr)
+                return 1
+            before = set(base[url][url]) & targets
+            after = set(new[url][url]) & targets
             gained += len(after - before)
             lost += len(before - after)
             pages_gaining += bool(after - before)
-            if after - before and len(examples) < 10:
+            if after - before and (len(examples) < 10 or name == "entity sites"):
                 examples.append("%s: %s" % (url, " ".join(sorted(after - before))))
+            if before - after:
+                lost_examples.append("%s: %s" % (url, " ".join(sorted(before - after))))
         summary["groups"][name] = {"pages": len(urls), "pages_gaining": pages_gaining, "elements_gained": gained,
                                    "elements_lost": lost}
     summary["examples"] = examples
+    summary["lost"] = lost_examples
     if args.json:
         print(json.dumps(summary))
     else:
@@ -294,7 +307,9 @@ def main(argv):
             print("%-13s %4d pages, %4d gaining: %4d elements gained, %d lost" % (
                 name, group["pages"], group["pages_gaining"], group["elements_gained"], group["elements_lost"]))
         for example in examples:
-            print("  " + example)
+            print("  gained " + example)
+        for example in lost_examples:
+            print("  lost " + example)
     return 0
 
 
