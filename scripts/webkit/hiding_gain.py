@@ -54,28 +54,30 @@ def mixed_entity_rules(paths):
     return rules
 
 
-def split_top_level(text, separator):
-    parts, depth, quote, start, index = [], 0, None, 0, 0
+def top_level(text):
+    """(index, char) of every character of `text` outside brackets, parentheses, quotes and escapes."""
+    depth, quote, index = 0, None, 0
     while index < len(text):
         char = text[index]
         if char == "\\":
             index += 2
             continue
         if quote:
-            if char == quote:
-                quote = None
+            quote = None if char == quote else quote
         elif char in "\"'":
             quote = char
         elif char in "([":
             depth += 1
         elif char in ")]":
             depth -= 1
-        elif char == separator and depth == 0:
-            parts.append(text[start:index])
-            start = index + 1
+        elif depth == 0:
+            yield index, char
         index += 1
-    parts.append(text[start:])
-    return parts
+
+
+def split_top_level(text, separator):
+    cuts = [index for index, char in top_level(text) if char == separator]
+    return [text[start + 1:end] for start, end in zip([-1] + cuts, cuts + [len(text)])]
 
 
 def read_ident(text, index):
@@ -135,36 +137,17 @@ def compound(text):
 
 
 def compounds(selector):
-    """The compound selectors of a complex one, split at descendant and child combinators (outside
-    brackets, parentheses and quotes); None for a sibling combinator."""
-    parts, current, depth, quote, index = [], "", 0, None, 0
-    while index < len(selector):
-        char = selector[index]
-        if char == "\\":
-            current += selector[index:index + 2]
-            index += 2
-            continue
-        if quote:
-            quote = None if char == quote else quote
-        elif char in "\"'":
-            quote = char
-        elif char in "([":
-            depth += 1
-        elif char in ")]":
-            depth -= 1
-        elif depth == 0 and (char.isspace() or char == ">"):
-            if current:
-                parts.append(current)
-            current = ""
-            index += 1
-            continue
-        elif depth == 0 and char in "+~":
+    """The compound selectors of a complex one, split at descendant and child combinators; None for a
+    sibling combinator."""
+    parts, start = [], 0
+    for index, char in top_level(selector):
+        if char in "+~":
             return None
-        current += char
-        index += 1
-    if current:
-        parts.append(current)
-    return parts
+        if char.isspace() or char == ">":
+            parts.append(selector[start:index])
+            start = index + 1
+    parts.append(selector[start:])
+    return [part for part in parts if part]
 
 
 def split_has(part):
