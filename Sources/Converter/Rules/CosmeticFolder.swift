@@ -20,7 +20,7 @@ struct CosmeticFolder {
         var domains: [String]
         /// It also cancels on `name.*` sites, which no WebKit condition can carve out of a hiding rule.
         var entityHosts: Bool
-        /// What was dropped or left to `entityHosts`, for the report.
+        /// `exceptionExclusionWidened` when its `~` sites were dropped, for the report.
         var skippedPart: SkipReason?
 
         var everywhere: Bool { domains.isEmpty && !entityHosts }
