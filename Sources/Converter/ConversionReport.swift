@@ -22,13 +22,18 @@ public struct ConversionReport: Codable, Sendable, Equatable {
         public var converted: Int
         /// Filter lines skipped, by reason name.
         public var skipped: [String: SkipTally]
+        /// Parts of converted lines left out, by reason name (such as the `name.*` sites of a rule whose
+        /// other sites were converted); each line is also counted in `converted`. Absent when none.
+        public var skippedParts: [String: SkipTally]?
 
-        public init(id: String, lines: Int, rules: Int, converted: Int, skipped: [String: SkipTally]) {
+        public init(id: String, lines: Int, rules: Int, converted: Int, skipped: [String: SkipTally],
+                    skippedParts: [String: SkipTally]? = nil) {
             self.id = id
             self.lines = lines
             self.rules = rules
             self.converted = converted
             self.skipped = skipped
+            self.skippedParts = skippedParts
         }
     }
 

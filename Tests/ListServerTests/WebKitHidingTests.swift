@@ -57,4 +57,37 @@ import ListOrigin
             "http://unrelated.example/p": ["http://unrelated.example/p": ["ad-g", "ad-x"]],
         ], "\(String(decoding: finished.stdout, as: UTF8.self))")
     }
+
+    /// A rule that mixes plain and `name.*` sites hides on its plain sites; on an entity site, which no
+    /// WebKit condition can name, nothing of it applies, and a `name.*` exception is never undercut.
+    @Test func mixedEntityRulesHideOnTheirPlainSitesOnly() throws {
+        let xvfb = "/usr/bin/xvfb-run"
+        try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
+        let filters = """
+            [Adblock Plus 2.0]
+            news.example,tripadvisor.*,radio.example##.ad-m
+            amazon.*###ad-a
+            ##.ad-e
+            quiet.example,google.*#@#.ad-e
+            ##.ad-g
+            """
+        let output = try ListConverter().convert([FilterListSource(id: "test", bytes: Array(filters.utf8))])
+        let lists = try output.lists.map { try JSONSerialization.jsonObject(with: Data($0.json)) }
+        let all = ["ad-m", "ad-a", "ad-e", "ad-g", "keep"]
+        let urls = ["http://www.news.example/p", "http://radio.example/p", "http://tripadvisor.com/p", "http://www.tripadvisor.co.uk/p",
+                    "http://amazon.com/p", "http://amazon.evil.example/p", "http://google.com/p"]
+        let plan: [String: Any] = ["lists": lists, "pages": urls.map { ["url": $0, "elements": all, "frames": [[String: Any]]()] }]
+        let planFile = FileManager.default.temporaryDirectory.appendingPathComponent("hiding-plan-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: plan).write(to: planFile)
+        defer { try? FileManager.default.removeItem(at: planFile) }
+
+        let finished = try WebKitTestSupport.runScript("hiding_check.py", [planFile.path], under: [xvfb, "-a"], timeout: 300)
+        try #require(finished.status == 0, "hiding_check.py: \(finished.stderr)")
+        let hidden = try #require(try JSONSerialization.jsonObject(with: finished.stdout) as? [String: [String: [String]]], "\(String(decoding: finished.stdout, as: UTF8.self)) \(finished.stderr)")
+        var expected: [String: [String: [String]]] = [:]
+        for url in urls { expected[url] = [url: ["ad-g"]] }
+        expected["http://www.news.example/p"] = ["http://www.news.example/p": ["ad-g", "ad-m"]]
+        expected["http://radio.example/p"] = ["http://radio.example/p": ["ad-g", "ad-m"]]
+        #expect(hidden == expected, "\(String(decoding: finished.stdout, as: UTF8.self))")
+    }
 }

@@ -11,7 +11,10 @@ Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/hiding_check.py PLA
 PLAN: {"lists": [[rule, ...], ...],
        "pages": [{"url": "http://a.example/p", "elements": ["ad", "keep"],
                   "frames": [{"url": "http://b.example/f", "elements": ["ad"]}],
-                  "images": ["http://c.example/x.gif"]}]}
+                  "images": ["http://c.example/x.gif"],
+                  "markup": "<ul><li id=\"x1\" data-a=\"b\"></li></ul>"}]}
+"markup" (optional) is extra HTML for the page's body, for selectors a plain <div id class> cannot match;
+its elements with an id are reported like the others.
 Prints {"<page url>": {"<document url>": [hidden ids, sorted]}} as JSON. Exit 0, or 1 when a list
 does not compile or a page does not report, 2 without a display.
 All traffic stays on 127.0.0.1: the proxy answers everything itself and never connects out.
@@ -46,9 +49,10 @@ window.addEventListener('load', () => setTimeout(() => parent.postMessage({url: 
 </script></body></html>""" % (REPORT_SCRIPT, elements_html(ids))
 
 
-def page_html(ids, frame_urls, images):
+def page_html(ids, frame_urls, images, markup=""):
     frames = "".join('<iframe src="%s"></iframe>' % url for url in frame_urls)
     frames += "".join('<img src="%s">' % url for url in images)
+    frames += markup
     return """<!doctype html><html><head><title>loading</title>%s</head><body>%s%s<script>
 const report = {}; let pending = %d;
 function finish() { report[location.href] = hiddenIds(); document.title = 'done:' + JSON.stringify(report); }
@@ -97,14 +101,17 @@ def main(argv):
                 log.pages[path] = frame_html(frame["elements"])
                 frame_urls.append(frame["url"].rstrip("/") + path)
             path = "%s%d" % (PATH_PREFIX, number)
-            log.pages[path] = page_html(page["elements"], frame_urls, page.get("images", []))
+            log.pages[path] = page_html(page["elements"], frame_urls, page.get("images", []), page.get("markup", ""))
             url = page["url"].rstrip("/") + path
             loop = GLib.MainLoop()
             start = time.monotonic()
 
+            def reported_here(title):
+                # The previous page's "done:" title can still be up when this load starts.
+                return title.startswith("done:") and url in json.loads(title[len("done:"):])
+
             def poll():
-                title = view.get_title() or ""
-                if title.startswith("done:") or time.monotonic() - start > 10:
+                if reported_here(view.get_title() or "") or time.monotonic() - start > 10:
                     loop.quit()
                     return False
                 return True
@@ -113,7 +120,7 @@ def main(argv):
             GLib.timeout_add(50, poll)
             loop.run()
             title = view.get_title() or ""
-            if not title.startswith("done:"):
+            if not reported_here(title):
                 print("page %s did not report within 10 s" % url, file=sys.stderr)
                 return 1
             reported = json.loads(title[len("done:"):])

@@ -28,7 +28,13 @@ enum SkipReason: String, CaseIterable, Sendable {
     case unsupportedOption = "unsupported-option"
     case objectOnly = "object-only"
     case emptyTypeSet = "empty-type-set"
+    /// Every site the rule names is an entity domain (`name.*`: that name under any public suffix),
+    /// which no WebKit domain condition can name.
     case entityDomain = "entity-domain"
+    /// A `~name.*` exclusion: without it the rule would hide or block on sites ABP leaves alone.
+    case entityDomainExcluded = "entity-domain-excluded"
+    /// A part, not a line (`skippedParts`): the `name.*` sites of a rule whose plain sites were converted.
+    case entityDomainPart = "entity-domain-part"
     case invalidDomain = "invalid-domain"
     case nonASCII = "non-ascii"
     case mixedDomainException = "mixed-domain-exception"
@@ -48,4 +54,9 @@ enum SkipReason: String, CaseIterable, Sendable {
     case mixedDomainCosmetic = "mixed-domain-cosmetic"
     case cosmeticExceptionInexact = "cosmetic-exception-inexact"
     case cancelledByException = "cancelled-by-exception"
+    /// A hiding rule whose selector a `name.*#@#` exception cancels on sites no WebKit condition can carve out.
+    case cancelledByEntityException = "cancelled-by-entity-exception"
+    /// A part, not a line (`skippedParts`): the `~` sites of a `#@#` exception, dropped so that the
+    /// exception cancels at least what ABP cancels (it then cancels on those sites too).
+    case exceptionExclusionWidened = "exception-exclusion-widened"
 }

@@ -9,12 +9,29 @@ struct CosmeticFolder {
         var domains: CosmeticSelector.Domains
         var sourceID: String
         var churn: ChurnClass
+        /// What the line named beyond `domains` (its `name.*` sites), for the report.
+        var skippedPart: SkipReason? = nil
+    }
+
+    /// One `#@#` line after domain resolution.
+    struct ExceptionLine: Equatable {
+        var selector: String
+        /// Its plain sites; with none and no `entityHosts`, it cancels the selector everywhere.
+        var domains: [String]
+        /// It also cancels on `name.*` sites, which no WebKit condition can carve out of a hiding rule.
+        var entityHosts: Bool
+        /// `exceptionExclusionWidened` when its `~` sites were dropped, for the report.
+        var skippedPart: SkipReason?
+
+        var everywhere: Bool { domains.isEmpty && !entityHosts }
     }
 
     /// Exceptions for one selector.
     struct Exceptions {
         var everywhere = false
         var domains: [String] = []
+        /// Some exception names a `name.*` site: every hiding rule of the selector is skipped.
+        var entityHosts = false
         /// Each `#@#` line with its sites (empty: everywhere), for provenance.
         var lines: [(origin: LineOrigin, domains: [String])] = []
 
@@ -41,6 +58,7 @@ struct CosmeticFolder {
             return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: rule.domains, sourceID: rule.sourceID, churn: rule.churn))
         }
         if exceptions.everywhere { return .skipped(.cancelledByException) }
+        if exceptions.entityHosts { return .skipped(.cancelledByEntityException) }
         let domains: CosmeticSelector.Domains
         switch rule.domains {
         case .everywhere:

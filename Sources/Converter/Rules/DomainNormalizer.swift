@@ -13,9 +13,7 @@ struct DomainNormalizer {
 
     static func normalize(_ raw: ArraySlice<UInt8>) -> Outcome {
         if raw.isEmpty { return .failure(.invalidDomain) }
-        if raw.count >= 2, raw[raw.endIndex - 1] == UInt8(ascii: "*"), raw[raw.endIndex - 2] == UInt8(ascii: ".") {
-            return .failure(.entityDomain)
-        }
+        if isEntity(raw) { return .failure(.entityDomain) }
         var ascii = true
         var lowered = [UInt8]()
         lowered.reserveCapacity(raw.count)
@@ -28,6 +26,11 @@ struct DomainNormalizer {
             lowered = converted
         }
         return isValidHost(lowered) ? .domain(String(decoding: lowered, as: UTF8.self)) : .failure(.invalidDomain)
+    }
+
+    /// `name.*`: an ABP entity domain (see `EntityDomains`).
+    static func isEntity(_ raw: ArraySlice<UInt8>) -> Bool {
+        raw.count >= 2 && raw[raw.endIndex - 1] == UInt8(ascii: "*") && raw[raw.endIndex - 2] == UInt8(ascii: ".")
     }
 
     /// Letters, digits, `-`, `_` and inner dots, as hostnames in URLs.

@@ -19,6 +19,8 @@ struct NetworkRuleBuilder {
         var anchorHost: String?
         var condition: DomainCondition
         var navigation: NavigationPolicy
+        /// `$domain=` entity sites left out (see `EntityDomains.plainPart`), for the report.
+        var skippedPart: SkipReason? = nil
 
         var ruleCount: Int { 1 + more.count }
 
@@ -64,8 +66,13 @@ struct NetworkRuleBuilder {
         case .success(let built): groups = built
         case .failure(let error): return .failure(error)
         }
+        let plain: (included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>], skippedPart: SkipReason?)
+        switch EntityDomains.plainPart(included: options.includedDomains, excluded: options.excludedDomains) {
+        case .success(let part): plain = part
+        case .failure(let error): return .failure(error)
+        }
         let condition: DomainCondition
-        switch DomainCondition.resolve(included: options.includedDomains, excluded: options.excludedDomains) {
+        switch DomainCondition.resolve(included: plain.included, excluded: plain.excluded) {
         case .success(let resolved): condition = resolved
         case .failure(let error): return .failure(error)
         }
@@ -110,7 +117,7 @@ struct NetworkRuleBuilder {
         }
         guard let first else { return fail(.emptyTypeSet) }
         return .success(Built(first: first, more: more, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
-                              navigation: explicitDefaultTypes ? .unaffected : navigationPolicy(filter)))
+                              navigation: explicitDefaultTypes ? .unaffected : navigationPolicy(filter), skippedPart: plain.skippedPart))
     }
 
     /// See `NavigationPolicy`. A pure host filter is `||host^` (or `||host^|`) with no type option.

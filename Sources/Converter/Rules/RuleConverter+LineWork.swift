@@ -67,22 +67,26 @@ extension RuleConverter {
         return ParsedChunk(outcomes: outcomes, summaries: summaries)
     }
 
-    /// A `#@#` exception's selector and sites (empty: everywhere), or why it cannot be folded exactly.
-    private static func exception(_ filter: CosmeticFilter) -> Result<(selector: String, domains: [String]), SkipReasonError> {
+    /// A `#@#` exception's selector and sites, or why it cannot be folded. It must cancel at least
+    /// what ABP cancels, so `~` sites are dropped (it then cancels there too) and `name.*` sites are
+    /// kept as a flag that cancels the selector's hiding rules outright.
+    private static func exception(_ filter: CosmeticFilter) -> Result<CosmeticFolder.ExceptionLine, SkipReasonError> {
         switch CSSSelectorChecker.check(filter.selector) {
         case .valid: break
         case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
         case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
         }
-        if !filter.excludedDomains.isEmpty { return .failure(SkipReasonError(reason: .cosmeticExceptionInexact)) }
+        let split = EntityDomains.split(included: filter.includedDomains, excluded: [])
         var domains: [String] = []
-        for raw in filter.includedDomains {
+        for raw in split.included {
             switch DomainNormalizer.normalize(raw) {
             case .domain(let domain): domains.append(domain)
             case .failure(let reason): return .failure(SkipReasonError(reason: reason))
             }
         }
-        return .success((String(decoding: filter.selector, as: UTF8.self), domains))
+        return .success(CosmeticFolder.ExceptionLine(
+            selector: String(decoding: filter.selector, as: UTF8.self), domains: domains, entityHosts: split.entityIncluded,
+            skippedPart: filter.excludedDomains.isEmpty ? nil : .exceptionExclusionWidened))
     }
 
     private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String,
@@ -92,8 +96,13 @@ extension RuleConverter {
         case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
         case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
         }
+        let plain: (included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>], skippedPart: SkipReason?)
+        switch EntityDomains.plainPart(included: filter.includedDomains, excluded: filter.excludedDomains) {
+        case .success(let part): plain = part
+        case .failure(let error): return .failure(error)
+        }
         let domains: CosmeticSelector.Domains
-        switch DomainCondition.resolve(included: filter.includedDomains, excluded: filter.excludedDomains) {
+        switch DomainCondition.resolve(included: plain.included, excluded: plain.excluded) {
         case .failure(let error): return .failure(error)
         case .success(.any): domains = .everywhere
         case .success(.only(let sites)): domains = .only(sites)
@@ -101,6 +110,7 @@ extension RuleConverter {
         case .success(.carvedOut): return .failure(SkipReasonError(reason: .mixedDomainCosmetic))
         }
         return .success(CosmeticFolder.HidingRule(key: key, selector: String(decoding: filter.selector, as: UTF8.self),
-                                                  domains: domains, sourceID: sourceID, churn: churn))
+                                                  domains: domains, sourceID: sourceID, churn: churn,
+                                                  skippedPart: plain.skippedPart))
     }
 }

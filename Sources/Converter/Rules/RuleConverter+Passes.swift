@@ -73,10 +73,11 @@ extension RuleConverter {
                 tally.skip(error.reason, line: key, at: line)
             case .cosmeticException(.success(let exception)):
                 var entry = cosmeticExceptions[exception.selector] ?? CosmeticFolder.Exceptions()
-                if exception.domains.isEmpty { entry.everywhere = true } else { entry.domains.append(contentsOf: exception.domains) }
+                if exception.everywhere { entry.everywhere = true } else { entry.domains.append(contentsOf: exception.domains) }
+                if exception.entityHosts { entry.entityHosts = true }
                 entry.lines.append((origin, exception.domains))
                 cosmeticExceptions[exception.selector] = entry
-                tally.converted += 1
+                tally.convert(skippingPart: exception.skippedPart, line: key)
             case .hiding, .siteException, .network:
                 break  // role .rule: pass 2
             }
@@ -113,10 +114,10 @@ extension RuleConverter {
                 rules.siteExceptions.append(SiteException(key: key, scope: built.scope, json: built.json, sourceID: sourceID,
                                                          pages: built.pages))
                 rules.origins.siteExceptions.append(origin)
-                tally.converted += 1
+                tally.convert(skippingPart: built.skippedPart, line: key)
             case .network(.success(let built)):
                 if addNetwork(built, key: key, sourceID: sourceID, churn: churn, origin: origin) {
-                    tally.converted += 1
+                    tally.convert(skippingPart: built.skippedPart, line: key)
                 } else {
                     tally.skip(.mixedDomainConflict, line: key, at: line)
                 }
@@ -130,7 +131,7 @@ extension RuleConverter {
                         let folded = exceptions.lines(foldedInto: hiding.domains)
                         if !folded.isEmpty { rules.origins.merged[origin, default: []] += folded }
                     }
-                    tally.converted += 1
+                    tally.convert(skippingPart: hiding.skippedPart, line: key)
                 case .skipped(let reason):
                     tally.skip(reason, line: key, at: line)
                 }

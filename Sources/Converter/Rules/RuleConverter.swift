@@ -73,10 +73,10 @@ struct RuleConverter: Sendable {
     enum Filter {
         case skipped(SkipReason)
         case badfilter(target: LineKey)
-        /// A `#@#` exception: its selector and normalized sites (empty: everywhere), or why it cannot be folded.
-        case cosmeticException(Result<(selector: String, domains: [String]), SkipReasonError>)
+        /// A `#@#` exception: its selector and normalized sites, or why it cannot be folded.
+        case cosmeticException(Result<CosmeticFolder.ExceptionLine, SkipReasonError>)
         case hiding(Result<CosmeticFolder.HidingRule, SkipReasonError>)
-        case siteException(Result<(scope: SiteException.Scope, json: [UInt8], pages: [String]), SkipReasonError>)
+        case siteException(Result<SiteExceptionBuilder.Built, SkipReasonError>)
         case network(Result<NetworkRuleBuilder.Built, SkipReasonError>)
 
         /// A network filter (site exceptions included): what `$badfilter` can cancel.

@@ -3,8 +3,16 @@
 /// what it cancels. Only `||host^` with no other option, or an empty pattern with `$domain=` sites
 /// (no `~` exclusions), map exactly onto `if-domain`.
 struct SiteExceptionBuilder {
+    struct Built {
+        var scope: SiteException.Scope
+        var json: [UInt8]
+        var pages: [String]
+        /// `$domain=` entity sites left out (the exception then cancels on the plain sites only).
+        var skippedPart: SkipReason?
+    }
+
     /// nil when the filter is not a site exception at all; a skip reason when it is one WebKit cannot express.
-    static func build(_ filter: NetworkFilter) -> Result<(scope: SiteException.Scope, json: [UInt8], pages: [String]), SkipReasonError>? {
+    static func build(_ filter: NetworkFilter) -> Result<Built, SkipReasonError>? {
         guard filter.isException else { return nil }
         let options = filter.options
         let scope: SiteException.Scope
@@ -26,10 +34,14 @@ struct SiteExceptionBuilder {
         // `@@||site^$scope` names the site by its pattern; `@@$scope,domain=a|b` (empty or `*` pattern)
         // by the page domains, which for the page itself is the same condition.
         var rawDomains: [ArraySlice<UInt8>]
+        var skippedPart: SkipReason?
         if let host = plainHost(filter.pattern), options.includedDomains.isEmpty {
             rawDomains = [host]
         } else if filter.pattern.allSatisfy({ $0 == UInt8(ascii: "*") }), !options.includedDomains.isEmpty {
-            rawDomains = options.includedDomains
+            switch EntityDomains.plainPart(included: options.includedDomains, excluded: []) {
+            case .success(let plain): (rawDomains, skippedPart) = (plain.included, plain.skippedPart)
+            case .failure(let error): return .failure(error)
+            }
         } else {
             return .failure(SkipReasonError(reason: .siteExceptionPattern))
         }
@@ -44,7 +56,7 @@ struct SiteExceptionBuilder {
         var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
         JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &json)
         json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
-        return .success((scope, json, domains))
+        return .success(Built(scope: scope, json: json, pages: domains, skippedPart: skippedPart))
     }
 
     /// The host of a `||host^` pattern (also `||host^|`), nil for anything else.
