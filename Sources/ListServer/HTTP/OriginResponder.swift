@@ -48,7 +48,7 @@ struct OriginResponder: HTTPResponder {
         }
         let site = request.site
         if Self.equals(name, "manifest.json") {
-            guard let manifest = site.resource(named: name) else { return request.notFound(into: &output) }
+            guard let manifest = site.resource(named: name) else { return ColdStart.answer(request, route: OriginRoute.manifest.route, into: &output) }
             return request.serve(manifest, route: OriginRoute.manifest.route, into: &output)
         }
         if let resource = site.resource(named: name) {
@@ -78,6 +78,7 @@ struct OriginResponder: HTTPResponder {
             return request.respond(status: 200, route: OriginRoute.metrics.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                    body: body, into: &output)
         }
+        if ColdStart.isCold(site) { return ColdStart.answer(request, route: OriginRoute.list.route, into: &output) }
         return request.notFound(into: &output)
     }
 
