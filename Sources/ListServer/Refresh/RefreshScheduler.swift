@@ -88,6 +88,13 @@ final class RefreshScheduler: @unchecked Sendable {
         queue.sync {}
     }
 
+    /// Waits at most `seconds` for queued work; false when a refresh is still running then.
+    func waitUntilIdle(timeout seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
+    }
+
     private func runOnline() {
         guard !stopped else { return }
         if case .failed = refresh(.online).result {
