@@ -16,7 +16,7 @@ final class HTTPServer: @unchecked Sendable {
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
     /// rule provenance there.
     init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminEndpoint?,
-         publicDirectory: String? = nil) {
+         publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
         self.configuration = configuration
         var settings = HTTPServerConfiguration()
         settings.address = listen.address
@@ -28,7 +28,8 @@ final class HTTPServer: @unchecked Sendable {
         settings.keepAliveIdleTimeoutSeconds = configuration.keepAliveIdleTimeoutSeconds
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
-        let state = OriginResponder.State(admin: admin, status: status, explain: ExplainEngineCache(provenanceDirectory: publicDirectory))
+        let state = OriginResponder.State(admin: admin, status: status, explain: ExplainEngineCache(provenanceDirectory: publicDirectory),
+                                          authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
                            log: { line in log.info(line) })
         state.activity = { [weak core, startedAt] in

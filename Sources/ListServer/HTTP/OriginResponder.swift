@@ -22,16 +22,23 @@ struct OriginResponder: HTTPResponder {
         let admin: AdminEndpoint?
         let status: StatusBoard
         let explain: ExplainEngineCache
+        /// Counts failed admin token attempts per client address (`/explain`, `/admin/refresh`).
+        let authLimiter: AuthFailureLimiter
+        /// The environment variable that holds the admin token, named on the status page when it is unset.
+        let adminTokenVariable: String
         /// Gathers the server's counters for /status and /metrics; set once the server exists.
         var activity: () -> ServerActivity = {
             ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
                            fileDates: [:], manifestInstalled: false)
         }
 
-        init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache) {
+        init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache, authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
+             adminTokenVariable: String = Configuration.HTTP().adminTokenEnvironmentVariable) {
             self.admin = admin
             self.status = status
             self.explain = explain
+            self.authLimiter = authLimiter
+            self.adminTokenVariable = adminTokenVariable
         }
     }
 
@@ -55,7 +62,7 @@ struct OriginResponder: HTTPResponder {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
         }
         if Self.equals(name, "explain") {
-            return ExplainEndpoint(cache: state.explain, admin: state.admin, route: OriginRoute.explain.route).respond(request, into: &output)
+            return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: OriginRoute.explain.route).respond(request, into: &output)
         }
         if Self.equals(name, "healthz") {
             let healthy = site.resource(named: SiteContent.manifestName) != nil
@@ -65,7 +72,9 @@ struct OriginResponder: HTTPResponder {
         }
         if Self.equals(name, "status.html") || (Self.equals(name, "status")
             && StatusNegotiation.prefersHTML(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
-            let page = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? []).render()
+            var statusPage = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? [])
+            statusPage.explainOffBecauseUnset = state.admin == nil ? state.adminTokenVariable : nil
+            let page = statusPage.render()
             return request.respond(status: 200, route: OriginRoute.status.route, contentType: StatusPage.contentType, body: page,
                                    extraHeaders: StatusPage.headers, into: &output)
         }
@@ -98,9 +107,10 @@ struct OriginResponder: HTTPResponder {
         guard request.head.method == .post else {
             return request.error(405, "use POST", route: route, extraHeaders: "Allow: POST\r\n", into: &output)
         }
-        guard let value = request.head.authorization, admin.authorizes(request.value(value), allowingBasic: false) else {
-            return request.error(401, "bearer token required", route: route, extraHeaders: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n",
-                                 into: &output)
+        if let refusal = TokenGate(admin: admin, limiter: state.authLimiter).refusal(
+            request, allowingBasic: false, route: route, reason: "bearer token required",
+            challenges: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n", into: &output) {
+            return refusal
         }
         admin.onRefresh()
         return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
