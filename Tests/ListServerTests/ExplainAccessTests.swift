@@ -81,3 +81,20 @@ import TestSupport
         #expect(limiter.trackedClients <= 100)
     }
 }
+
+/// The explain engine of a set is released when another set is installed, not at the next
+/// explain call (the full lists' engine is hundreds of MB).
+@Suite(.serialized) struct ExplainEngineReleaseTests {
+    @Test func installingANewSetReleasesTheOldEngine() async throws {
+        let fixture = try ExplainEndpointTests.Fixture()
+        let target = ExplainEndpointTests.query("https://ads.example/other.js", type: "script")
+        #expect(try await fixture.answer(target).status == 200)
+        let cache = fixture.server.server.explainCache
+        #expect(cache.holdsEngine)
+        // Installing the same set again keeps it.
+        fixture.server.server.install(fixture.server.content)
+        #expect(cache.holdsEngine)
+        fixture.server.server.install(try ServerHarness.sampleContent(generation: "next"))
+        #expect(!cache.holdsEngine, "the previous set's engine must go when a new set is installed")
+    }
+}

@@ -65,6 +65,24 @@ final class ExplainEngineCache: @unchecked Sendable {
         return .loading
     }
 
+    /// A new set is being served: the engine of any other set goes now (hundreds of MB for the
+    /// full lists), not at the next explain call; a load still running for it is discarded.
+    func installed(manifestSHA256: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard manifestSHA256 != self.manifestSHA256 else { return }
+        self.manifestSHA256 = nil
+        entry = nil
+    }
+
+    /// Whether an engine is held now (loaded, for any set).
+    var holdsEngine: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .ready = entry { return true }
+        return false
+    }
+
     /// The installed set's lists, in manifest order, each checked against its hash (as
     /// `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
     private func build(_ site: StaticSite, manifest: StaticResource) throws -> (ContentBlockerEngine, SetProvenance) {

@@ -11,6 +11,8 @@ final class HTTPServer: @unchecked Sendable {
 
     private let configuration: Configuration.HTTP
     private let core: HTTP1Server
+    /// `/explain`'s engine, dropped when another set is installed.
+    let explainCache: ExplainEngineCache
     private let startedAt = Date()
 
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
@@ -28,7 +30,8 @@ final class HTTPServer: @unchecked Sendable {
         settings.keepAliveIdleTimeoutSeconds = configuration.keepAliveIdleTimeoutSeconds
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
-        let state = OriginResponder.State(admin: admin, status: status, explain: ExplainEngineCache(provenanceDirectory: publicDirectory),
+        explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
+        let state = OriginResponder.State(admin: admin, status: status, explain: explainCache,
                                           authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
                            log: { line in log.info(line) })
@@ -50,6 +53,7 @@ final class HTTPServer: @unchecked Sendable {
     /// table, responses already queued keep their (reference-counted) old bytes.
     func install(_ content: SiteContent) {
         core.install(StaticSite(resources: content.staticResources(configuration)))
+        explainCache.installed(manifestSHA256: content.manifest?.sha256)
     }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle
