@@ -198,6 +198,10 @@ int shim_malloc_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
 
+int shim_malloc_trim(void) {
+    return malloc_trim(0);
+}
+
 // MARK: libzstd (RFC 9842 dcz patches) ---- begin: patches block
 
 #include <zstd.h>

@@ -53,6 +53,7 @@ final class ExplainEngineCache: @unchecked Sendable {
         entry = .loading   // the previous set's engine is released here
         queue.async { [self] in
             let result = Result { try build(site, manifest: manifest) }
+            MemoryTuning.releaseFreeMemory()
             lock.lock()
             if manifestSHA256 == manifest.sha256 {
                 switch result {

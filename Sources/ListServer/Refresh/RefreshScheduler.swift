@@ -32,6 +32,7 @@ final class RefreshScheduler: @unchecked Sendable {
     private func refresh(_ mode: RefreshCycle.Mode) -> RefreshOutcome {
         let outcome = pipeline.run(mode, state: &state, published: &published)
         if let set = outcome.published { install(set.content) }
+        MemoryTuning.releaseFreeMemory()
         return outcome
     }
 
