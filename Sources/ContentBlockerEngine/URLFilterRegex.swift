@@ -17,7 +17,13 @@ public struct URLFilterRegex: Sendable, Equatable {
     let anchoredStart: Bool
     let anchoredEnd: Bool
     /// Literal runs (lowercased) that every matching URL contains; the engine indexes rules by them.
-    public let requiredLiterals: [[UInt8]]
+    /// Computed again from the pattern when asked (only the engine's index asks, once per rule):
+    /// kept, the literal arrays cost a few allocations per rule for the engine's whole life.
+    public var requiredLiterals: [[UInt8]] {
+        var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
+        guard let parsed = try? parser.parseFilter() else { return [] }
+        return RegexParser.requiredLiterals(parsed.terms)
+    }
 
     public init(_ pattern: String, caseSensitive: Bool = false) throws(URLFilterError) {
         self.pattern = pattern
@@ -30,7 +36,6 @@ public struct URLFilterRegex: Sendable, Equatable {
         builder.emit(parsed.terms)
         builder.program.append(.match)
         (program, sets) = CompactInstruction.compact(builder.program)
-        requiredLiterals = RegexParser.requiredLiterals(parsed.terms)
     }
 
     /// Whether the filter matches somewhere in `url` (the whole serialized URL, as bytes).

@@ -46,6 +46,7 @@ kill -TERM "$SERVER"; wait "$SERVER" && echo "SIGTERM: exit 0" || echo "SIGTERM:
 SERVER=""
 
 echo "== 2. convert: a hostile 50 MB list"
+[ -n "${SERVE_ONLY:-}" ] && exit 0
 python3 - "$WORK/hostile50.txt" <<'PY'
 import sys
 with open(sys.argv[1], "w") as out:
