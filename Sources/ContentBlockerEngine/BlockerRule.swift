@@ -51,17 +51,22 @@ public struct BlockerRule: Sendable {
     /// The css-display-none selector.
     public let selector: String?
     /// The rule's own JSON, byte for byte as the list holds it.
-    public let json: String
+    public var json: String { String(decoding: listJSON[jsonRange], as: UTF8.self) }
+    /// The whole list's bytes, one storage shared by its rules (and, in the server, with the bytes
+    /// it serves), and this rule's range in it: a string per rule cost more than the list itself.
+    private let listJSON: [UInt8]
+    private let jsonRange: Range<Int>
     let filter: URLFilterRegex
     let resourceTypes: UInt16?
     let loadTypes: Set<LoadType>?
     let loadContexts: Set<LoadContext>?
     let condition: PageCondition?
 
-    init(listID: String, index: Int, object: Any, json: String) throws(RuleListError) {
+    init(listID: String, index: Int, object: Any, listJSON: [UInt8], range: Range<Int>) throws(RuleListError) {
         self.listID = listID
         self.index = index
-        self.json = json
+        self.listJSON = listJSON
+        jsonRange = range
         func fail(_ reason: String) -> RuleListError { RuleListError(listID: listID, index: index, reason: reason) }
         guard let rule = object as? [String: Any], let trigger = rule["trigger"] as? [String: Any],
               let actionObject = rule["action"] as? [String: Any] else { throw fail("a rule needs a trigger and an action object") }

@@ -42,8 +42,7 @@ public struct ContentBlockerEngine: Sendable {
                 throw RuleListError(listID: list.id, index: nil, reason: "every element must be a rule object")
             }
             for (index, object) in objects.enumerated() {
-                let json = String(decoding: list.json[ranges[index]], as: UTF8.self)
-                rules.append(try BlockerRule(listID: list.id, index: index, object: object, json: json))
+                rules.append(try BlockerRule(listID: list.id, index: index, object: object, listJSON: list.json, range: ranges[index]))
             }
         }
         self.rules = rules

@@ -9,11 +9,21 @@
 public struct URLFilterRegex: Sendable, Equatable {
     public let pattern: String
     public let caseSensitive: Bool
-    let program: [Instruction]
+    /// Compact (12 bytes an instruction, against 40 for `Instruction`): an engine holds about a
+    /// hundred thousand of these programs, and their byte sets were most of its memory.
+    let program: [CompactInstruction]
+    /// The byte sets of `.set` instructions (empty for most filters: single bytes and case pairs are inline).
+    let sets: [ByteSet]
     let anchoredStart: Bool
     let anchoredEnd: Bool
     /// Literal runs (lowercased) that every matching URL contains; the engine indexes rules by them.
-    public let requiredLiterals: [[UInt8]]
+    /// Computed again from the pattern when asked (only the engine's index asks, once per rule):
+    /// kept, the literal arrays cost a few allocations per rule for the engine's whole life.
+    public var requiredLiterals: [[UInt8]] {
+        var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
+        guard let parsed = try? parser.parseFilter() else { return [] }
+        return RegexParser.requiredLiterals(parsed.terms)
+    }
 
     public init(_ pattern: String, caseSensitive: Bool = false) throws(URLFilterError) {
         self.pattern = pattern
@@ -25,8 +35,7 @@ public struct URLFilterRegex: Sendable, Equatable {
         var builder = ProgramBuilder()
         builder.emit(parsed.terms)
         builder.program.append(.match)
-        program = builder.program
-        requiredLiterals = RegexParser.requiredLiterals(parsed.terms)
+        (program, sets) = CompactInstruction.compact(builder.program)
     }
 
     /// Whether the filter matches somewhere in `url` (the whole serialized URL, as bytes).
@@ -49,9 +58,15 @@ public struct URLFilterRegex: Sendable, Equatable {
             position += 1
             next.clear()
             for slot in 0..<current.count {
-                if case .byte(let set) = program[current.pcs[slot]], set.contains(byte) {
-                    if add(current.pcs[slot] + 1, to: &next, at: position, length: url.count) { return true }
+                let pc = current.pcs[slot]
+                let accepts: Bool
+                switch program[pc] {
+                case .byte(let only): accepts = byte == only
+                case .pair(let one, let other): accepts = byte == one || byte == other
+                case .set(let index): accepts = sets[Int(index)].contains(byte)
+                default: accepts = false
                 }
+                if accepts, add(pc + 1, to: &next, at: position, length: url.count) { return true }
             }
             swap(&current, &next)
         }
@@ -62,15 +77,15 @@ public struct URLFilterRegex: Sendable, Equatable {
         if list.marked(pc) { return false }
         list.mark(pc)
         switch program[pc] {
-        case .byte:
+        case .byte, .pair, .set:
             list.append(pc)
             return false
         case .match:
             return !anchoredEnd || position == length
         case .jump(let target):
-            return add(target, to: &list, at: position, length: length)
+            return add(Int(target), to: &list, at: position, length: length)
         case .split(let first, let second):
-            return add(first, to: &list, at: position, length: length) || add(second, to: &list, at: position, length: length)
+            return add(Int(first), to: &list, at: position, length: length) || add(Int(second), to: &list, at: position, length: length)
         case .fail:
             return false
         }
@@ -96,6 +111,41 @@ enum Instruction: Sendable, Equatable {
     case fail
 }
 
+/// `Instruction` as the matcher keeps it: a set of one byte or two (an ASCII letter in both cases)
+/// inline, larger sets by index into the filter's `sets`, targets as 32-bit indexes.
+enum CompactInstruction: Sendable, Equatable {
+    case byte(UInt8)
+    case pair(UInt8, UInt8)
+    case set(Int32)
+    case split(Int32, Int32)
+    case jump(Int32)
+    case match
+    case fail
+
+    static func compact(_ program: [Instruction]) -> ([CompactInstruction], [ByteSet]) {
+        var sets: [ByteSet] = []
+        let compacted = program.map { instruction -> CompactInstruction in
+            switch instruction {
+            case .byte(let set):
+                if set.count == 1, let only = set.first { return .byte(only) }
+                if set.count == 2, let one = set.first {
+                    var rest = set
+                    rest.remove(one)
+                    if let other = rest.first { return .pair(one, other) }
+                }
+                if let index = sets.firstIndex(of: set) { return .set(Int32(index)) }
+                sets.append(set)
+                return .set(Int32(sets.count - 1))
+            case .split(let first, let second): return .split(Int32(first), Int32(second))
+            case .jump(let target): return .jump(Int32(target))
+            case .match: return .match
+            case .fail: return .fail
+            }
+        }
+        return (compacted, sets)
+    }
+}
+
 /// A set of bytes as a 256-bit map.
 struct ByteSet: Sendable, Equatable {
     var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
@@ -109,6 +159,16 @@ struct ByteSet: Sendable, Equatable {
         case 1: return words.1 & bit != 0
         case 2: return words.2 & bit != 0
         default: return words.3 & bit != 0
+        }
+    }
+
+    mutating func remove(_ byte: UInt8) {
+        let bit = ~(UInt64(1) << UInt64(byte & 63))
+        switch byte >> 6 {
+        case 0: words.0 &= bit
+        case 1: words.1 &= bit
+        case 2: words.2 &= bit
+        default: words.3 &= bit
         }
     }
 

@@ -44,7 +44,7 @@ import Testing
             connection = HTTPConnection(now: now, timeouts: timeouts)
         }
 
-        var exchange: Exchange { Exchange(handler: handler, dated: dated, draining: draining, now: now) }
+        var exchange: Exchange { Exchange(handler: handler, dated: dated, draining: draining, now: now, socket: -1) }
 
         func feed(_ text: String) {
             Array(text.utf8).withUnsafeBufferPointer { bytes in

@@ -150,8 +150,14 @@ import TestSupport
         #expect(json.header("Content-Type") == "application/json")
     }
 
-    @Test func withoutAnAdminTokenTheEndpointIsOpen() async throws {
+    @Test func withoutAnAdminTokenTheEndpointDoesNotExist() async throws {
         let fixture = try Fixture(token: nil)
-        #expect(try await fixture.answer(Self.query("https://ads.example/other.js"), headers: [:]).status == 200)
+        let target = Self.query("https://ads.example/other.js")
+        for method in ["GET", "HEAD"] {
+            #expect(try fixture.get(target, headers: [:], method: method).status == 404, "\(method)")
+        }
+        #expect(try fixture.get(target, headers: ["Authorization": "Bearer anything"]).status == 404)
+        // Nothing was loaded either: still 404, never a 503 "loading".
+        #expect(try fixture.get(target, headers: [:]).status == 404)
     }
 }

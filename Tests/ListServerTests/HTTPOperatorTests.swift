@@ -10,7 +10,7 @@ import Testing
         let down = try harness.request("/healthz")
         #expect(down.status == 503)
         #expect(down.header("Cache-Control") == "no-store")
-        #expect(try harness.request("/manifest.json").status == 404)
+        #expect(try harness.request("/manifest.json").status == 503)
         harness.server.install(try ServerHarness.sampleContent())
         let up = try harness.request("/healthz")
         #expect(up.status == 200)

@@ -76,3 +76,7 @@ int shim_memfd_create(const char *name) {
 int shim_malloc_set_mmap_threshold(int bytes) {
     return mallopt(M_MMAP_THRESHOLD, bytes);
 }
+
+int shim_malloc_trim(void) {
+    return malloc_trim(0);
+}

@@ -3,10 +3,10 @@
 /// Read from the line's bytes when the provenance file is written, never on the conversion path.
 enum SkippedLineHosts {
     static func hosts(in line: ArraySlice<UInt8>) -> [String] {
-        var found: [String] = []
+        var found = Found()
         if let separator = cosmeticSeparator(line) {
             for part in line[line.startIndex..<separator].split(separator: UInt8(ascii: ",")) { add(part, to: &found) }
-            return found
+            return found.hosts
         }
         var body = line
         if body.starts(with: "@@".utf8) { body = body.dropFirst(2) }
@@ -21,7 +21,14 @@ enum SkippedLineHosts {
                 }
             }
         }
-        return found
+        return found.hosts
+    }
+
+    /// Hosts in first-seen order, deduplicated through a set: one line may name tens of thousands
+    /// (a `$domain=` list), and a linear search per name made writing its skip record quadratic.
+    private struct Found {
+        var hosts: [String] = []
+        var seen: Set<String> = []
     }
 
     /// Start of `##`, `#@#`, `#?#`, `#$#`, `#@?#`, `#@$#`, `#%#` (the domain list ends there).
@@ -36,13 +43,13 @@ enum SkippedLineHosts {
     }
 
     /// Adds `raw` lowercased, less a leading `~`, when it reads as a host name.
-    private static func add(_ raw: ArraySlice<UInt8>, to found: inout [String]) {
+    private static func add(_ raw: ArraySlice<UInt8>, to found: inout Found) {
         var name = raw
         if name.first == UInt8(ascii: "~") { name = name.dropFirst() }
         guard !name.isEmpty, name.count <= 253,
               name.allSatisfy({ $0 >= 0x80 || $0 == 0x2D || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
         else { return }
         let host = String(decoding: name, as: UTF8.self).lowercased()
-        if !found.contains(host) { found.append(host) }
+        if found.seen.insert(host).inserted { found.hosts.append(host) }
     }
 }

@@ -172,7 +172,7 @@ final class HTTPConnection {
             }
             if offset == bytes.count || output.pendingBytes >= Self.outputBacklogLimit { break }
             let slice = UnsafeBufferPointer(rebasing: bytes[offset...])
-            let frame = ResponseWriter.Frame(bytes: slice, dated: exchange.dated, keepAlive: !exchange.draining)
+            let frame = ResponseWriter.Frame(bytes: slice, dated: exchange.dated, keepAlive: !exchange.draining, socket: exchange.socket)
             switch handler.parser.parse(slice) {
             case .incomplete:
                 if headDeadline == nil { headDeadline = exchange.now &+ timeouts.header }
@@ -195,7 +195,8 @@ final class HTTPConnection {
                 } else {
                     discardRemaining = head.contentLength ?? 0
                     if !head.wantsKeepAlive { head.connectionClose = true }
-                    let requestFrame = ResponseWriter.Frame(bytes: slice, dated: exchange.dated, keepAlive: head.wantsKeepAlive && !exchange.draining)
+                    let requestFrame = ResponseWriter.Frame(bytes: slice, dated: exchange.dated, keepAlive: head.wantsKeepAlive && !exchange.draining,
+                                                                     socket: exchange.socket)
                     answer = handler.answer(head, frame: requestFrame, into: &output)
                 }
                 finish(answer, head: head, bytes: slice, answered: answered)
@@ -217,4 +218,6 @@ struct Exchange {
     let dated: DatedParts
     let draining: Bool
     let now: UInt64
+    /// The connection's socket, so a responder can ask for the peer's address when it needs it.
+    let socket: Int32
 }

@@ -44,6 +44,14 @@ public struct HTTPRequest {
 
     public var routes: HTTPRoutes { writer.routes }
 
+    /// The client's IP address (no port), asked of the socket only when called: for limits on
+    /// endpoints that check a secret. "-" when the socket has no peer any more.
+    public var peerAddress: String {
+        let name = EventLoop.peerName(frame.socket)
+        guard let colon = name.lastIndex(of: ":") else { return name }
+        return String(name[..<colon])
+    }
+
     /// The bytes of a header value range from `head`.
     public func value(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(rebasing: bytes[range])

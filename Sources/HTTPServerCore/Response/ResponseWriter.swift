@@ -21,6 +21,8 @@ struct ResponseWriter {
         let dated: DatedParts
         /// False when the connection must close after this response (client asked, or draining).
         let keepAlive: Bool
+        /// The connection's socket (for `HTTPRequest.peerAddress`).
+        let socket: Int32
 
         var date: ResponseBytes { dated.date }
     }

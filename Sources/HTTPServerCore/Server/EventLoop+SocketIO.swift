@@ -17,7 +17,7 @@ extension EventLoop {
         for _ in 0..<4 {
             let count = read(client.fd, scratch, Self.scratchSize)
             if count > 0 {
-                connection.receive(UnsafeBufferPointer(start: scratch, count: count), exchange) { answer, head, bytes in
+                connection.receive(UnsafeBufferPointer(start: scratch, count: count), exchange(socket: client.fd)) { answer, head, bytes in
                     answered(client, answer, head: head, bytes: bytes)
                 }
                 if count < Self.scratchSize || connection.output.pendingBytes >= HTTPConnection.outputBacklogLimit { return true }
@@ -62,7 +62,7 @@ extension EventLoop {
             case .done:
                 break
             }
-            connection.resumeHeldRequests(exchange) { answer, head, bytes in
+            connection.resumeHeldRequests(exchange(socket: client.fd)) { answer, head, bytes in
                 answered(client, answer, head: head, bytes: bytes)
             }
         }

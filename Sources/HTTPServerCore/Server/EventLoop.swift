@@ -146,9 +146,9 @@ final class EventLoop: @unchecked Sendable {
         finished.wait(timeout: deadline) == .success
     }
 
-    /// What a connection needs to answer requests read now.
-    var exchange: Exchange {
-        Exchange(handler: handler, dated: dated, draining: draining, now: now)
+    /// What a connection needs to answer requests read now on `socket`.
+    func exchange(socket: Int32) -> Exchange {
+        Exchange(handler: handler, dated: dated, draining: draining, now: now, socket: socket)
     }
 
     // MARK: Loop

@@ -45,7 +45,7 @@ struct RefreshReporting: Sendable {
             recordPublished(publish, report: report, at: publish.published.content.manifest?.lastModified ?? outcome.startedAt)
         case .failed(let failure):
             switch failure {
-            case .noUsableCopy: log.error("refresh: \(failure)")
+            case .noUsableCopy, .deadline: log.error("refresh: \(failure)")
             case .conversion(let reason): log.error("refresh: conversion failed: \(reason); keeping the published set")
             case .publish: log.error("refresh: \(failure)")
             }

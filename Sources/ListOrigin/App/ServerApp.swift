@@ -75,10 +75,16 @@ final class ServerApp: @unchecked Sendable {
         return port
     }
 
-    /// Stops refreshing and drains in-flight responses (SIGTERM/SIGINT); blocks until done.
+    /// Stops refreshing, drains in-flight responses and gives a refresh in progress the same grace
+    /// to finish (SIGTERM/SIGINT); blocks until done. A refresh still running after that is left to
+    /// the process exit: its writes are atomic, so the last good set stays whole.
     func stop() {
+        let grace = resolved.configuration.http.shutdownGraceSeconds
         scheduler?.stop()
-        server?.shutdown(grace: resolved.configuration.http.shutdownGraceSeconds)
+        server?.shutdown(grace: grace)
+        if let scheduler, !scheduler.waitUntilIdle(timeout: grace) {
+            log.info("a refresh is still running after \(grace) s; leaving it (the published set stays the last good one)")
+        }
     }
 }
 

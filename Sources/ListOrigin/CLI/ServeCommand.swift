@@ -23,16 +23,16 @@ enum ServeCommand: Command {
         let grace = resolved.configuration.http.shutdownGraceSeconds
         let app = ServerApp(resolved: resolved, log: log)
         // Before any thread exists, so every thread inherits the blocked mask and only the
-        // Dispatch signal sources see SIGTERM/SIGINT.
-        let signals = TerminationSignals {
-            log.info("termination signal: draining for up to \(grace) s")
-            app.stop()
-            exit(0)
-        }
+        // main thread's sigwait takes SIGTERM/SIGINT.
+        let termination = TerminationWait()
         let port = try app.start()
         // One machine-readable line on stdout so scripts and tests learn the port.
         print("listening on http://\(resolved.configuration.listen.address):\(port)/")
         fflush(stdout)
-        withExtendedLifetime(signals) { dispatchMain() }
+        let signal = termination.wait()
+        log.info("termination signal \(signal == SIGINT ? "SIGINT" : "SIGTERM"): draining for up to \(grace) s")
+        app.stop()
+        log.info("stopped")
+        TerminationWait.exitNow(0)
     }
 }

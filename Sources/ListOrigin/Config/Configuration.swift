@@ -34,6 +34,9 @@ struct Configuration: Sendable, Equatable {
         var retryMaxDelaySeconds = 60.0
         /// After a failed refresh, try again this soon (doubling per failure in a row, at most the interval).
         var retryAfterFailureSeconds = 600.0
+        /// A refresh still fetching or converting this long after it began gives up before the next
+        /// stage and keeps the published set (a dripping upstream, a hostile list).
+        var deadlineSeconds = 1_800.0
     }
 
     struct Fetch: Sendable, Equatable {

@@ -179,7 +179,7 @@ private struct StrictRefresh: Decodable {
     var value: Configuration.Refresh
     init(_ value: Configuration.Refresh) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["intervalSeconds", "jitterSeconds", "minimumRuleShare", "attempts", "retryBaseDelaySeconds", "retryMaxDelaySeconds", "retryAfterFailureSeconds"])
+        let object = try StrictObject(decoder, allowed: ["intervalSeconds", "jitterSeconds", "minimumRuleShare", "attempts", "retryBaseDelaySeconds", "retryMaxDelaySeconds", "retryAfterFailureSeconds", "deadlineSeconds"])
         var v = Configuration.Refresh()
         v.intervalSeconds = try object.positive("intervalSeconds", default: v.intervalSeconds)
         v.jitterSeconds = try object.positive("jitterSeconds", default: v.jitterSeconds, allowZero: true)
@@ -189,6 +189,7 @@ private struct StrictRefresh: Decodable {
         v.retryBaseDelaySeconds = try object.positive("retryBaseDelaySeconds", default: v.retryBaseDelaySeconds, allowZero: true)
         v.retryMaxDelaySeconds = try object.positive("retryMaxDelaySeconds", default: v.retryMaxDelaySeconds, allowZero: true)
         v.retryAfterFailureSeconds = try object.positive("retryAfterFailureSeconds", default: v.retryAfterFailureSeconds)
+        v.deadlineSeconds = try object.positive("deadlineSeconds", default: v.deadlineSeconds)
         value = v
     }
 }

@@ -4,8 +4,10 @@ import HTTPServerCore
 
 /// `GET /explain?url=…&page=…&type=…`: the decision of the installed set for one request, as the
 /// JSON `listserver explain --json` prints (the same renderer), or a small HTML page when the
-/// client prefers HTML (the status page's form). Behind the admin token when one is configured.
-/// Bad input is refused before anything is loaded; the engine loads lazily (`ExplainEngineCache`).
+/// client prefers HTML (the status page's form). For operators only: without an admin token
+/// configured it does not exist (404, like `/admin/refresh`), with one it asks for the token
+/// (`TokenGate`, which refuses a client that fails too often). Bad input is refused before
+/// anything is loaded; the engine loads lazily (`ExplainEngineCache`).
 struct ExplainEndpoint {
     /// Strict: no script, no external anything; only the page's own inline style.
     static let htmlPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
@@ -13,14 +15,16 @@ struct ExplainEndpoint {
 
     let cache: ExplainEngineCache
     let admin: AdminEndpoint?
+    let limiter: AuthFailureLimiter
     let route: HTTPRoute
 
     func respond(_ request: HTTPRequest, into output: inout OutputQueue) -> HTTPAnswer {
-        if let admin {
-            guard let field = request.head.authorization, admin.authorizes(request.value(field), allowingBasic: true) else {
-                return request.error(401, "the admin token is required: Authorization: Bearer <token>, or Basic with the token as password",
-                                     route: route, extraHeaders: Self.challenges, into: &output)
-            }
+        guard let admin else { return request.notFound(into: &output) }
+        if let refusal = TokenGate(admin: admin, limiter: limiter).refusal(
+            request, allowingBasic: true, route: route,
+            reason: "the admin token is required: Authorization: Bearer <token>, or Basic with the token as password",
+            challenges: Self.challenges, into: &output) {
+            return refusal
         }
         let blockerRequest: BlockerRequest
         do {

@@ -53,6 +53,7 @@ final class ExplainEngineCache: @unchecked Sendable {
         entry = .loading   // the previous set's engine is released here
         queue.async { [self] in
             let result = Result { try build(site, manifest: manifest) }
+            MemoryTuning.releaseFreeMemory()
             lock.lock()
             if manifestSHA256 == manifest.sha256 {
                 switch result {
@@ -63,6 +64,24 @@ final class ExplainEngineCache: @unchecked Sendable {
             lock.unlock()
         }
         return .loading
+    }
+
+    /// A new set is being served: the engine of any other set goes now (hundreds of MB for the
+    /// full lists), not at the next explain call; a load still running for it is discarded.
+    func installed(manifestSHA256: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard manifestSHA256 != self.manifestSHA256 else { return }
+        self.manifestSHA256 = nil
+        entry = nil
+    }
+
+    /// Whether an engine is held now (loaded, for any set).
+    var holdsEngine: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .ready = entry { return true }
+        return false
     }
 
     /// The installed set's lists, in manifest order, each checked against its hash (through

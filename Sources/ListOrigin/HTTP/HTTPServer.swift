@@ -12,6 +12,8 @@ final class HTTPServer: @unchecked Sendable {
     private let configuration: Configuration.HTTP
     private let listen: Configuration.Listen
     private let core: HTTP1Server
+    /// `/explain`'s engine, dropped when another set is installed.
+    let explainCache: ExplainEngineCache
     private let startedAt = Date()
     /// Serialises installs; the last generation is kept so `start()` can rebuild the alias index
     /// with the bound port.
@@ -22,7 +24,7 @@ final class HTTPServer: @unchecked Sendable {
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
     /// rule provenance there.
     init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminEndpoint?,
-         publicDirectory: String? = nil) {
+         publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
         self.configuration = configuration
         self.listen = listen
         var settings = HTTPServerConfiguration()
@@ -35,7 +37,9 @@ final class HTTPServer: @unchecked Sendable {
         settings.keepAliveIdleTimeoutSeconds = configuration.keepAliveIdleTimeoutSeconds
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
-        let state = OriginResponder.State(admin: admin, status: status, explain: ExplainEngineCache(provenanceDirectory: publicDirectory))
+        explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
+        let state = OriginResponder.State(admin: admin, status: status, explain: explainCache,
+                                          authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
                            log: { line in log.info(line) })
         state.activity = { [weak core, startedAt] in
@@ -69,6 +73,7 @@ final class HTTPServer: @unchecked Sendable {
         installed = content
         let base = configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
         core.install(StaticSite(resources: content.staticResources(configuration, baseURL: base)))
+        explainCache.installed(manifestSHA256: content.manifest?.sha256)
     }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle

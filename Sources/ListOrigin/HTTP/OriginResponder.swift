@@ -21,16 +21,23 @@ struct OriginResponder: HTTPResponder {
         let admin: AdminEndpoint?
         let status: StatusBoard
         let explain: ExplainEngineCache
+        /// Counts failed admin token attempts per client address (`/explain`, `/admin/refresh`).
+        let authLimiter: AuthFailureLimiter
+        /// The environment variable that holds the admin token, named on the status page when it is unset.
+        let adminTokenVariable: String
         /// Gathers the server's counters for /status and /metrics; set once the server exists.
         var activity: () -> ServerActivity = {
             ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
                            fileDates: [:], manifestInstalled: false)
         }
 
-        init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache) {
+        init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache, authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
+             adminTokenVariable: String = Configuration.HTTP().adminTokenEnvironmentVariable) {
             self.admin = admin
             self.status = status
             self.explain = explain
+            self.authLimiter = authLimiter
+            self.adminTokenVariable = adminTokenVariable
         }
     }
 
@@ -47,17 +54,18 @@ struct OriginResponder: HTTPResponder {
         }
         let site = request.site
         if Self.equals(name, "manifest.json") {
-            guard let manifest = site.resource(named: name) else { return request.notFound(into: &output) }
+            guard let manifest = site.resource(named: name) else { return ColdStart.answer(request, route: OriginRoute.manifest.route, into: &output) }
             return request.serve(manifest, route: OriginRoute.manifest.route, into: &output)
         }
         if ListAliasRoute.claims(name) {
+            if ColdStart.isCold(site) { return ColdStart.answer(request, route: OriginRoute.lists.route, into: &output) }
             return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
         }
         if let resource = site.resource(named: name) {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
         }
         if Self.equals(name, "explain") {
-            return ExplainEndpoint(cache: state.explain, admin: state.admin, route: OriginRoute.explain.route).respond(request, into: &output)
+            return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: OriginRoute.explain.route).respond(request, into: &output)
         }
         if Self.equals(name, "healthz") {
             let healthy = site.resource(named: SiteContent.manifestName) != nil
@@ -67,7 +75,9 @@ struct OriginResponder: HTTPResponder {
         }
         if Self.equals(name, "status.html") || (Self.equals(name, "status")
             && MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
-            let page = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? []).render()
+            var statusPage = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? [])
+            statusPage.explainOffBecauseUnset = state.admin == nil ? state.adminTokenVariable : nil
+            let page = statusPage.render()
             return request.respond(status: 200, route: OriginRoute.status.route, contentType: StatusPage.contentType, body: page,
                                    extraHeaders: StatusPage.headers, into: &output)
         }
@@ -80,6 +90,7 @@ struct OriginResponder: HTTPResponder {
             return request.respond(status: 200, route: OriginRoute.metrics.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                    body: body, into: &output)
         }
+        if ColdStart.isCold(site) { return ColdStart.answer(request, route: OriginRoute.list.route, into: &output) }
         return request.notFound(into: &output)
     }
 
@@ -99,9 +110,10 @@ struct OriginResponder: HTTPResponder {
         guard request.head.method == .post else {
             return request.error(405, "use POST", route: route, extraHeaders: "Allow: POST\r\n", into: &output)
         }
-        guard let value = request.head.authorization, admin.authorizes(request.value(value), allowingBasic: false) else {
-            return request.error(401, "bearer token required", route: route, extraHeaders: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n",
-                                 into: &output)
+        if let refusal = TokenGate(admin: admin, limiter: state.authLimiter).refusal(
+            request, allowingBasic: false, route: route, reason: "bearer token required",
+            challenges: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n", into: &output) {
+            return refusal
         }
         admin.onRefresh()
         return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),

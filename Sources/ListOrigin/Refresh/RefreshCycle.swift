@@ -33,7 +33,9 @@ struct RefreshCycle: Sendable {
             }
             state.lastRefreshAt = outcome.startedAt
         }
-        setRefresh.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now())
+        let deadline = outcome.startedAt.addingTimeInterval(configuration.refresh.deadlineSeconds)
+        setRefresh.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(),
+                                   deadline: { now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil })
         do {
             try store.save(state)
         } catch {

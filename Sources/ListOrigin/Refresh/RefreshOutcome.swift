@@ -134,6 +134,8 @@ enum SetFailure: Error, Sendable, CustomStringConvertible {
     case noUsableCopy([String])
     case conversion(String)
     case publish(PublishError)
+    /// The refresh passed `refresh.deadlineSeconds` before `stage`.
+    case deadline(stage: String, seconds: Double)
 
     var description: String {
         switch self {
@@ -141,6 +143,8 @@ enum SetFailure: Error, Sendable, CustomStringConvertible {
             return "no usable copy of \(ids.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
         case .conversion(let reason): return "conversion failed: \(reason)"
         case .publish(let error): return "publish failed: \(error)"
+        case .deadline(let stage, let seconds):
+            return "gave up before \(stage): the refresh ran past its \(Int(seconds)) s deadline (refresh.deadlineSeconds); keeping the published set"
         }
     }
 }

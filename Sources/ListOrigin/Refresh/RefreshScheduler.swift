@@ -32,6 +32,7 @@ final class RefreshScheduler: @unchecked Sendable {
     private func refresh(_ mode: RefreshCycle.Mode) -> RefreshOutcome {
         let outcome = pipeline.run(mode, state: &state, published: &published)
         if let set = outcome.published { install(set.content) }
+        MemoryTuning.releaseFreeMemory()
         return outcome
     }
 
@@ -86,6 +87,13 @@ final class RefreshScheduler: @unchecked Sendable {
     /// Waits until queued work (e.g. a refresh in progress) is done. For tests and the CLI.
     func waitUntilIdle() {
         queue.sync {}
+    }
+
+    /// Waits at most `seconds` for queued work; false when a refresh is still running then.
+    func waitUntilIdle(timeout seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
     }
 
     private func runOnline() {

@@ -16,7 +16,10 @@ struct SetRefresh: Sendable {
     /// Label shown in /status for copies that came from the bundled snapshot.
     var snapshotLabel = BundledSnapshot.label
 
-    func convertIfNeeded(state: inout PersistentState, published: inout PublishedSet?, outcome: inout RefreshOutcome, now: Date) {
+    /// `deadline` says, before a stage, whether the refresh has run past its deadline; then the
+    /// refresh stops there and the published set stays.
+    func convertIfNeeded(state: inout PersistentState, published: inout PublishedSet?, outcome: inout RefreshOutcome, now: Date,
+                         deadline: (String) -> SetFailure? = { _ in nil }) {
         var sources: [FilterListSource] = []
         var hashes: [String: String] = [:]
         var missing: [String] = []
@@ -44,11 +47,19 @@ struct SetRefresh: Sendable {
             outcome.set = .failed(.noUsableCopy(missing))
             return
         }
+        if let late = deadline("converting") {
+            outcome.set = .failed(late)
+            return
+        }
         let output: ConversionOutput
         do {
             output = try converter.convert(sources, previousLayout: published?.layoutState, previousLists: published?.listBytesByID ?? [:])
         } catch {
             outcome.set = .failed(.conversion("\(error)"))
+            return
+        }
+        if let late = deadline("publishing") {
+            outcome.set = .failed(late)
             return
         }
         let result: Publisher.Outcome

@@ -21,6 +21,8 @@ struct StatusPage {
     var activity: ServerActivity
     /// Oldest first, as `RefreshHistory` keeps it.
     var history: [RefreshRecord]
+    /// Set when `/explain` is off because no admin token is configured: the variable to set.
+    var explainOffBecauseUnset: String?
 
     func render() -> [UInt8] {
         var html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -166,6 +168,9 @@ struct StatusPage {
 
     private func explainForm() -> String {
         var out = "<section id=\"explain\"><h2>Explain a decision</h2><p class=\"note\">Which rule blocks a URL, or which exception lets it through, in the published set.</p>"
+        if let variable = explainOffBecauseUnset {
+            return out + "<p>Explaining is for operators and is off on this server: no admin token is configured. To enable it, set the environment variable <code>\(e(variable))</code> to a secret and restart <code>listserver serve</code>; the form then asks for it (any user name, the token as password).</p></section>"
+        }
         out += "<form method=\"get\" action=\"explain\"><label>URL <input name=\"url\" type=\"url\" required placeholder=\"https://ads.example.com/banner.js\"></label>"
         out += "<label>Page <input name=\"page\" type=\"url\" placeholder=\"https://news.example.org/\"></label>"
         out += "<label>Type <select name=\"type\"><option value=\"\">any</option>"

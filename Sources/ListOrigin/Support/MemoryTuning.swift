@@ -16,4 +16,12 @@ public enum MemoryTuning {
     public static func apply() {
         _ = shim_malloc_set_mmap_threshold(mmapThresholdBytes)
     }
+
+    /// Gives the free pages of every malloc arena back to the system. After a burst that freed
+    /// much more than it keeps (an explain engine load parses every list into objects it then
+    /// drops; a refresh converts), the small blocks left scattered through the heap otherwise
+    /// keep those pages resident.
+    static func releaseFreeMemory() {
+        _ = shim_malloc_trim()
+    }
 }

@@ -18,14 +18,14 @@ final class ServerHarness: @unchecked Sendable {
     static let publishTime = Date(timeIntervalSince1970: 1_603_101_600)
 
     init(configure: (inout Configuration.HTTP) -> Void = { _ in }, content: SiteContent? = nil, admin: AdminEndpoint? = nil,
-         status: StatusBoard = StatusBoard(), publicDirectory: String? = nil) throws {
+         status: StatusBoard = StatusBoard(), publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) throws {
         var http = Configuration.HTTP()
         configure(&http)
         self.status = status
         let lines = logLines
         let log = Log(label: "http-test", minimum: .info, sink: { line in lines.append(line) })
         server = HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0), status: status, log: log, admin: admin,
-                              publicDirectory: publicDirectory)
+                              publicDirectory: publicDirectory, authLimiter: authLimiter)
         port = try server.start()
         self.content = try content ?? Self.sampleContent()
         server.install(self.content)

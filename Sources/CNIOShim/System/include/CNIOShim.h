@@ -41,5 +41,7 @@ int shim_memfd_create(const char *name);
 /// back to the system when freed (setting it also stops glibc from raising the mmap and trim
 /// thresholds by itself). 1 on success.
 int shim_malloc_set_mmap_threshold(int bytes);
+/// malloc_trim(0): returns free heap pages of every arena to the system (glibc). 1 if any were.
+int shim_malloc_trim(void);
 
 #endif

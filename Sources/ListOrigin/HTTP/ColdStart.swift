@@ -1,0 +1,19 @@
+import HTTPServerCore
+
+/// What the origin says before its first set is installed (the first conversion and the WebKit
+/// gate can take many seconds on a fresh machine): `503` with `Retry-After` and
+/// `Cache-Control: no-store` for the manifest and every path a set would serve, so a CDN in front
+/// stores nothing and asks again, instead of keeping a cacheable `404` for its max-age.
+enum ColdStart {
+    static let retryAfterSeconds = 5
+
+    /// True while no manifest is installed (the same test `/healthz` makes).
+    static func isCold(_ site: StaticSite) -> Bool {
+        site.resource(named: SiteContent.manifestName) == nil
+    }
+
+    static func answer(_ request: HTTPRequest, route: HTTPRoute, into output: inout OutputQueue) -> HTTPAnswer {
+        request.error(503, "no published set is installed yet: the first conversion is running; retry shortly", route: route,
+                      extraHeaders: "Retry-After: \(retryAfterSeconds)\r\n", into: &output)
+    }
+}

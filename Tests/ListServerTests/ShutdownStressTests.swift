@@ -1,0 +1,191 @@
+import Foundation
+import ListSync
+@testable import ListOrigin
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// SIGTERM at spread delays into a refresh, into a publish, into an explain engine load and under
+/// HTTP load, against the real `listserver serve`: every run exits 0 and the public directory is
+/// still a whole set (its manifest parses and every list it names has that SHA-256).
+///
+/// The test command runs `LISTSERVER_SIGTERM_RUNS` runs (default 24, about half a minute);
+/// `scripts/sigterm-stress.sh` runs 200.
+@Suite(.serialized) struct ShutdownStressTests {
+    static let token = "stress-s3cret"
+    static var runs: Int { ProcessInfo.processInfo.environment["LISTSERVER_SIGTERM_RUNS"].flatMap { Int($0) } ?? 24 }
+
+    enum Scenario: CaseIterable, CustomStringConvertible {
+        case refresh, publish, explain, httpLoad
+        var description: String { "\(self)".replacingOccurrences(of: "httpLoad", with: "HTTP load") }
+    }
+
+    /// A fresh upstream body per run, so every admin refresh converts and publishes.
+    static func upstreamBody(_ round: Int) throws -> [UInt8] {
+        try RefreshTests.easylist(lines: 1_500) + Array("||stress-round-\(round).example^\n".utf8)
+    }
+
+    @Test func everySIGTERMExitsZeroAndLeavesAWholeSet() async throws {
+        let scratch = ScratchDirectory("sigterm-stress")
+        try ServeTests.smallSnapshot(scratch.sub("snap"))
+        let upstream = try UpstreamServer()
+        defer { upstream.stop() }
+        var round = 0
+        func nextUpstream() throws {
+            round += 1
+            upstream.set("/easylist.txt", .serve(body: try Self.upstreamBody(round), etag: "\"\(round)\""))
+        }
+        try nextUpstream()
+        upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p\""))
+        // A short grace keeps each run short; a refresh still running after it is cut off by the exit.
+        try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
+                                   extra: #", "http": {"shutdownGraceSeconds": 0.5}"#)
+        let environment = ["LISTSERVER_ADMIN_TOKEN": Self.token]
+
+        // Calibration: how long a refresh (fetch → convert → publish) and an explain load take here,
+        // so the delays below land inside them on any machine.
+        let first = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
+        let warm = await eventually(timeout: 60) { Self.manifest(scratch.sub("public")) != nil && Self.idle(first) }
+        try #require(warm, "the first start never published a set")
+        try nextUpstream()
+        let before = Self.manifest(scratch.sub("public"))
+        var started = Date()
+        try Self.post(first, "/admin/refresh")
+        let refreshed = await eventually(timeout: 60, interval: 0.01) { Self.manifest(scratch.sub("public")) != before }
+        try #require(refreshed, "the admin refresh never published")
+        let refreshSeconds = Date().timeIntervalSince(started)
+        started = Date()
+        let loaded = await eventually(timeout: 60, interval: 0.01) { Self.explainStatus(first) == 200 }
+        try #require(loaded, "the explain engine never loaded")
+        let explainSeconds = Date().timeIntervalSince(started)
+        let calibration = Self.terminate(first)
+        #expect(calibration == "exit 0", "calibration run: \(calibration)")
+        print("sigterm-stress: refresh \(String(format: "%.2f", refreshSeconds)) s, explain load \(String(format: "%.2f", explainSeconds)) s, \(Self.runs) runs")
+
+        var failures: [String] = []
+        var counts: [String: Int] = [:]
+        for run in 0..<Self.runs {
+            let scenario = Scenario.allCases[run % Scenario.allCases.count]
+            // Spread over the window: a low-discrepancy fraction per run of this scenario.
+            let fraction = (Double(run / Scenario.allCases.count) * 0.618_034).truncatingRemainder(dividingBy: 1)
+            try nextUpstream()
+            let server = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
+            let load = scenario == .httpLoad ? HTTPLoad(port: server.port, files: Self.fileNames(scratch.sub("public"))) : nil
+            let delay: Double
+            switch scenario {
+            case .refresh:
+                try Self.post(server, "/admin/refresh")
+                delay = fraction * refreshSeconds
+            case .publish:
+                try Self.post(server, "/admin/refresh")
+                delay = refreshSeconds * (0.7 + 0.5 * fraction)   // the end of a refresh: the publish
+            case .explain:
+                _ = Self.explainStatus(server)
+                delay = fraction * explainSeconds * 1.2
+            case .httpLoad:
+                delay = 0.05 + fraction * 0.5
+            }
+            usleep(UInt32(delay * 1_000_000))
+            let status = Self.terminate(server)
+            load?.stop()
+            counts[status, default: 0] += 1
+            if status != "exit 0" { failures.append("run \(run) (\(scenario), SIGTERM after \(String(format: "%.3f", delay)) s): \(status)") }
+            if let broken = Self.wholeSetProblem(scratch.sub("public")) {
+                failures.append("run \(run) (\(scenario)): the public directory is not a whole set: \(broken)")
+            }
+        }
+        print("sigterm-stress: \(Self.runs) runs: \(counts)")
+        #expect(failures.isEmpty, "\(failures.count) of \(Self.runs) runs failed:\n\(failures.prefix(20).joined(separator: "\n"))")
+    }
+
+    // MARK: helpers
+
+    static func manifest(_ directory: String) -> [UInt8]? {
+        FileManager.default.contents(atPath: directory + "/manifest.json").map(Array.init)
+    }
+
+    static func fileNames(_ directory: String) -> [String] {
+        guard let bytes = manifest(directory), let decoded = try? Manifest.decode(Data(bytes)) else { return [] }
+        return ["manifest.json"] + decoded.lists.map(\.file)
+    }
+
+    /// Nil when the manifest parses and every list it names is there with its SHA-256.
+    static func wholeSetProblem(_ directory: String) -> String? {
+        guard let bytes = manifest(directory) else { return "no manifest.json" }
+        let decoded: Manifest
+        do { decoded = try Manifest.decode(Data(bytes)) } catch { return "manifest.json does not parse: \(error)" }
+        for entry in decoded.lists {
+            guard let data = FileManager.default.contents(atPath: directory + "/" + entry.file) else { return "\(entry.file) is missing" }
+            if SHA256Digest.hex(of: data) != entry.sha256 { return "\(entry.file) does not have the manifest's SHA-256" }
+        }
+        return nil
+    }
+
+    static func idle(_ server: ServeTests.ServerProcess) -> Bool {
+        guard let response = try? RawHTTPResponse.get(port: server.port, path: "/status"),
+              let status = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+              let upstreams = status["upstreams"] as? [[String: Any]] else { return false }
+        return upstreams.count == 2 && upstreams.allSatisfy { $0["lastResult"] as? String == "updated" }
+    }
+
+    static func post(_ server: ServeTests.ServerProcess, _ path: String) throws {
+        let fd = try LoopbackSocket.connect(port: server.port)
+        defer { close(fd) }
+        let request = Array("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        _ = recv(fd, &buffer, buffer.count, 0)
+    }
+
+    static func explainStatus(_ server: ServeTests.ServerProcess) -> Int? {
+        try? RawHTTPResponse.get(port: server.port, path: "/explain?url=https%3A%2F%2Fads.example%2Fx.js",
+                                 headers: ["Authorization": "Bearer \(token)"]).status
+    }
+
+    /// SIGTERM, then a bounded wait: "exit N", "signal N" or "hung".
+    static func terminate(_ server: ServeTests.ServerProcess) -> String {
+        let process = server.process
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(30)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return "hung"
+        }
+        return process.terminationReason == .exit ? "exit \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+    }
+
+    /// Two threads GETting the set's files on keep-alive-less connections until stopped.
+    final class HTTPLoad: @unchecked Sendable {
+        private let lock = NSLock()
+        private var stopped = false
+        private var threads: [Thread] = []
+        private let done = DispatchGroup()
+
+        init(port: Int, files: [String]) {
+            for offset in 0..<2 {
+                done.enter()
+                let thread = Thread { [self] in
+                    var index = offset
+                    while !isStopped, !files.isEmpty {
+                        _ = try? RawHTTPResponse.get(port: port, path: "/" + files[index % files.count], headers: ["Accept-Encoding": "gzip"])
+                        index += 1
+                    }
+                    done.leave()
+                }
+                threads.append(thread)
+                thread.start()
+            }
+        }
+
+        private var isStopped: Bool { lock.withLock { stopped } }
+
+        func stop() {
+            lock.withLock { stopped = true }
+            _ = done.wait(timeout: .now() + 15)
+        }
+    }
+}
