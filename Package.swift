@@ -30,9 +30,12 @@ let package = Package(
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
-        .target(name: "Converter", dependencies: ["CIDNShim"]),
+        .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar"]),
+        // WebKit's url-filter grammar (the byte classes, escapes, quantifiers and WebKit's refusal
+        // reasons), shared by the converter's validator and the decision engine.
+        .target(name: "URLFilterGrammar"),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
-        .target(name: "ContentBlockerEngine"),
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
@@ -64,7 +67,7 @@ let package = Package(
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim"]),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
