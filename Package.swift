@@ -34,8 +34,9 @@ let package = Package(
         // WebKit's url-filter grammar (the byte classes, escapes, quantifiers and WebKit's refusal
         // reasons), shared by the converter's validator and the decision engine.
         .target(name: "URLFilterGrammar"),
-        // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
-        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar"]),
+        // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
+        // and downstream of it: its answers carry the converter's `SourceLine`s.
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
@@ -82,7 +83,7 @@ let package = Package(
         .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
                     dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim", "TestSupport"]),
-        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
+        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine", "Converter"]),
     ],
     swiftLanguageModes: [.v5]
 )
