@@ -8,16 +8,6 @@ import TestSupport
 /// policy as its list files and the origin's fetcher: a moved manifest or signature is followed, a
 /// loop is refused with the reason, and the store keeps its set.
 @Suite(.serialized) struct SignedFetchRedirectTests {
-    /// Serves every file of the published directory at its path.
-    static func serve(_ directory: String, on server: UpstreamServer) {
-        let enumerator = FileManager.default.enumerator(atPath: directory)
-        while let name = enumerator?.nextObject() as? String {
-            if let data = FileManager.default.contents(atPath: directory + "/" + name) {
-                server.set("/" + name, .serve(body: Array(data)))
-            }
-        }
-    }
-
     @Test func aMovedManifestAndSignatureAreFollowedAndALoopIsRefused() async throws {
         let signer = try SignedSyncTests.signer()
         let origin = SignedSyncTests.Origin()
@@ -25,7 +15,7 @@ import TestSupport
         let server = try UpstreamServer()
         defer { server.stop() }
         let public_ = origin.scratch.sub("public")
-        Self.serve(public_, on: server)
+        server.serveDirectory(public_)
         let manifest = try #require(FileManager.default.contents(atPath: public_ + "/manifest.json"))
         let signaturePath = "/" + PublishedSignature.name(forManifest: try #require(first.manifestSHA256))
         let signature = try #require(FileManager.default.contents(atPath: public_ + signaturePath))
@@ -47,7 +37,7 @@ import TestSupport
 
         // A new set whose signature redirects in a loop: refused after the policy's redirects.
         let second = try origin.publish(signer, tag: "two")
-        Self.serve(public_, on: server)
+        server.serveDirectory(public_)
         server.set("/manifest.json", .redirect(location: "/manifest-moved.json"))
         server.set("/manifest-moved.json", .serve(body: Array(try #require(FileManager.default.contents(atPath: public_ + "/manifest.json")))))
         let loopPath = "/" + PublishedSignature.name(forManifest: try #require(second.manifestSHA256))
