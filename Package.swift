@@ -19,7 +19,7 @@ let package = Package(
         // library under Sources/CNIOShim, so each Swift target links only the libraries it calls.
         // The server's system calls (sockets, epoll, signals, memfd, malloc): libc only.
         .target(name: "CNIOShim", path: "Sources/CNIOShim/System"),
-        // libcurl: the upstream fetcher, and ListSync's capped reads on Linux.
+        // libcurl: the typed setopt/getinfo calls under CappedHTTPClient.
         .target(name: "CCurlShim", path: "Sources/CNIOShim/Curl", linkerSettings: [.linkedLibrary("curl")]),
         // zlib: deterministic gzip and bounded gunzip.
         .target(name: "CZlibShim", path: "Sources/CNIOShim/Zlib", linkerSettings: [.linkedLibrary("z")]),
@@ -30,22 +30,29 @@ let package = Package(
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
-        .target(name: "Converter", dependencies: ["CIDNShim"]),
-        // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter.
-        .target(name: "ContentBlockerEngine"),
+        .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar"]),
+        // WebKit's url-filter grammar (the byte classes, escapes, quantifiers and WebKit's refusal
+        // reasons), shared by the converter's validator and the decision engine.
+        .target(name: "URLFilterGrammar"),
+        // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
+        // and downstream of it: its answers carry the converter's `SourceLine`s.
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
         .target(name: "ListFormat", dependencies: [.target(name: "CCryptoShim", condition: .when(platforms: [.linux]))]),
+        // One capped libcurl GET with one redirect policy: the origin's upstream fetcher and, on Linux,
+        // ListSync's capped reads. Links libcurl only.
+        .target(name: "CappedHTTPClient", dependencies: ["CCurlShim"]),
         // The device-side sync client: Foundation only, reusable by an app.
-        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CCurlShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
         // the command table (`sync` is the one part that uses ListSync).
-        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CCurlShim", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CappedHTTPClient", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // `listserver`: the process entry point; it hands the command line to ListOrigin.
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
@@ -61,7 +68,7 @@ let package = Package(
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim"]),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
@@ -76,7 +83,7 @@ let package = Package(
         .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
                     dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim", "TestSupport"]),
-        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine"]),
+        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine", "Converter"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,4 +1,5 @@
 import Foundation
+import URLFilterGrammar
 
 /// WebKit's content-blocker decision over a set of rule lists, in manifest order.
 ///
@@ -138,7 +139,7 @@ public struct ContentBlockerEngine: Sendable {
     }
 
     static func trigram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 {
-        UInt32(RegexParser.lowercase(a)) << 16 | UInt32(RegexParser.lowercase(b)) << 8 | UInt32(RegexParser.lowercase(c))
+        UInt32(URLFilterGrammar.lowercase(a)) << 16 | UInt32(URLFilterGrammar.lowercase(b)) << 8 | UInt32(URLFilterGrammar.lowercase(c))
     }
 
     private static func index(_ rules: [BlockerRule]) -> ([UInt32: [Int32]], [Int32]) {

@@ -1,3 +1,5 @@
+import Converter
+
 /// Where a rule sits in the published set, and its JSON. `sources` is the hook for ABP provenance:
 /// a `RuleProvenance` fills it with the upstream lines the converter made the rule from.
 public struct RuleReference: Sendable, Equatable, Codable {
@@ -9,19 +11,6 @@ public struct RuleReference: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case listID = "list", index, action, json = "rule", sources
-    }
-}
-
-/// One ABP line a WebKit rule came from.
-public struct SourceLine: Sendable, Equatable, Codable {
-    public var upstream: String
-    public var line: Int
-    public var text: String
-
-    public init(upstream: String, line: Int, text: String) {
-        self.upstream = upstream
-        self.line = line
-        self.text = text
     }
 }
 

@@ -1,3 +1,5 @@
+import URLFilterGrammar
+
 /// A URL serialized the way WebKit matches url-filters against it: lowercase scheme and host, default
 /// port dropped, empty path as `/`, unsafe bytes percent-encoded, fragment dropped. Only hierarchical
 /// URLs (`scheme://host...`) are accepted.
@@ -21,7 +23,7 @@ public struct NormalizedURL: Sendable, Equatable, CustomStringConvertible {
               input.count >= colon + 3, input[colon + 1] == UInt8(ascii: "/"), input[colon + 2] == UInt8(ascii: "/") else {
             throw .notHierarchical(raw)
         }
-        let scheme = String(decoding: input[..<colon].map(RegexParser.lowercase), as: UTF8.self)
+        let scheme = String(decoding: input[..<colon].map(URLFilterGrammar.lowercase), as: UTF8.self)
         var rest = Array(input[(colon + 3)...])
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = Array(rest[..<hash]) }
         let authorityEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "\\") }) ?? rest.count
@@ -42,7 +44,7 @@ public struct NormalizedURL: Sendable, Equatable, CustomStringConvertible {
         }
         while hostBytes.last == UInt8(ascii: ".") { hostBytes.removeLast() }
         guard !hostBytes.isEmpty else { throw .noHost(raw) }
-        let host = String(decoding: hostBytes.map(RegexParser.lowercase), as: UTF8.self)
+        let host = String(decoding: hostBytes.map(URLFilterGrammar.lowercase), as: UTF8.self)
         let defaultPort = ["http": "80", "https": "443", "ws": "80", "wss": "443"][scheme]
         let portText = port.isEmpty ? "" : String(Int(String(decoding: port, as: UTF8.self)) ?? 0)
         var pathAndQuery = Array(rest[authorityEnd...])

@@ -1,3 +1,5 @@
+import URLFilterGrammar
+
 /// One term of a url-filter: an atom and how often it repeats.
 struct RegexTerm: Sendable, Equatable {
     enum Quantifier: Sendable, Equatable { case one, optional, zeroOrMore, oneOrMore }
@@ -12,7 +14,8 @@ indirect enum RegexAtom: Sendable, Equatable {
     case never
 }
 
-/// Parses WebKit's url-filter subset (see `URLFilterRegex`), rejecting what WebKit rejects with a reason.
+/// Parses WebKit's url-filter subset (`URLFilterGrammar`) into terms, rejecting what WebKit rejects
+/// with WebKit's reason.
 struct RegexParser {
     let bytes: [UInt8]
     let caseSensitive: Bool
@@ -30,8 +33,8 @@ struct RegexParser {
     }
 
     mutating func parseFilter() throws(URLFilterError) -> Parsed {
-        guard !bytes.isEmpty else { throw error("an empty url-filter is invalid") }
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { throw error("only ASCII characters are supported") }
+        guard !bytes.isEmpty else { throw error(.emptyFilter) }
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { throw error(.nonASCII) }
         var anchoredStart = false
         if bytes.first == UInt8(ascii: "^") {
             anchoredStart = true
@@ -61,6 +64,10 @@ struct RegexParser {
         URLFilterError(pattern: String(decoding: bytes, as: UTF8.self), reason: reason)
     }
 
+    private func error(_ refusal: URLFilterGrammar.Refusal) -> URLFilterError {
+        error(refusal.message)
+    }
+
     private mutating func parseSequence(until end: Int, inGroup: Bool) throws(URLFilterError) -> [RegexTerm] {
         var terms: [RegexTerm] = []
         while position < end {
@@ -76,12 +83,12 @@ struct RegexParser {
                 case UInt8(ascii: "*"): quantifier = .zeroOrMore
                 case UInt8(ascii: "+"): quantifier = .oneOrMore
                 case UInt8(ascii: "?"): quantifier = .optional
-                case UInt8(ascii: "{"): throw error("arbitrary atom repetitions are not supported")
+                case UInt8(ascii: "{"): throw error(.arbitraryRepetition)
                 default: break
                 }
                 if quantifier != .one {
                     position += 1
-                    if position < end, [UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?")].contains(bytes[position]) {
+                    if position < end, URLFilterGrammar.isQuantifier(bytes[position]) {
                         throw error("a quantifier cannot follow a quantifier")
                     }
                 }
@@ -102,25 +109,25 @@ struct RegexParser {
             return .set(try parseClass(end: end))
         case UInt8(ascii: "("):
             if position + 1 < end, bytes[position] == UInt8(ascii: "?") {
-                guard bytes[position + 1] == UInt8(ascii: ":") else { throw error("groups are not supported yet") }
+                guard bytes[position + 1] == UInt8(ascii: ":") else { throw error(.group) }
                 position += 2
             }
             let terms = try parseSequence(until: end, inGroup: true)
             position += 1  // the closing parenthesis
             return .group(terms)
         case UInt8(ascii: "|"):
-            throw error("disjunctions are not supported yet")
+            throw error(.disjunction)
         case UInt8(ascii: "^"):
-            throw error("start of line assertion can only appear as the first term in a filter")
+            throw error(.misplacedStartOfLine)
         case UInt8(ascii: "$"):
-            throw error("the end of line assertion must be the last term in an expression")
+            throw error(.misplacedEndOfLine)
         case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "{"):
             throw error("nothing to repeat")
         case UInt8(ascii: "\\"):
             guard position < end else { throw error("a trailing backslash") }
             let escaped = bytes[position]
             position += 1
-            if escaped >= UInt8(ascii: "1") && escaped <= UInt8(ascii: "9") { return .never }
+            if URLFilterGrammar.isBackreference(escaped) { return .never }
             return .set(try escapedSet(escaped))
         default:
             return .set(literal(byte))
@@ -130,7 +137,7 @@ struct RegexParser {
     private func literal(_ byte: UInt8) -> ByteSet {
         var set = ByteSet()
         set.insert(byte)
-        let lower = RegexParser.lowercase(byte)
+        let lower = URLFilterGrammar.lowercase(byte)
         if !caseSensitive, lower >= UInt8(ascii: "a"), lower <= UInt8(ascii: "z") {
             set.insert(lower)
             set.insert(lower - 0x20)
@@ -139,14 +146,9 @@ struct RegexParser {
     }
 
     private func escapedSet(_ escaped: UInt8) throws(URLFilterError) -> ByteSet {
-        switch escaped {
-        case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "w"), UInt8(ascii: "W"), UInt8(ascii: "s"), UInt8(ascii: "S"):
-            throw error("character class is not supported")
-        case UInt8(ascii: "b"), UInt8(ascii: "B"):
-            throw error("word boundaries assertions are not supported yet")
-        default:
-            return literal(escaped)
-        }
+        if URLFilterGrammar.isBuiltinClassEscape(escaped) { throw error(.builtinCharacterClass) }
+        if URLFilterGrammar.isWordBoundaryEscape(escaped) { throw error(.wordBoundary) }
+        return literal(escaped)
     }
 
     /// `[...]`: ranges, escapes and a leading `^`. Case folding comes before negation, so `[^a]` does
@@ -172,9 +174,7 @@ struct RegexParser {
                 guard position < end else { throw error("unterminated character class") }
                 byte = bytes[position]
                 position += 1
-                if [UInt8(ascii: "d"), UInt8(ascii: "w"), UInt8(ascii: "s"), UInt8(ascii: "D"), UInt8(ascii: "W"), UInt8(ascii: "S")].contains(byte) {
-                    throw error("character class is not supported")
-                }
+                if URLFilterGrammar.isBuiltinClassEscape(byte) { throw error(.builtinCharacterClass) }
             }
             if position + 1 < end, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]") {
                 var upper = bytes[position + 1]
@@ -221,7 +221,7 @@ struct RegexParser {
         guard let lowest = set.first else { return nil }
         switch set.count {
         case 1:
-            return lowercase(lowest)
+            return URLFilterGrammar.lowercase(lowest)
         case 2:
             // An uppercase letter sorts first; its pair is the lowercase one.
             let isLetterPair = lowest >= UInt8(ascii: "A") && lowest <= UInt8(ascii: "Z") && set.contains(lowest | 0x20)
@@ -229,9 +229,5 @@ struct RegexParser {
         default:
             return nil
         }
-    }
-
-    static func lowercase(_ byte: UInt8) -> UInt8 {
-        byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }

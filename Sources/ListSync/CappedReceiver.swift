@@ -2,8 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-#if canImport(CCurlShim)
-import CCurlShim
+#if canImport(CappedHTTPClient)
+import CappedHTTPClient
 #endif
 
 /// A data task that gives up once its body passes a byte limit, as the bytes arrive: the
@@ -24,7 +24,7 @@ final class CappedReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 
     static func fetch(_ request: URLRequest, session: URLSession, limit: Int) async throws -> (Data, URLResponse) {
-        #if canImport(CCurlShim)
+        #if canImport(CappedHTTPClient)
         // swift-corelibs-foundation's cancel() does not stop the transfer underneath (it went on
         // reading hundreds of MB here), so on Linux libcurl does it: its write callback refuses
         // the byte past the cap and the transfer ends at once.
@@ -91,17 +91,11 @@ final class CappedReceiver: NSObject, URLSessionDataDelegate, @unchecked Sendabl
     }
 }
 
-#if canImport(CCurlShim)
-/// One GET through libcurl with a body cap enforced in the write callback (Linux).
+#if canImport(CappedHTTPClient)
+/// One GET through the shared capped libcurl client (Linux): the cap is enforced in its write
+/// callback, and redirects follow its one policy (at most five, never from HTTPS to HTTP), as
+/// URLSession's would for the uncapped list files.
 enum CurlCappedGet {
-    private final class Sink {
-        let limit: Int
-        var body = Data()
-        var headerLines: [String] = []
-        var overLimit = false
-        init(limit: Int) { self.limit = limit }
-    }
-
     static func fetch(_ request: URLRequest, limit: Int) async throws -> (Data, URLResponse) {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
@@ -111,63 +105,24 @@ enum CurlCappedGet {
     }
 
     private static func perform(_ request: URLRequest, limit: Int) throws -> (Data, URLResponse) {
-        guard let url = request.url, let handle = curl_easy_init() else { throw URLError(.badURL) }
-        defer { curl_easy_cleanup(handle) }
-        let sink = Sink(limit: limit)
-        var headers: UnsafeMutablePointer<curl_slist>?
-        for (name, value) in request.allHTTPHeaderFields ?? [:] where name.lowercased() != "accept-encoding" {
-            headers = curl_slist_append(headers, "\(name): \(value)")
+        guard let url = request.url else { throw URLError(.badURL) }
+        // The client offers gzip itself and inflates it, so the cap counts decoded bytes.
+        let headers = (request.allHTTPHeaderFields ?? [:]).filter { $0.key.lowercased() != "accept-encoding" }.map { "\($0.key): \($0.value)" }
+        let capped = CappedHTTPClient.Request(url: url.absoluteString, headers: headers, maxBodyBytes: limit,
+                                              totalTimeoutSeconds: request.timeoutInterval)
+        let answer: CappedHTTPClient.Response
+        do {
+            answer = try CappedHTTPClient().get(capped)
+        } catch {
+            if case .tooLarge = error { throw CappedReceiver.OverLimit(limit: limit) }
+            throw error
         }
-        defer { curl_slist_free_all(headers) }
-        let code: CURLcode = withExtendedLifetime(sink) {
-            let context = Unmanaged.passUnretained(sink).toOpaque()
-            shim_curl_setopt_string(handle, CURLOPT_URL, url.absoluteString)
-            shim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-            shim_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-            shim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.timeoutInterval * 1000))
-            // libcurl inflates gzip itself, so the cap counts decoded bytes (a gzip bomb stops too).
-            shim_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip")
-            // An announced Content-Length over the cap is refused before any body byte.
-            shim_curl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(limit))
-            if let headers { shim_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers) }
-            shim_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
-            shim_curl_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-            shim_curl_setopt_write_callback(handle) { data, size, count, userdata in
-                let sink = Unmanaged<Sink>.fromOpaque(userdata!).takeUnretainedValue()
-                let bytes = size * count
-                guard sink.body.count + bytes <= sink.limit else {
-                    sink.overLimit = true
-                    return 0   // CURLE_WRITE_ERROR: libcurl stops reading now
-                }
-                if let data { sink.body.append(UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: bytes) }
-                return bytes
-            }
-            shim_curl_setopt_header_callback(handle) { data, size, count, userdata in
-                let sink = Unmanaged<Sink>.fromOpaque(userdata!).takeUnretainedValue()
-                let bytes = size * count
-                if let data {
-                    let line = String(decoding: UnsafeRawBufferPointer(start: data, count: bytes), as: UTF8.self)
-                    if line.hasPrefix("HTTP/") { sink.headerLines.removeAll() } else { sink.headerLines.append(line) }
-                }
-                return bytes
-            }
-            return curl_easy_perform(handle)
-        }
-        if sink.overLimit || code == CURLE_FILESIZE_EXCEEDED { throw CappedReceiver.OverLimit(limit: limit) }
-        guard code == CURLE_OK else {
-            throw URLError(.networkConnectionLost, userInfo: [NSLocalizedDescriptionKey: String(cString: curl_easy_strerror(code))])
-        }
-        var status = 0
-        shim_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
         var fields: [String: String] = [:]
-        for line in sink.headerLines {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[String(line[..<colon])] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespacesAndNewlines)
-        }
-        guard let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: fields) else {
+        for (name, value) in answer.headers { fields[name] = value }
+        guard let response = HTTPURLResponse(url: url, statusCode: answer.status, httpVersion: "HTTP/1.1", headerFields: fields) else {
             throw URLError(.badServerResponse)
         }
-        return (sink.body, response)
+        return (Data(answer.body), response)
     }
 }
 #endif

@@ -1,5 +1,6 @@
 @testable import Converter
 import Testing
+import URLFilterGrammar
 
 /// The validator's fast paths (in-place strings, word-at-a-time scans, the host-anchor shortcut, inline
 /// escapes, the reused problem buffer) must give exactly the verdicts of the plain byte-by-byte reading.
@@ -129,7 +130,7 @@ import Testing
     @Test func plainAtomMasksMatchTheRegexOperators() {
         for byte in 0...255 {
             let expected = byte >= 0x20 && byte <= 0x7E && !Array(#"^$|{()*+?\["#.utf8).contains(UInt8(byte))
-            #expect(URLFilterRegexChecker.isPlainAtom(UInt8(byte)) == expected, "\(byte)")
+            #expect(URLFilterGrammar.isPlainAtom(UInt8(byte)) == expected, "\(byte)")
         }
     }
 
@@ -137,7 +138,7 @@ import Testing
         for byte in 0...255 {
             let escaped = UInt8(byte)
             let allowed = escaped > 0x20 && escaped < 0x7F && !NetworkFilterParser.isAlphanumeric(escaped)
-            #expect(URLFilterRegexChecker.isPunctuation(escaped) == allowed, "\(byte)")
+            #expect(URLFilterGrammar.isEscapablePunctuation(escaped) == allowed, "\(byte)")
             // After a plain atom, inside a group, and right after the host anchor.
             for pattern in [[UInt8(ascii: "a"), 0x5C, escaped], [UInt8(ascii: "("), 0x5C, escaped, UInt8(ascii: ")"), UInt8(ascii: "+")],
                             Array(#"^[^:]+://+([^:/]+\.)?"#.utf8) + [0x5C, escaped, UInt8(ascii: "*")]] {

@@ -53,8 +53,8 @@ import TestSupport
         let badMagic = Self.error { try PatchDecoder().apply(magic, to: Data(pair.old), expectedBytes: pair.new.count) }
         guard case .corrupt = badMagic else { Issue.record("got \(String(describing: badMagic))"); return }
 
-        let gzip = try Command.shell("printf '[]' | gzip -c | base64 -w0")
-        let notDCZ = Data(base64Encoded: gzip.stdout)! + Data(repeating: 0, count: 64)
+        let gzip = try ChildRun.shell("printf '[]' | gzip -c | base64 -w0")
+        let notDCZ = Data(base64Encoded: gzip.stdoutText)! + Data(repeating: 0, count: 64)
         let error = Self.error { try PatchDecoder().apply(notDCZ, to: Data(pair.old), expectedBytes: pair.new.count) }
         guard case .notDCZ(let leading) = error else { Issue.record("got \(String(describing: error))"); return }
         #expect(leading.prefix(2) == [0x1F, 0x8B])
@@ -73,7 +73,7 @@ import TestSupport
         let (pair, _) = try Self.sample()
         let scratch = ScratchDirectory("dcz-bomb-declared")
         let old = try scratch.write("old", pair.old)
-        let made = try Command.shell("truncate -s 256M '\(scratch.path)/zeros' && zstd -q -1 -D '\(old)' '\(scratch.path)/zeros' -o '\(scratch.path)/frame'")
+        let made = try ChildRun.shell("truncate -s 256M '\(scratch.path)/zeros' && zstd -q -1 -D '\(old)' '\(scratch.path)/zeros' -o '\(scratch.path)/frame'")
         #expect(made.status == 0, "\(made.stderr)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))
         #expect(frame.count < 1 << 20)
@@ -92,7 +92,7 @@ import TestSupport
         let scratch = ScratchDirectory("dcz-bomb-stream")
         let old = try scratch.write("old", pair.old)
         // 100 KB of the old list, 3,000 times over: 300 MB out of a frame of a few hundred KB.
-        let made = try Command.shell("""
+        let made = try ChildRun.shell("""
             cd '\(scratch.path)' && head -c 100000 old > unit && for i in $(seq 100); do cat unit; done > chunk \
               && for i in $(seq 30); do cat chunk; done | zstd -q -1 -c -D old > frame
             """)
@@ -107,7 +107,7 @@ import TestSupport
         #expect(error == .tooLarge(limit: pair.new.count, declared: nil))
 
         let patchPath = try scratch.write("bomb.dcz", patch)
-        let run = try Command.run("/usr/bin/time", ["-f", "maxrss-kb=%M", try Command.dczBinary(), "decode", old, patchPath,
+        let run = try ChildRun.run("/usr/bin/time", ["-f", "maxrss-kb=%M", try DCZBinary.path(), "decode", old, patchPath,
                                                      String(pair.new.count), scratch.path + "/out"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("decompression bomb"), "\(run.stderr)")
@@ -123,7 +123,7 @@ import TestSupport
         let scratch = ScratchDirectory("dcz-window")
         let old = try scratch.write("old", pair.old)
         let new = try scratch.write("new", pair.new)
-        let made = try Command.shell("zstd -q -3 -c -D '\(old)' --zstd=wlog=25 < '\(new)' > '\(scratch.path)/frame'")
+        let made = try ChildRun.shell("zstd -q -3 -c -D '\(old)' --zstd=wlog=25 < '\(new)' > '\(scratch.path)/frame'")
         #expect(made.status == 0, "\(made.stderr)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))
         let info = try frame.withUnsafeBytes { try ZstdFrameInfo.parse($0) }

@@ -17,19 +17,19 @@ import TestSupport
     }
 
     @Test func aChildProcessWritesTheSameBytes() throws {
-        let dcz = try Command.dczBinary()
+        let dcz = try DCZBinary.path()
         let scratch = ScratchDirectory("dcz-determinism")
         for pair in try RealListPairs.load().pairs.prefix(3) {
             let old = try scratch.write("\(pair.id).old", pair.old)
             let new = try scratch.write("\(pair.id).new", pair.new)
             let out = scratch.path + "/\(pair.id).dcz"
-            let run = try Command.run(dcz, ["encode", old, new, out])
+            let run = try ChildRun.run(dcz, ["encode", old, new, out])
             #expect(run.status == 0, "\(run.stderr)")
             let child = try Data(contentsOf: URL(fileURLWithPath: out))
             #expect(sameBytes(child, try PatchEncoder().encode(from: pair.old, to: pair.new)), "\(pair.id): the child's patch differs")
 
             let decoded = scratch.path + "/\(pair.id).decoded"
-            let back = try Command.run(dcz, ["decode", old, out, String(pair.new.count), decoded])
+            let back = try ChildRun.run(dcz, ["decode", old, out, String(pair.new.count), decoded])
             #expect(back.status == 0, "\(back.stderr)")
             #expect(sameBytes(FileManager.default.contents(atPath: decoded), pair.new))
         }

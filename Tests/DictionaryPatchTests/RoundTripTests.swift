@@ -30,19 +30,19 @@ import TestSupport
             let old = try scratch.write("\(pair.id).old", pair.old)
             let patchPath = try scratch.write("\(pair.id).dcz", try PatchEncoder().encode(from: pair.old, to: pair.new))
             let out = scratch.path + "/\(pair.id).out"
-            let body = try Command.shell("tail -c +41 '\(patchPath)' | zstd -d -q -D '\(old)' --long=31 -o '\(out)'")
+            let body = try ChildRun.shell("tail -c +41 '\(patchPath)' | zstd -d -q -D '\(old)' --long=31 -o '\(out)'")
             #expect(body.status == 0, "\(body.stderr)")
             #expect(sameBytes(FileManager.default.contents(atPath: out), pair.new), "\(pair.id): zstd -d gave other bytes")
 
-            let whole = try Command.shell("zstd -d -q -c -D '\(old)' < '\(patchPath)'")
-            #expect(whole.status == 0 && whole.stdout.utf8.elementsEqual(pair.new), "\(pair.id): zstd -d on the dcz body failed: \(whole.stderr)")
+            let whole = try ChildRun.shell("zstd -d -q -c -D '\(old)' < '\(patchPath)'")
+            #expect(whole.status == 0 && whole.stdout.elementsEqual(pair.new), "\(pair.id): zstd -d on the dcz body failed: \(whole.stderr)")
 
-            let withoutDictionary = try Command.shell("tail -c +41 '\(patchPath)' | zstd -d -q -c > /dev/null")
+            let withoutDictionary = try ChildRun.shell("tail -c +41 '\(patchPath)' | zstd -d -q -c > /dev/null")
             #expect(withoutDictionary.status != 0, "\(pair.id): the frame decodes without the old version")
 
-            let sum = try Command.run("/usr/bin/sha256sum", [old])
+            let sum = try ChildRun.run("/usr/bin/sha256sum", [old])
             let header = try DCZHeader.parse(try Data(contentsOf: URL(fileURLWithPath: patchPath)))
-            #expect(sum.stdout.split(separator: " ").first.map(String.init) == SHA256Digest.hex(header.dictionarySHA256))
+            #expect(sum.stdoutText.split(separator: " ").first.map(String.init) == SHA256Digest.hex(header.dictionarySHA256))
         }
     }
 
@@ -53,7 +53,7 @@ import TestSupport
         let scratch = ScratchDirectory("dcz-cli-frame")
         let old = try scratch.write("old", pair.old)
         let new = try scratch.write("new", pair.new)
-        let frame = try Command.shell("zstd -q -c -19 -D '\(old)' '\(new)' > '\(scratch.path)/frame'")
+        let frame = try ChildRun.shell("zstd -q -c -19 -D '\(old)' '\(new)' > '\(scratch.path)/frame'")
         #expect(frame.status == 0, "\(frame.stderr)")
         let patch = Data(DCZHeader(dictionary: pair.old).bytes) + (try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame")))
         #expect(sameBytes(try PatchDecoder().apply(patch, to: Data(pair.old), expectedBytes: pair.new.count), pair.new))

@@ -1,4 +1,5 @@
 @testable import ContentBlockerEngine
+import Converter
 import Foundation
 import Testing
 @testable import ListOrigin

@@ -16,15 +16,12 @@ import Glibc
     /// Runs a command, returning its exit status and output.
     @discardableResult
     static func shell(_ command: String) -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command + " 2>&1"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        do { try process.run() } catch { return (-1, "\(error)") }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        do {
+            let run = try ChildRun.shell(command + " 2>&1")
+            return (run.status, run.stdoutText)
+        } catch {
+            return (-1, "\(error)")
+        }
     }
 
     /// A list of `rules` rules whose url-filters are random hex, so gzip cannot shrink it much.

@@ -31,7 +31,7 @@ import TestSupport
 
     @Test func gzipContentEncodingIsDecoded() throws {
         let server = try UpstreamServer()
-        server.set("/list.txt", .serve(body: Self.list, gzip: true))
+        server.set("/list.txt", .serve(body: try Gzip.compress(Self.list), contentEncoding: "gzip"))
         #expect(try fetcher().fetch(server.url("/list.txt"), validators: nil) == .body(Self.list, Validators()))
     }
 
@@ -147,7 +147,7 @@ import TestSupport
         }
         #expect(server.bodyBytesSent("/stream") < 16 * 1024 * 1024, "the client must abort while streaming, not download everything")
         // Gzip that inflates past the cap: the cap applies to decoded bytes.
-        server.set("/bomb", .serve(body: [UInt8](repeating: 0x63, count: 2_000_000), gzip: true))
+        server.set("/bomb", .serve(body: try Gzip.compress([UInt8](repeating: 0x63, count: 2_000_000)), contentEncoding: "gzip"))
         #expect(throws: FetchError.tooLarge(url: server.url("/bomb"), limit: 100_000)) {
             try fetcher(maxBody: 100_000).fetch(server.url("/bomb"), validators: nil)
         }

@@ -265,11 +265,6 @@ import TestSupport
         #expect(response.status == 200)
         #expect(response.body == big)
         // The reset connections are gone (bounded wait).
-        var open = harness.server.openConnections
-        for _ in 0..<100 where open > 0 {
-            Thread.sleep(forTimeInterval: 0.05)
-            open = harness.server.openConnections
-        }
-        #expect(open == 0)
+        #expect(eventually(timeout: 5) { harness.server.openConnections == 0 }, "\(harness.server.openConnections) connections still open")
     }
 }

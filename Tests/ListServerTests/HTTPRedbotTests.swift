@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import ListOrigin
 
 /// REDbot's protocol and caching checks against the real server: `scripts/redbot-check.sh` must
@@ -40,15 +41,11 @@ import Testing
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, arguments[0], &actions, nil, &argv, environ)
         guard spawned == 0 else { throw RawHTTPClient.Failure(description: "posix_spawn \(arguments[0]) failed: \(spawned)") }
-        let deadline = Date().addingTimeInterval(limit)
         var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if Date() > deadline {
-                kill(pid, SIGKILL)
-                _ = waitpid(pid, &status, 0)
-                return nil
-            }
-            Thread.sleep(forTimeInterval: 0.05)
+        guard eventually(timeout: limit, { waitpid(pid, &status, WNOHANG) != 0 }) else {
+            kill(pid, SIGKILL)
+            _ = waitpid(pid, &status, 0)
+            return nil
         }
         // WIFEXITED / WEXITSTATUS without the C macros.
         return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)

@@ -153,7 +153,7 @@ import Glibc
         #expect(Array(written) == ProvenanceFile.encode(output.provenance, listSHA256: outcome.plan.lists.map(\.sha256)))
         let reader = try ProvenanceReader(bytes: Array(written))
         #expect(outcome.plan.lists.map { reader.sha256(ofList: $0.id) } == outcome.plan.lists.map(\.sha256))
-        #expect(reader.lines(list: "network-hosts-00", rule: 0) == [ProvenanceReader.Line(upstream: "small", line: 1, text: "||ads.example^")])
+        #expect(reader.lines(list: "network-hosts-00", rule: 0) == [SourceLine(upstream: "small", line: 1, text: "||ads.example^")])
         #expect(reader.skipped(naming: ["csp.example"]).map(\.reason) == ["option-csp"])
         // Devices and the CDN get only what the manifest names.
         #expect(outcome.published.content.files[ProvenanceFile.fileName] == nil)

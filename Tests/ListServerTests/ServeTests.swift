@@ -34,15 +34,15 @@ import Glibc
             let errors = FileHandle(forWritingAtPath: directory + "/serve.err")
             process.standardError = errors
             try process.run()
-            let deadline = Date().addingTimeInterval(timeout)
             var found: Int?
-            while found == nil, Date() < deadline, process.isRunning {
+            // Until the port is announced, or the process exits without announcing it.
+            _ = eventually(timeout: timeout, interval: 0.02) { [process, output] in
                 let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
                 if let range = text.range(of: #"127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
                     found = Int(text[range].dropFirst("127.0.0.1:".count).dropLast())
-                } else {
-                    usleep(20_000)
+                    return true
                 }
+                return !process.isRunning
             }
             guard let found else {
                 process.terminate()
@@ -56,8 +56,7 @@ import Glibc
         /// SIGTERM and wait (bounded); returns the exit status.
         func terminate() -> Int32 {
             kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(30)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
+            _ = eventually(timeout: 30, interval: 0.02) { !process.isRunning }
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
                 process.waitUntilExit()

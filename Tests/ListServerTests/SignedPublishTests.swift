@@ -28,10 +28,6 @@ import Glibc
         return directory
     }
 
-    static func run(_ executable: String, _ arguments: [String]) -> (status: Int32, output: String) {
-        FaultTests.shell(([executable] + arguments).map { "'\($0)'" }.joined(separator: " "))
-    }
-
     static func signer(validity: Double) throws -> ManifestSigner {
         ManifestSigner(key: try ManifestSigningKey.generate(), validity: validity)
     }
@@ -81,7 +77,7 @@ import Glibc
         let publicKey = try #require(publicKeyFile.split(separator: "\n").last.map(String.init))
         try manifestData.write(to: URL(fileURLWithPath: scratch.sub("manifest.json")))
         try signature.write(to: URL(fileURLWithPath: scratch.sub("manifest.minisig")))
-        let verified = Self.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
+        let verified = try ChildRun.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
         #expect(verified.status == 0, "minisign: \(verified.output)")
         #expect(verified.output.contains("generation:\(generation)"), "minisign shows the trusted comment: \(verified.output)")
 
@@ -89,7 +85,7 @@ import Glibc
         let digit = try #require(tampered.firstIndex(of: UInt8(ascii: "1")))
         tampered[digit] = UInt8(ascii: "2")
         try tampered.write(to: scratch.sub("manifest.json"))
-        let refused = Self.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
+        let refused = try ChildRun.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
         #expect(refused.status != 0, "minisign must reject a manifest with one byte changed: \(refused.output)")
 
         // The operator's view: the key to pin, the served signature's state, the seconds left.

@@ -41,14 +41,11 @@ final class VarnishCDN {
         process.standardError = log
         try process.run()
         // Bounded wait for the listener (VCL compilation takes a second or two).
-        let deadline = Date().addingTimeInterval(20)
-        while !Self.accepts(port: port) {
-            if !process.isRunning || Date() > deadline {
-                let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-                stop()
-                throw Failure(description: "varnishd did not start listening on 127.0.0.1:\(port) within 20 s:\n\(output)")
-            }
-            usleep(100_000)
+        let listening = eventually(timeout: 20, interval: 0.1) { [process, port] in Self.accepts(port: port) || !process.isRunning }
+        if !listening || !process.isRunning {
+            let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+            stop()
+            throw Failure(description: "varnishd did not start listening on 127.0.0.1:\(port) within 20 s:\n\(output)")
         }
     }
 
@@ -57,8 +54,7 @@ final class VarnishCDN {
     func stop() {
         if process.isRunning {
             process.terminate()
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { usleep(50_000) }
+            _ = eventually(timeout: 10) { [process] in !process.isRunning }
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         workdir.remove()

@@ -32,7 +32,7 @@ except InvalidSignature:
 print("ok " + comment.decode())
 """#
 
-    func check(_ scratch: ScratchDirectory) throws -> ExternalTool.Result {
+    func check(_ scratch: ScratchDirectory) throws -> ChildRun {
         let script = try scratch.write("verify.py", Data(Self.script.utf8))
         return try ExternalTool.run("/usr/bin/python3", [script, scratch.sub("key.pub"), scratch.sub("manifest.json"), scratch.sub("m.minisig")])
     }

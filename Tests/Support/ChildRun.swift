@@ -10,10 +10,21 @@ public struct ChildRun {
         public var description: String
     }
 
+    /// stdout as text.
+    public var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    /// stdout then stderr, for messages.
+    public var output: String { stdoutText + stderr }
+
+    /// Runs `script` with `/bin/sh -c` (pipelines, redirections).
+    public static func shell(_ script: String, timeout: Double = 300) throws -> ChildRun {
+        try run("/bin/sh", ["-c", script], timeout: timeout)
+    }
+
     /// Runs `executable` with `arguments`, the test's environment plus `environment` (a nil value
-    /// removes the variable), and waits for it to exit, killing it after `timeout` seconds.
+    /// removes the variable), `stdin` (or nothing) on its standard input, and waits for it to exit,
+    /// killing it after `timeout` seconds.
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
-                           timeout: Double = 300) throws -> ChildRun {
+                           stdin: Data? = nil, timeout: Double = 300) throws -> ChildRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
@@ -23,13 +34,18 @@ public struct ChildRun {
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
-        process.standardInput = FileHandle.nullDevice
+        let input = stdin.map { _ in Pipe() }
+        process.standardInput = input ?? FileHandle.nullDevice
         try process.run()
         // Read both pipes while the child runs, so neither fills up and blocks it.
         let group = DispatchGroup()
         let stdout = Collected(), stderr = Collected()
         DispatchQueue.global().async(group: group) { stdout.set(output.fileHandleForReading.readDataToEndOfFile()) }
         DispatchQueue.global().async(group: group) { stderr.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        if let input, let stdin {
+            input.fileHandleForWriting.write(stdin)
+            try? input.fileHandleForWriting.close()
+        }
         if group.wait(timeout: .now() + timeout) == .timedOut {
             process.terminate()
             process.waitUntilExit()

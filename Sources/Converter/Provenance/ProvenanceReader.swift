@@ -1,22 +1,9 @@
 /// Reads a `ProvenanceFile` lazily: opening it only finds where its records are; a rule's lines,
 /// their texts and the skipped lines are parsed when asked for.
 public struct ProvenanceReader: Sendable {
-    /// One ABP line, as the reader answers it.
-    public struct Line: Sendable, Equatable {
-        public var upstream: String
-        public var line: Int
-        public var text: String
-
-        public init(upstream: String, line: Int, text: String) {
-            self.upstream = upstream
-            self.line = line
-            self.text = text
-        }
-    }
-
     /// A skipped line and the skip reason (a `ConversionReport` reason name).
     public struct Skipped: Sendable, Equatable {
-        public var line: Line
+        public var line: SourceLine
         public var reason: String
     }
 
@@ -97,7 +84,7 @@ public struct ProvenanceReader: Sendable {
     public func sha256(ofList id: String) -> String? { lists[id]?.sha256 }
 
     /// The lines rule `index` of list `id` came from; nil when the file has no lines for it.
-    public func lines(list id: String, rule index: Int) -> [Line]? {
+    public func lines(list id: String, rule index: Int) -> [SourceLine]? {
         guard let entry = lists[id], let rules = entry.rules, index >= 0, index < rules else { return nil }
         return record(entry.firstRule + index).split(separator: 0x20).compactMap { field in
             guard let origin = Self.origin(field) else { return nil }
@@ -139,9 +126,9 @@ public struct ProvenanceReader: Sendable {
         return fields.count > 2 ? String(decoding: fields[2], as: UTF8.self) : ""
     }
 
-    private func line(_ origin: UInt64, text: String) -> Line {
+    private func line(_ origin: UInt64, text: String) -> SourceLine {
         let source = Int(origin >> 32)
-        return Line(upstream: source < upstreams.count ? upstreams[source] : "input \(source)", line: Int(origin & 0xFFFF_FFFF), text: text)
+        return SourceLine(upstream: source < upstreams.count ? upstreams[source] : "input \(source)", line: Int(origin & 0xFFFF_FFFF), text: text)
     }
 
     /// `<u>:<line>` as a packed `LineOrigin`.

@@ -1,5 +1,7 @@
+import URLFilterGrammar
+
 /// Mirrors what WebKit's content-extension URL filter parser (YARR with a restricted delegate) accepts,
-/// erring on the side of refusal: ASCII only; no `|`, no `{…}` repetition, no `\d \w \s \b`, no
+/// over `URLFilterGrammar`, erring on the side of refusal: ASCII only; no `|`, no `{…}` repetition, no `\d \w \s \b`, no
 /// lookarounds or backreferences (accepted by WebKit but silently dead); `^` only first and `$` only
 /// last; balanced groups; quantifiers only after an atom; valid escapes and ordered class ranges.
 struct URLFilterRegexChecker {
@@ -27,10 +29,10 @@ struct URLFilterRegexChecker {
     /// - Parameter skippingHostAnchor: start after a leading `hostAnchor` from its known state instead of
     ///   scanning it (false only in tests, to compare).
     static func problem(in bytes: UnsafeBufferPointer<UInt8>, skippingHostAnchor: Bool = true) -> String? {
-        if bytes.isEmpty { return "empty url-filter (WebKit: Invalid url-filter object)" }
+        if bytes.isEmpty { return "empty url-filter (WebKit: \(URLFilterGrammar.Refusal.emptyFilter.message))" }
         var scan = skippingHostAnchor && startsWithHostAnchor(bytes) ? afterHostAnchor : Scan()
         if let problem = run(bytes, &scan) { return problem }
-        if scan.depth != 0 { return "unbalanced '(' (WebKit: Internal error in YARR)" }
+        if scan.depth != 0 { return "unbalanced '(' (WebKit: \(URLFilterGrammar.Refusal.yarrError.message))" }
         return nil
     }
 
@@ -54,20 +56,20 @@ struct URLFilterRegexChecker {
         while index < bytes.count {
             let byte = bytes[index]
             // Most bytes are plain atoms (letters, digits, `.`, `/`, `-`…): the `default` case below, inline.
-            if isPlainAtom(byte) {
+            if URLFilterGrammar.isPlainAtom(byte) {
                 canQuantify = true
                 lastWasQuantifier = false
                 index += 1
                 continue
             }
             // So are valid escapes (`\.`, `\/`…): the `\` case below, inline.
-            if byte == UInt8(ascii: "\\"), index + 1 < bytes.count, isPunctuation(bytes[index + 1]) {
+            if byte == UInt8(ascii: "\\"), index + 1 < bytes.count, URLFilterGrammar.isEscapablePunctuation(bytes[index + 1]) {
                 canQuantify = true
                 lastWasQuantifier = false
                 index += 2
                 continue
             }
-            if byte >= 0x80 { return "non-ASCII byte at \(index) (WebKit: Only ASCII characters are supported in pattern)" }
+            if byte >= 0x80 { return "non-ASCII byte at \(index) (WebKit: \(URLFilterGrammar.Refusal.nonASCII.message))" }
             if byte < 0x20 || byte == 0x7F { return "control character at \(index)" }
             var quantifier = false
             switch byte {
@@ -78,13 +80,13 @@ struct URLFilterRegexChecker {
                 if index != bytes.count - 1 { return "'$' at \(index) is not the last term" }
                 canQuantify = false
             case UInt8(ascii: "|"):
-                return "alternation '|' at \(index) (WebKit: Disjunctions are not supported yet)"
+                return "alternation '|' at \(index) (WebKit: \(URLFilterGrammar.Refusal.disjunction.message))"
             case UInt8(ascii: "{"):
-                return "'{' at \(index) (WebKit: Arbitrary atom repetitions are not supported)"
+                return "'{' at \(index) (WebKit: \(URLFilterGrammar.Refusal.arbitraryRepetition.message))"
             case UInt8(ascii: "("):
                 if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "?") {
                     guard index + 2 < bytes.count, bytes[index + 2] == UInt8(ascii: ":") else {
-                        return "group assertion at \(index) (WebKit: Groups are not supported yet)"
+                        return "group assertion at \(index) (WebKit: \(URLFilterGrammar.Refusal.group.message))"
                     }
                     index += 2
                 }
@@ -103,7 +105,7 @@ struct URLFilterRegexChecker {
                 guard index + 1 < bytes.count else { return "trailing backslash" }
                 index += 1
                 let escaped = bytes[index]
-                if escaped >= 0x80 || escaped <= 0x20 || NetworkFilterParser.isAlphanumeric(escaped) || escaped == 0x7F {
+                if !URLFilterGrammar.isEscapablePunctuation(escaped) {
                     return "unsupported escape '\\\(Character(Unicode.Scalar(escaped)))' at \(index - 1)"
                 }
                 canQuantify = true
@@ -119,23 +121,6 @@ struct URLFilterRegexChecker {
             index += 1
         }
         return nil
-    }
-
-    /// Printable ASCII that is no regex operator: 0x20-0x7E minus `$ ( ) * + ?` (low word) and
-    /// `[ \ ^ { |` (high word). Exactly the bytes the main loop's `default` case takes.
-    /// (Bit n of `plainLow` is byte n, bit n of `plainHigh` is byte 64 + n; ValidatorFastPathTests checks them byte by byte.)
-    @inline(__always) private static var plainLow: UInt64 { 0x7FFF_F0EF_0000_0000 }
-    @inline(__always) private static var plainHigh: UInt64 { 0x67FF_FFFF_A7FF_FFFF }
-
-    @inline(__always) static func isPlainAtom(_ byte: UInt8) -> Bool {
-        if byte < 64 { return plainLow >> byte & 1 != 0 }
-        if byte < 128 { return plainHigh >> (byte - 64) & 1 != 0 }
-        return false
-    }
-
-    /// Printable ASCII other than letters and digits: what `\` may escape.
-    @inline(__always) static func isPunctuation(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte < 0x7F && !NetworkFilterParser.isAlphanumeric(byte)
     }
 
     /// Index of the `]` closing the class at `start`, or nil if it is empty, unterminated, uses letter
@@ -155,7 +140,7 @@ struct URLFilterRegexChecker {
                 guard index + 1 < bytes.count else { return nil }
                 index += 1
                 byte = bytes[index]
-                if byte >= 0x80 || byte <= 0x20 || NetworkFilterParser.isAlphanumeric(byte) || byte == 0x7F { return nil }
+                if !URLFilterGrammar.isEscapablePunctuation(byte) { return nil }
             } else if byte == UInt8(ascii: "-"), previous != nil, index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "]"), !pendingRange {
                 pendingRange = true
                 index += 1

@@ -56,7 +56,7 @@ struct SetProvenance: RuleProvenance {
         guard matching.contains(listID), let reader else { return [] }
         let key = SourceCache.Key(listID: listID, index: index)
         if let known = cache.lines(key) { return known }
-        let lines = (reader.lines(list: listID, rule: index) ?? []).map { SourceLine(upstream: $0.upstream, line: $0.line, text: $0.text) }
+        let lines = reader.lines(list: listID, rule: index) ?? []
         cache.store(lines, for: key)
         return lines
     }

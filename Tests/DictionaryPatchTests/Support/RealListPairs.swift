@@ -52,34 +52,10 @@ struct FixtureError: Error, CustomStringConvertible {
 }
 
 
-/// Runs a command to its end; stdout and stderr come back as text.
-struct Command {
-    var status: Int32
-    var stdout: String
-    var stderr: String
-
-    @discardableResult
-    static func run(_ executable: String, _ arguments: [String]) throws -> Command {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Command(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                       stderr: String(decoding: errData, as: UTF8.self))
-    }
-
-    /// A shell pipeline (for `tail … | zstd …`).
-    @discardableResult
-    static func shell(_ script: String) throws -> Command { try run("/bin/sh", ["-c", script]) }
-
+/// The `dcz` tool the tests run (through `ChildRun`).
+enum DCZBinary {
     /// The `dcz` executable built next to the test bundle.
-    static func dczBinary() throws -> String {
+    static func path() throws -> String {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dcz").path,
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("dcz").path,

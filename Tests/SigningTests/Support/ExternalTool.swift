@@ -1,56 +1,21 @@
 import Foundation
 import Testing
+import TestSupport
 
-/// Runs an independent checker (minisign, openssl, python3) directly, no shell, and collects its output.
-struct ExternalTool {
-    struct Result {
-        var status: Int32
-        var stdout: Data
-        var stderr: String
-        var output: String { String(decoding: stdout, as: UTF8.self) + stderr }
-    }
-
-    static func run(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> Result {
+/// Runs an independent checker (minisign, openssl, python3) directly, no shell, through `ChildRun`.
+enum ExternalTool {
+    static func run(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> ChildRun {
         guard FileManager.default.isExecutableFile(atPath: path) else {
             throw ToolMissing(description: "\(path) is not installed; run scripts/setup.sh test (it installs minisign, openssl and python3-cryptography)")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe(), input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Both pipes drain concurrently, so a chatty tool cannot block on a full stderr pipe.
-        let errorData = LockedData()
-        let drained = DispatchGroup()
-        drained.enter()
-        DispatchQueue.global().async {
-            errorData.set(err.fileHandleForReading.readDataToEndOfFile())
-            drained.leave()
-        }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        drained.wait()
-        return Result(status: process.terminationStatus, stdout: stdout, stderr: String(decoding: errorData.value, as: UTF8.self))
+        return try ChildRun.run(path, arguments, stdin: stdin)
     }
 
-    static func minisign(_ arguments: [String]) throws -> Result { try run("/usr/bin/minisign", arguments) }
-    static func openssl(_ arguments: [String]) throws -> Result { try run("/usr/bin/openssl", arguments) }
+    static func minisign(_ arguments: [String]) throws -> ChildRun { try run("/usr/bin/minisign", arguments) }
+    static func openssl(_ arguments: [String]) throws -> ChildRun { try run("/usr/bin/openssl", arguments) }
 
     struct ToolMissing: Error, CustomStringConvertible { var description: String }
 }
-
-private final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
-    private var data: Data?
-    func set(_ value: Data) { lock.withLock { data = value } }
-    var value: Data { lock.withLock { data ?? Data() } }
-}
-
 
 /// A manifest-shaped message of about 3 KB, different on every call.
 func sampleManifest() -> Data {

@@ -1,17 +1,17 @@
 import Foundation
-@testable import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A real HTTP/1.1 upstream on 127.0.0.1 for tests: serves fixture lists with ETag and
 /// Last-Modified (answering 304 to matching conditional requests) and can be told to fail in
-/// given ways per path. Every connection gets `Connection: close`. Reusable by any test suite.
-final class UpstreamServer: @unchecked Sendable {
-    enum Behavior: Sendable {
-        /// 200 with the body; 304 when If-None-Match or If-Modified-Since matches. `gzip` sends
-        /// `Content-Encoding: gzip` with the body compressed.
-        case serve(body: [UInt8], etag: String? = nil, lastModified: String? = nil, gzip: Bool = false)
+/// given ways per path. Every connection gets `Connection: close`. The one loopback HTTP server
+/// of the tests: an upstream for the fetcher, an origin for the device.
+public final class UpstreamServer: @unchecked Sendable {
+    public enum Behavior: Sendable {
+        /// 200 with the body; 304 when If-None-Match or If-Modified-Since matches. `contentEncoding`
+        /// (e.g. "gzip", with `body` already encoded) is sent as `Content-Encoding`.
+        case serve(body: [UInt8], etag: String? = nil, lastModified: String? = nil, contentEncoding: String? = nil)
         /// Just this status with a short body.
         case status(Int)
         /// Declares `Content-Length` of the whole body, sends `sentBytes` of it, then closes.
@@ -24,17 +24,20 @@ final class UpstreamServer: @unchecked Sendable {
         case redirect(location: String, status: Int = 302)
         /// Streams `chunk` repeatedly with chunked encoding, `count` times, with no Content-Length.
         case stream(chunk: [UInt8], count: Int)
+        /// A close-delimited 200 body (no Content-Length, or a false `announcedLength`) of `bound`
+        /// bytes, sent until the client hangs up; each reply's sent bytes land in `endlessRepliesSent`.
+        case endless(bound: Int, announcedLength: Int? = nil)
     }
 
     /// One request as the server read it.
-    struct Request: Sendable {
-        var method: String
-        var path: String
+    public struct Request: Sendable {
+        public var method: String
+        public var path: String
         /// Header names lowercased.
-        var headers: [String: String]
+        public var headers: [String: String]
     }
 
-    let port: Int
+    public let port: Int
     private let listener: Int32
     private let lock = NSLock()
     private var behaviors: [String: Behavior] = [:]
@@ -42,8 +45,9 @@ final class UpstreamServer: @unchecked Sendable {
     private var sentBodyBytes: [String: Int] = [:]
     private var stopped = false
     private var connections = Set<Int32>()
+    private var endlessSent: [Int] = []
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError("socket: \(errno)") }
         var one: Int32 = 1
@@ -83,32 +87,32 @@ final class UpstreamServer: @unchecked Sendable {
     deinit { stop() }
 
     /// The URL of `path` on this server.
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
 
-    func set(_ path: String, _ behavior: Behavior) {
+    public func set(_ path: String, _ behavior: Behavior) {
         lock.lock()
         behaviors[path] = behavior
         lock.unlock()
     }
 
     /// Requests received so far, oldest first.
-    var requests: [Request] {
+    public var requests: [Request] {
         lock.lock()
         defer { lock.unlock() }
         return recorded
     }
 
-    func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
+    public func requests(for path: String) -> [Request] { requests.filter { $0.path == path } }
 
     /// Body bytes written for `path` across all requests (shows whether a client aborted early).
-    func bodyBytesSent(_ path: String) -> Int {
+    public func bodyBytesSent(_ path: String) -> Int {
         lock.lock()
         defer { lock.unlock() }
         return sentBodyBytes[path] ?? 0
     }
 
     /// Stops accepting and closes every open connection (hanging ones included).
-    func stop() {
+    public func stop() {
         lock.lock()
         if stopped {
             lock.unlock()
@@ -120,6 +124,23 @@ final class UpstreamServer: @unchecked Sendable {
         shutdown(listener, Int32(SHUT_RDWR))
         close(listener)
         for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+    }
+
+    /// Body bytes each finished `.endless` reply sent before the client closed (`bound`: it never did).
+    public var endlessRepliesSent: [Int] {
+        lock.lock()
+        defer { lock.unlock() }
+        return endlessSent
+    }
+
+    /// Serves every file under `directory` at its relative path.
+    public func serveDirectory(_ directory: String) {
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let name = enumerator?.nextObject() as? String {
+            if let data = FileManager.default.contents(atPath: directory + "/" + name) {
+                set("/" + name, .serve(body: Array(data)))
+            }
+        }
     }
 
     private var isStopped: Bool {
@@ -157,7 +178,7 @@ final class UpstreamServer: @unchecked Sendable {
             return
         }
         switch behavior {
-        case .serve(let body, let etag, let lastModified, let gzip):
+        case .serve(let body, let etag, let lastModified, let contentEncoding):
             if let etag, request.headers["if-none-match"] == etag {
                 respond(fd, status: 304, headers: [("ETag", etag)], body: [], path: request.path)
                 return
@@ -169,12 +190,8 @@ final class UpstreamServer: @unchecked Sendable {
             var headers: [(String, String)] = [("Content-Type", "text/plain; charset=utf-8")]
             if let etag { headers.append(("ETag", etag)) }
             if let lastModified { headers.append(("Last-Modified", lastModified)) }
-            var payload = body
-            if gzip, let compressed = try? Gzip.compress(body) {
-                payload = compressed
-                headers.append(("Content-Encoding", "gzip"))
-            }
-            respond(fd, status: 200, headers: headers, body: payload, path: request.path)
+            if let contentEncoding { headers.append(("Content-Encoding", contentEncoding)) }
+            respond(fd, status: 200, headers: headers, body: body, path: request.path)
         case .status(let code):
             respond(fd, status: code, headers: [], body: Array("status \(code)\n".utf8), path: request.path)
         case .truncated(let body, let sentBytes):
@@ -211,6 +228,16 @@ final class UpstreamServer: @unchecked Sendable {
                 count(chunk.count, for: request.path)
             }
             _ = send(fd, Array("0\r\n\r\n".utf8))
+        case .endless(let bound, let announcedLength):
+            let length = announcedLength.map { "Content-Length: \($0)\r\n" } ?? ""
+            guard send(fd, Array("HTTP/1.1 200 OK\r\n\(length)Connection: close\r\n\r\n".utf8)) else { return }
+            let chunk = [UInt8](repeating: UInt8(ascii: "A"), count: 65_536)
+            var total = 0
+            while total < bound, !isStopped, send(fd, chunk) { total += chunk.count }
+            count(total, for: request.path)
+            lock.lock()
+            endlessSent.append(total)
+            lock.unlock()
         }
     }
 
@@ -295,52 +322,8 @@ final class UpstreamServer: @unchecked Sendable {
         }
     }
 
-    struct ServerError: Error, CustomStringConvertible {
-        var description: String
-        init(_ description: String) { self.description = description }
-    }
-}
-
-/// A TCP port that accepts connections into the kernel backlog but never reads or answers:
-/// a client connects and then waits forever (until its own timeout).
-final class SilentListener: @unchecked Sendable {
-    let port: Int
-    private let fd: Int32
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        guard bound == 0, listen(fd, 8) == 0 else { throw UpstreamServer.ServerError("bind/listen: \(errno)") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        port = Int(UInt16(bigEndian: address.sin_port))
-        self.fd = fd
-    }
-
-    deinit { close(fd) }
-}
-
-/// Collects log lines so a test can assert what was logged.
-final class LogLines: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [String] = []
-
-    var lines: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
-    }
-
-    var log: Log {
-        var log = Log(label: "test")
-        log.sink = { [self] line in
-            lock.lock()
-            stored.append(line)
-            lock.unlock()
-        }
-        return log
+    public struct ServerError: Error, CustomStringConvertible {
+        public var description: String
+        public init(_ description: String) { self.description = description }
     }
 }
