@@ -29,10 +29,6 @@ struct SiteExceptionRun: Sendable {
     /// The run as one rule, nil when it holds no exception.
     var rule: [UInt8]? {
         guard count > 0 else { return nil }
-        if let single { return single }
-        var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
-        JSONWriter.appendStringArray(DomainCondition.starred(sites), to: &json)
-        json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
-        return json
+        return single ?? SiteExceptionBuilder.rule(sites: sites)
     }
 }

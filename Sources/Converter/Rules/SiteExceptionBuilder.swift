@@ -41,10 +41,16 @@ struct SiteExceptionBuilder {
             }
         }
         domains = Array(Set(domains)).sorted()
+        return .success((scope, rule(sites: domains), domains))
+    }
+
+    /// The rule of site exceptions on `sites` (normalized, without `*`): `ignore-previous-rules`
+    /// over every URL on their pages.
+    static func rule(sites: [String]) -> [UInt8] {
         var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
-        JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &json)
+        JSONWriter.appendStringArray(DomainCondition.starred(sites), to: &json)
         json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
-        return .success((scope, json, domains))
+        return json
     }
 
     /// The host of a `||host^` pattern (also `||host^|`), nil for anything else.
