@@ -86,7 +86,7 @@ public struct ContentBlockerEngine: Sendable {
             otherActions: outcomes.flatMap { $0.inForce.filter { ![.block, .cssDisplayNone, .ignorePreviousRules].contains($0.action) } }.map(\.reference),
             pageExceptions: pageOutcomes.flatMap { $0.cancellations.map(\.exception).filter(\.isPageWide).map(\.reference) },
             hidingSelectors: hiding.map { HidingSelector(selector: $0.selector ?? "", rule: $0.reference) })
-        explanation.attachSources(provenance)
+        explanation.attachSources(provenance, pageHost: request.page.host)
         return explanation
     }
 

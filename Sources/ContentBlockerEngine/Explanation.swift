@@ -71,10 +71,12 @@ public struct Explanation: Sendable, Equatable, Codable {
 
     public var blocked: Bool { verdict == .blocked }
 
-    /// Every rule the answer names, for provenance lookups.
-    mutating func attachSources(_ provenance: any RuleProvenance) {
+    /// Every rule the answer names, for provenance lookups; a list's site-exception rule with the
+    /// lines that concern the page on `pageHost` (see `SiteExceptionLines`).
+    mutating func attachSources(_ provenance: any RuleProvenance, pageHost: String) {
         func fill(_ reference: inout RuleReference) {
-            reference.sources = provenance.sourceLines(listID: reference.listID, index: reference.index)
+            let lines = provenance.sourceLines(listID: reference.listID, index: reference.index)
+            reference.sources = SiteExceptionLines.concerning(pageHost, json: reference.json, lines: lines)
         }
         for i in blockingRules.indices { fill(&blockingRules[i]) }
         for i in exceptions.indices {

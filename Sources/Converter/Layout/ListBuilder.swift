@@ -26,10 +26,14 @@ struct ListBuilder: Sendable {
             // (see `CosmeticRuleBuilder`), so every hiding site exception can concern them.
             scope = ExceptionScope(urlHosts: [], pageDomains: [nil])
         }
+        var siteExceptions = SiteExceptionRun()
         for (index, exception) in input.rules.siteExceptions.enumerated()
         where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: exception.pages) {
-            rules.append(exception.json)
-            origins.closeRule(index < known.siteExceptions.count ? known.siteExceptions[index] : nil)
+            siteExceptions.add(exception, origin: index < known.siteExceptions.count ? known.siteExceptions[index] : nil)
+        }
+        if let rule = siteExceptions.rule {
+            rules.append(rule)
+            origins.closeRule(joining: siteExceptions.origins)
         }
         if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
             rules += input.rules.navigationGuards

@@ -53,10 +53,16 @@ struct SiteExceptionBuilder {
             }
         }
         domains = Array(Set(domains)).sorted()
+        return .success(Built(scope: scope, json: rule(sites: domains), pages: domains, skippedPart: skippedPart))
+    }
+
+    /// The rule of site exceptions on `sites` (normalized, without `*`): `ignore-previous-rules`
+    /// over every URL on their pages.
+    static func rule(sites: [String]) -> [UInt8] {
         var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-domain":"#.utf8)
-        JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &json)
+        JSONWriter.appendStringArray(DomainCondition.starred(sites), to: &json)
         json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
-        return .success(Built(scope: scope, json: json, pages: domains, skippedPart: skippedPart))
+        return json
     }
 
     /// The host of a `||host^` pattern (also `||host^|`), nil for anything else.
