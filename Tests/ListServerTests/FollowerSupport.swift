@@ -22,12 +22,12 @@ enum FollowerSupport {
         return out
     }
 
-    static func writeFollowerConfig(_ directory: String, manifest: String, keys: [String], interval: Double = 0.3) throws {
+    static func writeFollowerConfig(_ directory: String, manifest: String, keys: [String], interval: Double = 0.3, extra: String = "") throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = """
         {"publicDir": "public", "stateDir": "state",
          "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 10},
-         "follow": {"manifest": "\(manifest)", "trustedKeys": [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))], "intervalSeconds": \(interval)}}
+         "follow": {"manifest": "\(manifest)", "trustedKeys": [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))], "intervalSeconds": \(interval)}\(extra)}
         """
         try Array(config.utf8).write(to: directory + "/config.json")
     }
