@@ -163,11 +163,13 @@ import Glibc
         let new = try Manifest.decode(Data(day1))
         let patchable = Self.patchSources(new)
         let oldSHA = Dictionary(old.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let newSHA = Dictionary(new.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         var patched = 0
         var whole: [String] = []
         for run in runs {
             for file in run.report?.downloaded ?? [] {
-                guard let from = oldSHA[file.id], patchable.contains("\(file.id) \(from)") else { continue }
+                // Only the next day's files (the first syncs fetch yesterday's whole, as they must).
+                guard newSHA[file.id] == file.sha256, let from = oldSHA[file.id], patchable.contains("\(file.id) \(from)") else { continue }
                 if file.patch != nil, file.patchFallback == nil { patched += 1 } else { whole.append("\(file.id): \(file)") }
             }
         }
