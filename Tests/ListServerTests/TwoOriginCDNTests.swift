@@ -87,6 +87,11 @@ import Glibc
         try ServeTests.writeConfig(primaryDir, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap, extra: http)
         var primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
         try #require(try await ServeTests.waitFor200(primary, "/manifest.json", seconds: 180) != nil, "the primary never published")
+        // The start converts the snapshot, then fetches the upstream at once: wait for that refresh to end.
+        let settled = try await eventually(timeout: 180, interval: 0.2) {
+            (try FollowerSupport.status(port: primary.port)["lastRefresh"] as? [String: Any])?["result"] != nil
+        }
+        try #require(settled, "the primary's first upstream refresh never ended")
         let key = try FollowerSupport.publicKey(port: primary.port)
         try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [key], interval: 0.5, extra: http)
@@ -115,7 +120,7 @@ import Glibc
         let devicesRun = Task {
             await Self.onThreads(workers) { worker in
                 var round = 0
-                while Date() < deadline, counters.count < 5 * total, !(timelineDone.done && counters.count >= total) {
+                while Date() < deadline, counters.count < 40 * total, !(timelineDone.done && counters.count >= total) {
                     let mine = stride(from: worker, to: devices, by: workers).map { $0 }
                     counters.add(Self.sync(manifest: manifestURL, store: stores[mine[round % mine.count]], trust: trust))
                     round += 1
