@@ -19,12 +19,12 @@ import Glibc
         let port: Int
         let output: String
 
-        init(directory: String, environment: [String: String] = [:], timeout: Double = 60) throws {
+        init(directory: String, environment: [String: String] = [:], timeout: Double = 60, port fixedPort: Int = 0) throws {
             let binary = try FaultTests.listserverBinary()
             output = directory + "/serve-\(UUID().uuidString.prefix(6)).out"
             _ = FileManager.default.createFile(atPath: output, contents: nil)
             process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["serve", "--config", directory + "/config.json", "--port", "0"]
+            process.arguments = ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)]
             var env = ProcessInfo.processInfo.environment
             env.removeValue(forKey: "LISTSERVER_ADMIN_TOKEN")
             for (key, value) in environment { env[key] = value }

@@ -278,11 +278,13 @@ struct OriginForTests {
 
     func install(_ set: PublishedSetForTests) { server.install(set.siteContent) }
 
-    /// Requests answered so far, in order, from lines like `... access PEER GET /path 200 BYTES 12us`.
+    /// Requests answered so far, in order, from lines like `... access PEER GET /path 200 BYTES 12us`;
+    /// a CDN's `/healthz` probes are left out.
     var requests: [Request] {
         recorder.all.compactMap { line in
             let words = line.split(separator: " ")
-            guard let at = words.firstIndex(of: "access"), words.count > at + 4, let status = Int(words[at + 4]) else { return nil }
+            guard let at = words.firstIndex(of: "access"), words.count > at + 4, let status = Int(words[at + 4]),
+                  words[at + 3] != "/healthz" else { return nil }
             return Request(method: String(words[at + 2]), path: String(words[at + 3]), status: status)
         }
     }

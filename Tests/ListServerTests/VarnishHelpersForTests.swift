@@ -17,7 +17,8 @@ final class VarnishCDN {
     private let process: Process
     private let logPath: String
 
-    init(originPort: Int) throws {
+    /// `secondPort`: a second origin (a follower) behind the VCL's fallback director; nil: both backends are `originPort`.
+    init(originPort: Int, secondPort: Int? = nil) throws {
         for tool in [Self.varnishd] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw Failure(description: "\(tool) not found: install Varnish with `apt-get install -y varnish` (scripts/setup.sh test does)")
         }
@@ -25,6 +26,9 @@ final class VarnishCDN {
         let template = try String(contentsOfFile: Self.repositoryRoot + "/scripts/varnish/cdn.vcl", encoding: .utf8)
         let vcl = template.replacingOccurrences(of: "__ORIGIN_HOST__", with: "127.0.0.1")
             .replacingOccurrences(of: "__ORIGIN_PORT__", with: String(originPort))
+            .replacingOccurrences(of: "__SECOND_HOST__", with: "127.0.0.1")
+            .replacingOccurrences(of: "__SECOND_PORT__", with: String(secondPort ?? originPort))
+            .replacingOccurrences(of: "__TWO_ORIGINS__", with: secondPort == nil ? "no" : "yes")
         let vclPath = workdir.path + "/cdn.vcl"
         try vcl.write(toFile: vclPath, atomically: true, encoding: .utf8)
         port = try Self.freeLoopbackPort()

@@ -17,14 +17,56 @@
 #   Accept-Encoding), so each dictionary gets its own cached dcz object and every other client
 #   shares the gzip object, gunzipped by Varnish for clients without gzip as before.
 #
-# __ORIGIN_HOST__ and __ORIGIN_PORT__ are filled in by scripts/varnish/render-vcl.sh.
+#
+# Two origins (a primary and a follower serving the same signed set, docs/followers.md) behind a
+# fallback director: every fetch goes to the first healthy one in order, health coming from a probe
+# of /healthz (200 only while a set is installed). The primary is preferred, so devices never see the
+# follower's older manifest while the primary is up; the follower takes over within a probe window
+# when the primary dies. A fetch that fails (connection refused, 5xx) or answers 404 is retried once
+# on the other origin: a file the manifest names may not have reached a lagging follower yet, and a
+# dying origin's in-flight fetches must not reach devices as errors. With no healthy origin the
+# first one is asked anyway, so its own answer (e.g. a cold start's 503 with Retry-After) comes through.
+#
+# __ORIGIN_HOST__/__ORIGIN_PORT__ (the primary) and __SECOND_HOST__/__SECOND_PORT__ (the follower)
+# are filled in by scripts/varnish/render-vcl.sh; with one origin, both name it and __TWO_ORIGINS__ is
+# "no", so nothing is retried on the same origin (a cold-start 503 or a missing patch reaches it once).
 vcl 4.1;
+
+import directors;
+
+probe healthz {
+    .url = "/healthz";
+    .interval = 1s;
+    .timeout = 1s;
+    .window = 3;
+    .threshold = 2;
+    .initial = 2;
+}
 
 backend origin {
     .host = "__ORIGIN_HOST__";
     .port = "__ORIGIN_PORT__";
     .connect_timeout = 2s;
     .first_byte_timeout = 30s;
+    .probe = healthz;
+}
+
+backend second {
+    .host = "__SECOND_HOST__";
+    .port = "__SECOND_PORT__";
+    .connect_timeout = 2s;
+    .first_byte_timeout = 30s;
+    .probe = healthz;
+}
+
+sub vcl_init {
+    new origins = directors.fallback();
+    origins.add_backend(origin);
+    origins.add_backend(second);
+    # The retry goes the other way round, so it reaches the origin the first try did not.
+    new others = directors.fallback();
+    others.add_backend(second);
+    others.add_backend(origin);
 }
 
 sub vcl_recv {
@@ -42,6 +84,17 @@ sub vcl_recv {
 }
 
 sub vcl_backend_fetch {
+    if (bereq.retries == 0) {
+        set bereq.backend = origins.backend();
+        if (!bereq.backend) {
+            set bereq.backend = origin;
+        }
+    } else {
+        set bereq.backend = others.backend();
+        if (!bereq.backend) {
+            set bereq.backend = second;
+        }
+    }
     if (bereq.http.X-Dictionary-Coding == "dcz") {
         set bereq.http.Accept-Encoding = "dcz, gzip";
     }
@@ -49,6 +102,16 @@ sub vcl_backend_fetch {
 }
 
 sub vcl_backend_response {
+    if (bereq.retries == 0 && "__TWO_ORIGINS__" == "yes" && (beresp.status == 404 || beresp.status >= 500) && bereq.method ~ "^(GET|HEAD)$") {
+        return (retry);
+    }
     # Keep expired objects (with their ETag) for conditional revalidation.
     set beresp.keep = 1h;
+}
+
+sub vcl_backend_error {
+    # Connection refused or timed out (an origin just died): once more, on the other origin.
+    if (bereq.retries == 0 && "__TWO_ORIGINS__" == "yes") {
+        return (retry);
+    }
 }

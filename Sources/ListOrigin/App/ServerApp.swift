@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import ListFormat
+import ListSync
 
 /// The composition root of `listserver serve`: configuration → state → publisher → HTTP server →
 /// refresher, and the signal handling that drains and exits. Serves the last published set at
@@ -14,6 +16,7 @@ final class ServerApp: @unchecked Sendable {
     let status = StatusBoard()
     private var server: HTTPServer?
     private var scheduler: RefreshScheduler?
+    private var follower: FollowScheduler?
 
     init(resolved: ResolvedConfiguration, log: Log) {
         self.resolved = resolved
@@ -24,6 +27,7 @@ final class ServerApp: @unchecked Sendable {
     /// (from the snapshot) when this returns; /healthz says 503 until it is installed.
     func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
         let configuration = resolved.configuration
+        if let follow = configuration.follow { return try startFollowing(follow, environment: environment) }
         let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
         let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
         let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
@@ -81,11 +85,76 @@ final class ServerApp: @unchecked Sendable {
     func stop() {
         let grace = resolved.configuration.http.shutdownGraceSeconds
         scheduler?.stop()
+        follower?.stop()
         server?.shutdown(grace: grace)
         if let scheduler, !scheduler.waitUntilIdle(timeout: grace) {
             log.info("a refresh is still running after \(grace) s; leaving it (the published set stays the last good one)")
         }
     }
+}
+
+extension ServerApp {
+    /// Follower mode: no converter, no gate, no signing key; the primary's signed set is mirrored
+    /// through `FollowScheduler`, and the last good set is served from disk at once.
+    private func startFollowing(_ follow: Configuration.Follow, environment: [String: String]) throws -> Int {
+        let configuration = resolved.configuration
+        let keys: [MinisignPublicKey]
+        let trust: ManifestTrust
+        do {
+            keys = try follow.trustedKeys.map { try MinisignPublicKey($0) }
+            trust = try ManifestTrust(trustedKeys: keys)
+        } catch {
+            throw StartupError(description: "follow.trustedKeys: \(error)")
+        }
+        guard let url = URL(string: follow.manifest) else { throw StartupError(description: "follow.manifest: not a URL") }
+        let store = StateStore(directory: resolved.stateDirectory)
+        let state: PersistentState
+        do { state = try store.load() } catch { throw StartupError(description: "\(error)") }
+        let writer = SetWriter(directory: resolved.publicDirectory)
+        writer.removeStaleTempFiles()
+        let installer = FollowInstaller(writer: writer, gracePeriod: configuration.publish.gracePeriodSeconds)
+        let reporting = RefreshReporting(status: status, log: log.child("follow"))
+        let followerBox = FollowerBox()
+        let admin = AdminEndpoint.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment) {
+            followerBox.scheduler?.trigger()
+        }
+        let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
+                                log: log.child("http"), admin: admin, publicDirectory: resolved.publicDirectory)
+        let status = status
+        let show: @Sendable (PublishedSet) -> Void = { set in
+            server.install(set.content)
+            reporting.recordLoaded(set)
+            let signer = set.content.manifest.flatMap { set.content.signatures[PublishedSignature.name(forManifest: $0.sha256)] }
+                .flatMap { PublishedSignature(manifestSHA256: set.manifestSHA256 ?? "", bytes: $0.identity).parsed?.keyID }
+            let key = keys.first { $0.keyID == signer } ?? keys[0]
+            status.update { $0.signing = SigningStatus(publicKey: key, content: set.content) }
+        }
+        var published: PublishedSet?
+        do {
+            let loaded = try installer.loader.load(history: state.history)
+            show(loaded)
+            log.info("serving the followed set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
+            published = loaded
+        } catch {
+            log.info("no usable published set (\(error)); waiting for the primary at \(follow.manifest)")
+            status.update { $0.signing = SigningStatus(publicKey: keys[0], content: nil) }
+        }
+        let scheduler = FollowScheduler(
+            follower: SetFollower(manifestURL: url, trust: trust, fetcher: CurlFetcher(configuration: configuration.fetch)),
+            installer: installer, store: store, state: state, published: published, status: status, log: log.child("follow"),
+            interval: follow.intervalSeconds, install: show)
+        followerBox.scheduler = scheduler
+        self.server = server
+        self.follower = scheduler
+        let port = try server.start()
+        log.info("listening on \(configuration.listen.address):\(port), following \(follow.manifest)")
+        scheduler.start()
+        return port
+    }
+}
+
+private final class FollowerBox: @unchecked Sendable {
+    var scheduler: FollowScheduler?
 }
 
 private final class SchedulerBox: @unchecked Sendable {

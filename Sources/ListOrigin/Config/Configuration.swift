@@ -88,6 +88,16 @@ struct Configuration: Sendable, Equatable {
         var publicBaseURL: String?
     }
 
+    /// Follower mode: mirror another origin's signed set instead of converting (see docs/followers.md).
+    struct Follow: Sendable, Equatable {
+        /// The primary's manifest URL (a primary, another follower, or a CDN in front of them).
+        var manifest: String
+        /// Minisign public keys (base64 `RWQ…`, as the primary's /status shows them) a manifest must be signed by.
+        var trustedKeys: [String]
+        /// Seconds between polls of the primary's manifest.
+        var intervalSeconds = 60.0
+    }
+
     var listen = Listen()
     var publicDir = "public"
     var stateDir = "state"
@@ -97,6 +107,8 @@ struct Configuration: Sendable, Equatable {
     var conversion = Conversion()
     var publish = Publish()
     var http = HTTP()
+    /// nil: this origin converts; set: it follows a primary and never converts.
+    var follow: Follow?
 
     static let defaultUpstreams = [
         Upstream(id: "easylist", url: "https://easylist.to/easylist/easylist.txt", snapshot: "snapshot/easylist.txt"),

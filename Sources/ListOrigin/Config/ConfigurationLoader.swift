@@ -122,7 +122,7 @@ private struct StrictConfiguration: Decodable {
     var value = Configuration()
 
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["listen", "publicDir", "stateDir", "upstreams", "refresh", "fetch", "conversion", "publish", "http"])
+        let object = try StrictObject(decoder, allowed: ["listen", "publicDir", "stateDir", "upstreams", "refresh", "fetch", "conversion", "publish", "http", "follow"])
         value.listen = try object.value("listen", default: StrictListen(value.listen)).value
         value.publicDir = try object.value("publicDir", default: value.publicDir)
         value.stateDir = try object.value("stateDir", default: value.stateDir)
@@ -139,6 +139,7 @@ private struct StrictConfiguration: Decodable {
         value.conversion = try object.value("conversion", default: StrictConversion(value.conversion)).value
         value.publish = try object.value("publish", default: StrictPublish(value.publish)).value
         value.http = try object.value("http", default: StrictHTTP(value.http)).value
+        value.follow = try object.container.decodeIfPresent(StrictFollow.self, forKey: ConfigKey("follow"))?.value
     }
 }
 

@@ -58,6 +58,9 @@ struct PublishedSetLoader: Sendable {
     var gracePeriod: Double
     /// False (for `convert --previous`): a missing or damaged list file is left out, not an error.
     var strict = true
+    /// True for a follower: every file's Last-Modified is its mtime, which the follower set to the
+    /// primary's Last-Modified, so both origins answer conditional requests alike, also after a restart.
+    var datesFromFiles = false
 
     /// Loads the set; throws when the manifest is missing or (strict) names a file that is not intact.
     func load(history: [PersistentState.PublishRecord], now: Date = Date()) throws -> PublishedSet {
@@ -77,7 +80,7 @@ struct PublishedSetLoader: Sendable {
         }
         let manifestBytes = Array(manifestData)
         let manifestHash = SHA256Digest.hex(of: manifestBytes)
-        let manifestDate = history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
+        let manifestDate = datesFromFiles ? modificationDate(manifestPath) : history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
 
         // Current files must match the manifest's hashes; older files must match the hash in their name.
         if strict, let entry = manifest.lists.first(where: { !ManifestLists.isInsideSet($0.file) }) {
@@ -122,7 +125,7 @@ struct PublishedSetLoader: Sendable {
             }
             let gzip = PatchFileName.isPatchFileName(name) ? nil : file.gzip
             files[name] = SiteContent.Entry(name: name, identity: file.identity, gzip: gzip, sha256: file.sha256,
-                                            lastModified: firstPublished[name] ?? modificationDate(path))
+                                            lastModified: (datesFromFiles ? nil : firstPublished[name]) ?? modificationDate(path))
         }
         let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)).map { Array($0) }
         let entry = PublishedSet.manifestEntry(manifestBytes, sha256: manifestHash, lastModified: manifestDate)

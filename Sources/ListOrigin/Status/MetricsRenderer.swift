@@ -61,6 +61,26 @@ struct MetricsRenderer {
         }
         family("listserver_upstream_last_fetch_timestamp_seconds", "gauge", "When each upstream was last fetched (Unix time), by result.",
                fetchSamples)
+        if let follow = status.follow {
+            let primary = "primary=\"\(escape(follow.primary))\""
+            if let success = follow.lastSuccessAt {
+                family("listserver_follow_last_success_timestamp_seconds", "gauge", "When the primary last confirmed the served set (Unix time).",
+                       [(primary, seconds(success.timeIntervalSince1970))])
+            }
+            if let lag = follow.lagSeconds(now: activity.now) {
+                family("listserver_follow_lag_seconds", "gauge", "Seconds since the primary last confirmed the served set.", [(primary, String(lag))])
+            }
+            if let lag = follow.lagGenerations {
+                family("listserver_follow_lag_generations", "gauge", "Generations the served set is behind the newest the primary offered.",
+                       [(primary, String(lag))])
+            }
+            family("listserver_follow_refusals_total", "counter", "Primary manifests refused (signature, generation, expiry, hash).",
+                   [(primary, String(follow.refusals))])
+            family("listserver_follow_failures_total", "counter", "Polls that could not fetch the primary's manifest or files.",
+                   [(primary, String(follow.failures))])
+            family("listserver_follow_last_poll_ok", "gauge", "1 if the last poll installed or confirmed the primary's set, 0 if refused or failed.",
+                   [(primary + ",result=\"\(escape(follow.lastResult ?? "none"))\"", follow.lastError == nil ? "1" : "0")])
+        }
         return Array(out.utf8)
     }
 

@@ -62,6 +62,8 @@ struct OperatorStatus: Codable, Sendable, Equatable {
     var signing: SigningStatus?
     /// nil until a conversion report was seen.
     var skippedRules: [SkippedRules]?
+    /// Follower mode only: the primary and how well this origin keeps up with it.
+    var follow: FollowStatus?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).

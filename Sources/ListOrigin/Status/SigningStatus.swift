@@ -17,8 +17,14 @@ struct SigningStatus: Codable, Sendable, Equatable {
     var signedByKeyId: String?
 
     init(signer: ManifestSigner, content: SiteContent?) {
-        publicKey = signer.key.publicKey.base64
-        keyId = "\(signer.key.keyID)"
+        self.init(publicKey: signer.key.publicKey, content: content)
+    }
+
+    /// A follower shows the primary's key (the trusted key that signed the served manifest), so it
+    /// can be followed in turn with the key its /status gives.
+    init(publicKey key: MinisignPublicKey, content: SiteContent?) {
+        publicKey = key.base64
+        keyId = "\(key.keyID)"
         guard let entry = content?.manifest, let manifest = try? Manifest.decode(Data(entry.identity)) else { return }
         generation = manifest.generation
         expires = manifest.expires

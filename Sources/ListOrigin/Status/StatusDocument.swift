@@ -25,6 +25,10 @@ struct StatusDocument: Encodable {
     var lastRefresh: OperatorStatus.RefreshStatus?
     var conversion: OperatorStatus.ConversionSummary?
     var signing: SigningStatus?
+    var follow: FollowStatus?
+    /// Follower mode: seconds since the primary last confirmed the served set, and generations behind.
+    var followLagSeconds: Int?
+    var followLagGenerations: Int?
     var http: HTTPCounters
 
     init(status: OperatorStatus, activity: ServerActivity) {
@@ -41,6 +45,9 @@ struct StatusDocument: Encodable {
         lastRefresh = status.lastRefresh
         conversion = status.conversion
         signing = status.signing
+        follow = status.follow
+        followLagSeconds = status.follow?.lagSeconds(now: activity.now)
+        followLagGenerations = status.follow?.lagGenerations
         var byRoute: [String: [String: Int]] = [:]
         for count in activity.metrics.requestCounts {
             byRoute[count.route, default: [:]][count.status] = count.count

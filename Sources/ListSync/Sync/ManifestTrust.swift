@@ -31,8 +31,9 @@ public struct ManifestTrust: Sendable {
 
     /// Checks downloaded manifest bytes before anything in them is used: the signature (fetched
     /// with `fetchSignature`, which returns the status and body), then generation and expiry
-    /// against `held` (the manifest the device applied last).
-    func check(_ body: Data, url manifestURL: URL, held: Manifest?, now: Date,
+    /// against `held` (the manifest the device applied last). Public so a following origin refuses
+    /// exactly what a device refuses.
+    public func check(_ body: Data, url manifestURL: URL, held: Manifest?, now: Date,
                fetchSignature: (URL) async throws -> (status: Int, body: Data)) async throws {
         let url = manifestURL.absoluteString
         guard let signatureURL = Self.signatureURL(forManifest: body, at: manifestURL) else {

@@ -1,0 +1,71 @@
+import Converter
+import Foundation
+import Testing
+import TestSupport
+@testable import ListOrigin
+
+/// Shared by the follower tests: a follower's config, /status as JSON, and the comparison of two
+/// origins' served files (bytes on disk and response headers apart from Date).
+enum FollowerSupport {
+    /// Files in a public directory that are served or feed what is served (gzip siblings): all but
+    /// the conversion report, the layout state and the provenance lines, which only a converting origin writes.
+    static func servedFiles(_ directory: String) -> [String: Data] {
+        var out: [String: Data] = [:]
+        let skipped: Set<String> = [PublishPlan.reportName, PublishPlan.layoutName, ProvenanceFile.fileName]
+        let enumerator = FileManager.default.enumerator(atPath: directory)
+        while let name = enumerator?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  !skipped.contains(name), !(name as NSString).lastPathComponent.hasPrefix(".") else { continue }
+            out[name] = FileManager.default.contents(atPath: directory + "/" + name)
+        }
+        return out
+    }
+
+    static func writeFollowerConfig(_ directory: String, manifest: String, keys: [String], interval: Double = 0.3, extra: String = "") throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let config = """
+        {"publicDir": "public", "stateDir": "state",
+         "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 10},
+         "follow": {"manifest": "\(manifest)", "trustedKeys": [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))], "intervalSeconds": \(interval)}\(extra)}
+        """
+        try Array(config.utf8).write(to: directory + "/config.json")
+    }
+
+    static func status(port: Int) throws -> [String: Any] {
+        let response = try RawHTTPResponse.get(port: port, path: "/status")
+        return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
+    static func follow(port: Int) throws -> [String: Any] {
+        try status(port: port)["follow"] as? [String: Any] ?? [:]
+    }
+
+    /// The minisign public key an origin's /status shows: what a follower of it trusts.
+    static func publicKey(port: Int) throws -> String {
+        try #require((try status(port: port)["signing"] as? [String: Any])?["publicKey"] as? String)
+    }
+
+    /// Every difference between two origins for the names served from `directory`: response heads
+    /// (apart from Date) with and without gzip, and bodies. Empty when they answer alike.
+    static func headerDifferences(names: [String], primary: Int, follower: Int) throws -> [String] {
+        var differences: [String] = []
+        for name in names {
+            for headers in [[:], ["Accept-Encoding": "gzip"]] {
+                var a = try RawHTTPResponse.get(port: primary, path: "/" + name, headers: headers)
+                var b = try RawHTTPResponse.get(port: follower, path: "/" + name, headers: headers)
+                a.headers["date"] = nil
+                b.headers["date"] = nil
+                if a.status != b.status || a.headers != b.headers || a.body != b.body {
+                    differences.append("\(name) \(headers): \(a.status) \(a.headers.sorted { $0.key < $1.key }) vs \(b.status) \(b.headers.sorted { $0.key < $1.key })")
+                }
+            }
+        }
+        return differences
+    }
+
+    /// The names an origin serves from its public directory (gzip siblings are representations, not URLs).
+    static func servedNames(_ files: [String: Data]) -> [String] {
+        files.keys.filter { !$0.hasSuffix(".gz") }.sorted()
+    }
+}
