@@ -4,7 +4,7 @@ import Glibc
 
 /// An HTTP/1.1 server for static resources plus whatever an `HTTPResponder` adds. Construct it,
 /// `start()` it, `install` each generation of resources, and `shutdown(grace:)` it on
-/// SIGTERM/SIGINT (see `TerminationSignals`).
+/// SIGTERM/SIGINT (an application takes those signals itself, e.g. with `sigwait`, and then calls it).
 ///
 /// Work is spread over a fixed set of `EventLoop`s (one per core, at most 4), each a serial
 /// Dispatch queue with its own SO_REUSEPORT listening socket on the same port, so the kernel
