@@ -62,44 +62,45 @@ public struct BlockerRule: Sendable {
     let loadContexts: Set<LoadContext>?
     let condition: PageCondition?
 
-    init(listID: String, index: Int, object: Any, listJSON: [UInt8], range: Range<Int>) throws(RuleListError) {
+    init(listID: String, index: Int, fields: RuleFields, listJSON: [UInt8], range: Range<Int>) throws(RuleListError) {
         self.listID = listID
         self.index = index
         self.listJSON = listJSON
         jsonRange = range
         func fail(_ reason: String) -> RuleListError { RuleListError(listID: listID, index: index, reason: reason) }
-        guard let rule = object as? [String: Any], let trigger = rule["trigger"] as? [String: Any],
-              let actionObject = rule["action"] as? [String: Any] else { throw fail("a rule needs a trigger and an action object") }
-        guard let typeName = actionObject["type"] as? String, let action = ActionType(rawValue: typeName) else {
-            throw fail("unknown action type \(actionObject["type"] ?? "none")")
+        guard fields.hasTrigger, fields.hasAction else { throw fail("a rule needs a trigger and an action object") }
+        guard let typeName = fields.actionType, let action = ActionType(rawValue: typeName) else {
+            throw fail("unknown action type \(fields.actionType ?? "none")")
         }
         self.action = action
-        selector = actionObject["selector"] as? String
-        guard let pattern = trigger["url-filter"] as? String else { throw fail("a trigger needs a url-filter string") }
-        let caseSensitive = trigger["url-filter-is-case-sensitive"] as? Bool ?? false
+        selector = fields.selector
+        guard let pattern = fields.urlFilter else { throw fail("a trigger needs a url-filter string") }
+        let caseSensitive = fields.caseSensitive
         do {
             filter = try URLFilterRegex(pattern, caseSensitive: caseSensitive)
         } catch {
             throw fail(error.description)
         }
-        func strings(_ key: String) throws(RuleListError) -> [String]? {
-            guard let value = trigger[key] else { return nil }
-            guard let array = value as? [String] else { throw fail("\(key) must be an array of strings") }
-            return array
+        func strings(_ key: RuleFields.ArrayKey) throws(RuleListError) -> [String]? {
+            switch fields.arrays[key.rawValue] {
+            case .absent: return nil
+            case .strings(let values): return values
+            case .wrongShape: throw fail("\(key.name) must be an array of strings")
+            }
         }
         /// A trigger flags array as a set; nil when absent or empty (an empty array restricts nothing).
-        func flags<Flag: RawRepresentable & Hashable>(_ key: String, as _: Flag.Type) throws(RuleListError) -> Set<Flag>? where Flag.RawValue == String {
+        func flags<Flag: RawRepresentable & Hashable>(_ key: RuleFields.ArrayKey, as _: Flag.Type) throws(RuleListError) -> Set<Flag>? where Flag.RawValue == String {
             guard let names = try strings(key), !names.isEmpty else { return nil }
             var found = Set<Flag>()
             for name in names {
-                guard let flag = Flag(rawValue: name) else { throw fail("unknown \(key) \(name)") }
+                guard let flag = Flag(rawValue: name) else { throw fail("unknown \(key.name) \(name)") }
                 found.insert(flag)
             }
             return found
         }
-        loadTypes = try flags("load-type", as: LoadType.self)
-        loadContexts = try flags("load-context", as: LoadContext.self)
-        resourceTypes = try flags("resource-type", as: ResourceType.self).map { $0.reduce(0) { $0 | $1.bit } }
+        loadTypes = try flags(.loadType, as: LoadType.self)
+        loadContexts = try flags(.loadContext, as: LoadContext.self)
+        resourceTypes = try flags(.resourceType, as: ResourceType.self).map { $0.reduce(0) { $0 | $1.bit } }
         var conditions: [PageCondition] = []
         func regexes(_ values: [String]) throws(RuleListError) -> [URLFilterRegex] {
             var out: [URLFilterRegex] = []
@@ -108,12 +109,12 @@ public struct BlockerRule: Sendable {
             }
             return out
         }
-        if let values = try strings("if-domain") { conditions.append(.ifDomain(values.map(DomainPattern.init))) }
-        if let values = try strings("unless-domain") { conditions.append(.unlessDomain(values.map(DomainPattern.init))) }
-        if let values = try strings("if-top-url") { conditions.append(.ifTopURL(try regexes(values))) }
-        if let values = try strings("unless-top-url") { conditions.append(.unlessTopURL(try regexes(values))) }
-        if let values = try strings("if-frame-url") { conditions.append(.ifFrameURL(try regexes(values))) }
-        if let values = try strings("unless-frame-url") { conditions.append(.unlessFrameURL(try regexes(values))) }
+        if let values = try strings(.ifDomain) { conditions.append(.ifDomain(values.map(DomainPattern.init))) }
+        if let values = try strings(.unlessDomain) { conditions.append(.unlessDomain(values.map(DomainPattern.init))) }
+        if let values = try strings(.ifTopURL) { conditions.append(.ifTopURL(try regexes(values))) }
+        if let values = try strings(.unlessTopURL) { conditions.append(.unlessTopURL(try regexes(values))) }
+        if let values = try strings(.ifFrameURL) { conditions.append(.ifFrameURL(try regexes(values))) }
+        if let values = try strings(.unlessFrameURL) { conditions.append(.unlessFrameURL(try regexes(values))) }
         guard conditions.count <= 1 else { throw fail("a trigger cannot have more than one condition") }
         condition = conditions.first
     }

@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 import URLFilterGrammar
 
@@ -25,27 +26,13 @@ public struct ContentBlockerEngine: Sendable {
     /// `lists`: (list id, the list's JSON bytes) in manifest order.
     public init(lists: [(id: String, json: [UInt8])], registrableDomains: any RegistrableDomainProvider,
                 indexing: Indexing = .trigram) throws(RuleListError) {
-        var rules: [BlockerRule] = []
-        for list in lists {
-            let objects: [Any]
-            do {
-                guard let array = try JSONSerialization.jsonObject(with: Data(list.json)) as? [Any] else {
-                    throw RuleListError(listID: list.id, index: nil, reason: "the top level is not an array")
-                }
-                objects = array
-            } catch let error as RuleListError {
-                throw error
-            } catch {
-                throw RuleListError(listID: list.id, index: nil, reason: "not valid JSON: \(error.localizedDescription)")
-            }
-            let ranges = RuleListSplitter.elementRanges(list.json)
-            guard ranges.count == objects.count else {
-                throw RuleListError(listID: list.id, index: nil, reason: "every element must be a rule object")
-            }
-            for (index, object) in objects.enumerated() {
-                rules.append(try BlockerRule(listID: list.id, index: index, object: object, listJSON: list.json, range: ranges[index]))
-            }
+        // Lists are read on every core (each rule's url-filter is compiled here), then joined in manifest order.
+        let read = Parallel.map(lists.count) { index in
+            Result { () throws(RuleListError) in try RuleListReader.rules(listID: lists[index].id, json: lists[index].json) }
         }
+        var rules: [BlockerRule] = []
+        rules.reserveCapacity(read.reduce(0) { $0 + ((try? $1.get())?.count ?? 0) })
+        for result in read { rules += try result.get() }
         self.rules = rules
         self.listIDs = lists.map(\.id)
         self.registrableDomains = registrableDomains

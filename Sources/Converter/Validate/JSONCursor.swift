@@ -1,19 +1,19 @@
 /// A streaming JSON reader (RFC 8259) over bytes for the list validator: it checks syntax as it goes
 /// and hands out strings without building a document tree, so an 11 MB list is checked without copying
 /// it. Depth is bounded so hostile input cannot overflow the stack.
-struct JSONCursor {
-    struct SyntaxError: Error {
-        var offset: Int
-        var message: String
+package struct JSONCursor {
+    package struct SyntaxError: Error {
+        package var offset: Int
+        package var message: String
     }
 
     static let maximumDepth = 64
 
-    let bytes: UnsafeBufferPointer<UInt8>
+    package let bytes: UnsafeBufferPointer<UInt8>
     /// Where strings with escapes are decoded. At least as long as `bytes`, because decoding never
     /// lengthens a string, so writes into it need no bounds checks beyond the input's own.
     private let decoded: UnsafeMutableBufferPointer<UInt8>
-    var index = 0
+    package var index = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -21,7 +21,7 @@ struct JSONCursor {
     }
 
     /// Runs `body` with a cursor at the start of `bytes`; the decode buffer lives as long as the call.
-    static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows -> R {
+    package static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows -> R {
         // Large buffers are mmapped, so only the pages escaped strings touch are ever faulted in.
         let decoded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         defer { decoded.deallocate() }
@@ -29,17 +29,17 @@ struct JSONCursor {
         return try body(&cursor)
     }
 
-    func fail(_ message: String) -> SyntaxError { SyntaxError(offset: index, message: message) }
+    package func fail(_ message: String) -> SyntaxError { SyntaxError(offset: index, message: message) }
 
-    var atEnd: Bool { index >= bytes.count }
+    package var atEnd: Bool { index >= bytes.count }
 
     /// The next byte after whitespace, without consuming it (0 at the end).
-    @inline(__always) mutating func peek() -> UInt8 {
+    @inline(__always) package mutating func peek() -> UInt8 {
         skipWhitespace()
         return index < bytes.count ? bytes[index] : 0
     }
 
-    @inline(__always) mutating func skipWhitespace() {
+    @inline(__always) package mutating func skipWhitespace() {
         while index < bytes.count {
             let byte = bytes[index]
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
@@ -57,7 +57,7 @@ struct JSONCursor {
     @inline(never) private func expected(_ byte: UInt8) -> SyntaxError { fail("expected '\(Character(Unicode.Scalar(byte)))'") }
 
     /// After the first element/member: true when another follows (`,` consumed), false at the closing byte (consumed).
-    @inline(__always) mutating func next(closing: UInt8) throws -> Bool {
+    @inline(__always) package mutating func next(closing: UInt8) throws -> Bool {
         let byte = peek()
         if byte == UInt8(ascii: ",") { index += 1; return true }
         if byte == closing { index += 1; return false }
@@ -69,21 +69,21 @@ struct JSONCursor {
     }
 
     /// Consumes `[`; returns false (and consumes `]`) when the array is empty.
-    @inline(__always) mutating func beginArray() throws -> Bool {
+    @inline(__always) package mutating func beginArray() throws -> Bool {
         try expect(UInt8(ascii: "["))
         if peek() == UInt8(ascii: "]") { index += 1; return false }
         return true
     }
 
     /// Consumes `{`; returns false (and consumes `}`) when the object is empty.
-    @inline(__always) mutating func beginObject() throws -> Bool {
+    @inline(__always) package mutating func beginObject() throws -> Bool {
         try expect(UInt8(ascii: "{"))
         if peek() == UInt8(ascii: "}") { index += 1; return false }
         return true
     }
 
     /// Reads a member key and its `:`; the key's decoded bytes, valid until the next string is read.
-    mutating func key() throws -> UnsafeBufferPointer<UInt8> {
+    package mutating func key() throws -> UnsafeBufferPointer<UInt8> {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected an object key") }
         let key = try string()
         try expect(UInt8(ascii: ":"))
@@ -93,7 +93,7 @@ struct JSONCursor {
     /// Reads the string at the cursor (which must be on its opening quote) and returns its decoded bytes:
     /// a view of the input when it has no escapes (no copy), else of the decode buffer. Either is valid
     /// only until the next string is read.
-    mutating func string() throws -> UnsafeBufferPointer<UInt8> {
+    package mutating func string() throws -> UnsafeBufferPointer<UInt8> {
         index += 1
         let start = index
         let count = bytes.count
@@ -266,7 +266,7 @@ struct JSONCursor {
     }
 
     /// Checks and skips any value.
-    mutating func skipValue(depth: Int) throws {
+    package mutating func skipValue(depth: Int) throws {
         guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
         switch peek() {
         case UInt8(ascii: "{"):

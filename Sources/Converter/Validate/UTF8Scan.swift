@@ -1,9 +1,9 @@
 /// Whole-list UTF-8 check for the validator. Lists are almost all ASCII, so ASCII is skipped eight bytes
 /// at a time and only the runs of non-ASCII bytes go through the strict checker (`LineClassifier`).
-enum UTF8Scan {
+package enum UTF8Scan {
     /// Same verdict as `LineClassifier.isValidUTF8(bytes)`: a valid sequence never contains an ASCII byte,
     /// so the whole is valid exactly when every maximal run of non-ASCII bytes is.
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    package static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard let base = bytes.baseAddress else { return true }
         let raw = UnsafeRawPointer(base)
         let count = bytes.count

@@ -111,9 +111,9 @@ public struct WebKitListValidator: Sendable {
 }
 
 /// Comparing decoded JSON bytes with a known name in place, without building a String.
-enum ByteName {
+package enum ByteName {
     /// Length first, then the bytes: most keys differ in length from the name they are tested against.
-    @inline(__always) static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+    @inline(__always) package static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
         guard bytes.count == name.utf8CodeUnitCount else { return false }
         guard let actual = bytes.baseAddress else { return true }
         let expected = name.utf8Start
