@@ -62,7 +62,9 @@ public struct BlockerRule: Sendable {
     let loadContexts: Set<LoadContext>?
     let condition: PageCondition?
 
-    init(listID: String, index: Int, fields: RuleFields, listJSON: [UInt8], range: Range<Int>) throws(RuleListError) {
+    /// - Parameter requiredLiterals: set to the url-filter's `requiredLiterals` (for the engine's index).
+    init(listID: String, index: Int, fields: RuleFields, listJSON: [UInt8], range: Range<Int>,
+         requiredLiterals: inout [[UInt8]]) throws(RuleListError) {
         self.listID = listID
         self.index = index
         self.listJSON = listJSON
@@ -77,7 +79,7 @@ public struct BlockerRule: Sendable {
         guard let pattern = fields.urlFilter else { throw fail("a trigger needs a url-filter string") }
         let caseSensitive = fields.caseSensitive
         do {
-            filter = try URLFilterRegex(pattern, caseSensitive: caseSensitive)
+            filter = try URLFilterRegex(pattern, caseSensitive: caseSensitive, requiredLiterals: &requiredLiterals)
         } catch {
             throw fail(error.description)
         }

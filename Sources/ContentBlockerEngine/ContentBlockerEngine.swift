@@ -30,14 +30,16 @@ public struct ContentBlockerEngine: Sendable {
         let read = Parallel.map(lists.count) { index in
             Result { () throws(RuleListError) in try RuleListReader.rules(listID: lists[index].id, json: lists[index].json) }
         }
+        var parts: [RuleListReader.List] = []
+        for result in read { parts.append(try result.get()) }
         var rules: [BlockerRule] = []
-        rules.reserveCapacity(read.reduce(0) { $0 + ((try? $1.get())?.count ?? 0) })
-        for result in read { rules += try result.get() }
+        rules.reserveCapacity(parts.reduce(0) { $0 + $1.rules.count })
+        for part in parts { rules += part.rules }
         self.rules = rules
         self.listIDs = lists.map(\.id)
         self.registrableDomains = registrableDomains
         switch indexing {
-        case .trigram: (byTrigram, unindexed) = Self.index(rules)
+        case .trigram: (byTrigram, unindexed) = Self.index(parts)
         case .none: (byTrigram, unindexed) = ([:], Array(0..<Int32(rules.count)))
         }
     }
@@ -129,28 +131,32 @@ public struct ContentBlockerEngine: Sendable {
         UInt32(URLFilterGrammar.lowercase(a)) << 16 | UInt32(URLFilterGrammar.lowercase(b)) << 8 | UInt32(URLFilterGrammar.lowercase(c))
     }
 
-    private static func index(_ rules: [BlockerRule]) -> ([UInt32: [Int32]], [Int32]) {
+    /// Each rule under the trigram of its required literals that the fewest rules have (ties: the
+    /// smaller trigram), or unindexed when it has none.
+    private static func index(_ lists: [RuleListReader.List]) -> ([UInt32: [Int32]], [Int32]) {
         var counts: [UInt32: Int] = [:]
-        var gramsOfRule: [[UInt32]] = []
-        gramsOfRule.reserveCapacity(rules.count)
-        for rule in rules {
-            var grams = Set<UInt32>()
-            for literal in rule.filter.requiredLiterals where literal.count >= 3 {
-                for start in 0...(literal.count - 3) {
-                    grams.insert(trigram(literal[start], literal[start + 1], literal[start + 2]))
-                }
-            }
-            for gram in grams { counts[gram, default: 0] += 1 }
-            gramsOfRule.append(Array(grams))
+        for list in lists {
+            for gram in list.trigrams { counts[gram, default: 0] += 1 }
         }
         var byTrigram: [UInt32: [Int32]] = [:]
         var unindexed: [Int32] = []
-        for (ordinal, grams) in gramsOfRule.enumerated() {
-            guard let rarest = grams.min(by: { (counts[$0]!, $0) < (counts[$1]!, $1) }) else {
-                unindexed.append(Int32(ordinal))
-                continue
+        var ordinal: Int32 = 0
+        for list in lists {
+            var start = 0
+            for end in list.trigramEnds {
+                defer { start = end; ordinal += 1 }
+                guard start < end else {
+                    unindexed.append(ordinal)
+                    continue
+                }
+                var rarest = list.trigrams[start]
+                var fewest = counts[rarest]!
+                for gram in list.trigrams[(start + 1)..<end] {
+                    let count = counts[gram]!
+                    if (count, gram) < (fewest, rarest) { (rarest, fewest) = (gram, count) }
+                }
+                byTrigram[rarest, default: []].append(ordinal)
             }
-            byTrigram[rarest, default: []].append(Int32(ordinal))
         }
         return (byTrigram, unindexed)
     }

@@ -4,7 +4,17 @@ import Converter
 /// (`JSONCursor`): no document tree and no Foundation objects, which were about a quarter of a cold
 /// explain. Each rule keeps its exact byte range in the list, so an answer quotes it as published.
 enum RuleListReader {
-    static func rules(listID: String, json: [UInt8]) throws(RuleListError) -> [BlockerRule] {
+    /// One list's rules, and for each the trigrams of its url-filter's required literals (what the
+    /// engine's index chooses from), computed here from the compiling parse and dropped after indexing.
+    struct List {
+        var rules: [BlockerRule] = []
+        /// Every rule's trigrams, sorted and distinct per rule, one rule after the other.
+        var trigrams: [UInt32] = []
+        /// Where each rule's trigrams end in `trigrams`.
+        var trigramEnds: [Int] = []
+    }
+
+    static func rules(listID: String, json: [UInt8]) throws(RuleListError) -> List {
         do {
             return try json.withUnsafeBufferPointer { buffer in
                 guard UTF8Scan.isValid(buffer) else {
@@ -21,26 +31,48 @@ enum RuleListReader {
         }
     }
 
-    private static func read(_ cursor: inout JSONCursor, listID: String, json: [UInt8]) throws -> [BlockerRule] {
+    private static func read(_ cursor: inout JSONCursor, listID: String, json: [UInt8]) throws -> List {
         guard cursor.peek() == UInt8(ascii: "[") else {
             try cursor.skipValue(depth: 0)
             throw RuleListError(listID: listID, index: nil, reason: "the top level is not an array")
         }
-        var rules: [BlockerRule] = []
+        var list = List()
+        var literals: [[UInt8]] = []
         if try cursor.beginArray() {
             repeat {
-                let index = rules.count
+                let index = list.rules.count
                 guard cursor.peek() == UInt8(ascii: "{") else {
                     throw RuleListError(listID: listID, index: nil, reason: "every element must be a rule object")
                 }
                 let start = cursor.index
                 let fields = try RuleFields.read(&cursor)
-                rules.append(try BlockerRule(listID: listID, index: index, fields: fields, listJSON: json, range: start..<cursor.index))
+                list.rules.append(try BlockerRule(listID: listID, index: index, fields: fields, listJSON: json,
+                                                  range: start..<cursor.index, requiredLiterals: &literals))
+                appendTrigrams(of: literals, to: &list.trigrams)
+                list.trigramEnds.append(list.trigrams.count)
             } while try cursor.next(closing: UInt8(ascii: "]"))
         }
         cursor.skipWhitespace()
         if !cursor.atEnd { throw cursor.fail("trailing bytes after the JSON value") }
-        return rules
+        return list
+    }
+
+    /// The distinct trigrams of literals of at least 3 bytes, sorted.
+    private static func appendTrigrams(of literals: [[UInt8]], to trigrams: inout [UInt32]) {
+        let start = trigrams.count
+        for literal in literals where literal.count >= 3 {
+            for offset in 0...(literal.count - 3) {
+                trigrams.append(ContentBlockerEngine.trigram(literal[offset], literal[offset + 1], literal[offset + 2]))
+            }
+        }
+        guard trigrams.count - start > 1 else { return }
+        trigrams[start...].sort()
+        var kept = start + 1
+        for index in (start + 1)..<trigrams.count where trigrams[index] != trigrams[kept - 1] {
+            trigrams[kept] = trigrams[index]
+            kept += 1
+        }
+        trigrams.removeSubrange(kept...)
     }
 }
 

@@ -17,8 +17,8 @@ public struct URLFilterRegex: Sendable, Equatable {
     let anchoredStart: Bool
     let anchoredEnd: Bool
     /// Literal runs (lowercased) that every matching URL contains; the engine indexes rules by them.
-    /// Computed again from the pattern when asked (only the engine's index asks, once per rule):
-    /// kept, the literal arrays cost a few allocations per rule for the engine's whole life.
+    /// Computed again from the pattern when asked (the engine's index takes them from the compiling
+    /// parse instead): kept, the literal arrays cost a few allocations per rule for the engine's whole life.
     public var requiredLiterals: [[UInt8]] {
         var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
         guard let parsed = try? parser.parseFilter() else { return [] }
@@ -26,10 +26,22 @@ public struct URLFilterRegex: Sendable, Equatable {
     }
 
     public init(_ pattern: String, caseSensitive: Bool = false) throws(URLFilterError) {
-        self.pattern = pattern
-        self.caseSensitive = caseSensitive
+        var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
+        try self.init(pattern, caseSensitive: caseSensitive, parsed: parser.parseFilter())
+    }
+
+    /// Compiles the filter and gives its `requiredLiterals` from the same parse (the engine's index
+    /// needs them once, while the rules are read).
+    init(_ pattern: String, caseSensitive: Bool, requiredLiterals: inout [[UInt8]]) throws(URLFilterError) {
         var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
         let parsed = try parser.parseFilter()
+        requiredLiterals = RegexParser.requiredLiterals(parsed.terms)
+        self.init(pattern, caseSensitive: caseSensitive, parsed: parsed)
+    }
+
+    private init(_ pattern: String, caseSensitive: Bool, parsed: RegexParser.Parsed) {
+        self.pattern = pattern
+        self.caseSensitive = caseSensitive
         anchoredStart = parsed.anchoredStart
         anchoredEnd = parsed.anchoredEnd
         var builder = ProgramBuilder()
