@@ -57,7 +57,9 @@ extension RuleConverter {
                 case .skipped: summary.role = .skipped
                 case .badfilter: summary.role = .badfilter
                 case .cosmeticException: summary.role = .cosmeticException
-                case .network(.success(let built)): summary.networkRules = Int32(built.ruleCount)
+                case .network(.success(let built)):
+                    summary.networkRules = Int32(built.ruleCount)
+                    if case .carvedOut = built.condition {} else { summary.isPlainBlock = built.kind != .exception }
                 case .network(.failure), .hiding, .siteException: break
                 }
                 outcomes.append(.filter(key: lineKey, filter))

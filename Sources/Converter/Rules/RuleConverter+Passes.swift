@@ -12,16 +12,19 @@ extension RuleConverter {
         var networkRuleCount = 0
         /// Hiding rules and site exceptions, at most.
         var otherRuleCount = 0
+        /// Distinct lines with `LineSummary.isPlainBlock`.
+        var plainBlockLines = 0
+        /// Duplicates: the first line of each hash, by position (chunk × linesPerChunk + line); the texts are
+        /// compared only when a hash repeats, and different lines of one hash are told apart by text.
+        /// Freed by `SecondPass.init`, before pass 2 allocates every rule.
+        var firstLine = HashIndex64()
+        var collisions = Set<String>()
 
-        mutating func read(_ chunks: [Chunk], _ parsed: [ParsedChunk], tallies: inout [SourceTally]) {
-            entries.reserveCapacity(parsed.reduce(0) { $0 + $1.summaries.count })
-            // Duplicates: the first line of each hash, by position (chunk × linesPerChunk + line); the texts are
-            // compared only when a hash repeats, and different lines of one hash are told apart by text.
-            // Freed on return, before pass 2 allocates every rule.
-            var firstLine = HashIndex64()
+        /// Reads the chunks of `wave` (in order, after every earlier wave).
+        mutating func read(_ chunks: [Chunk], _ parsed: [ParsedChunk], wave: Range<Int>, tallies: inout [SourceTally]) {
+            entries.reserveCapacity(entries.count + parsed[wave].reduce(0) { $0 + $1.summaries.count })
             firstLine.reserveCapacity(entries.capacity)
-            var collisions = Set<String>()
-            for chunkIndex in chunks.indices {
+            for chunkIndex in wave {
                 let sourceIndex = chunks[chunkIndex].source
                 let summaries = parsed[chunkIndex].summaries
                 tallies[sourceIndex].rules += summaries.count
@@ -49,6 +52,7 @@ extension RuleConverter {
                         }
                     }
                     if summary.role == .rule {
+                        if summary.isPlainBlock { plainBlockLines += 1 }
                         networkRuleCount += Int(summary.networkRules)
                         if summary.networkRules == 0 { otherRuleCount += 1 }
                         entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))

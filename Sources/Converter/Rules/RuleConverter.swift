@@ -11,6 +11,9 @@ struct RuleConverter: Sendable {
 
     /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
     static let linesPerChunk = 4_096
+    /// Chunks parsed before pass 1 reads them and `NetworkRuleLimit` is checked (262,144 lines: the
+    /// real lists are one wave, a hostile input is refused after a few).
+    static let chunksPerWave = 64
 
     /// What the per-line work found for one filter line.
     enum LineOutcome {
@@ -46,6 +49,8 @@ struct RuleConverter: Sendable {
         var churn = ChurnClass.calm
         /// 1-based line number in the source.
         var line: Int32 = 0
+        /// A network block without a carve-out: at least one rule in a network list (`NetworkRuleLimit`).
+        var isPlainBlock = false
     }
 
     /// The per-line work's results for one chunk, parallel arrays in line order.
@@ -104,15 +109,41 @@ struct RuleConverter: Sendable {
 
 
     func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]) {
+        do {
+            return try convert(sources, limit: nil)
+        } catch {
+            fatalError("no limit, no refusal")
+        }
+    }
+
+    /// - Throws: `.layoutImpossible` as soon as the lines read so far are sure to need more network
+    ///   rules than `limit` allows (nil: convert everything).
+    func convert(_ sources: [FilterListSource], limit: NetworkRuleLimit?) throws(ConversionError)
+        -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]) {
         var tallies = sources.indices.map { SourceTally(id: sources[$0].id, sourceIndex: $0) }
         let lineRanges = sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
         for index in sources.indices { tallies[index].lines = lineRanges[index].count }
         let chunks = Self.chunks(sources, lineRanges: lineRanges)
-        var parsed = Parallel.map(chunks.count) { index -> ParsedChunk in
-            Self.parse(chunks[index], sources: sources, lineRanges: lineRanges[chunks[index].source])
-        }
+        let badfilterBound = limit == nil ? 0 : sources.reduce(0) { $0 + NetworkRuleLimit.badfilterBound($1.bytes) }
+        // Parsed in waves, each read by pass 1 at once, so a hostile input is refused before it is all held.
+        var parsed = [ParsedChunk](repeating: ParsedChunk(), count: chunks.count)
         var first = FirstPass()
-        first.read(chunks, parsed, tallies: &tallies)
+        for waveStart in stride(from: 0, to: chunks.count, by: Self.chunksPerWave) {
+            let wave = waveStart..<min(waveStart + Self.chunksPerWave, chunks.count)
+            let done = Parallel.map(wave.count) { offset -> ParsedChunk in
+                let chunk = chunks[wave.lowerBound + offset]
+                return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source])
+            }
+            for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
+            first.read(chunks, parsed, wave: wave, tallies: &tallies)
+            if let limit, first.plainBlockLines - badfilterBound > limit.rules {
+                let lines = lineRanges.reduce(0) { $0 + $1.count }
+                let read = chunks[..<wave.upperBound].reduce(0) { $0 + $1.lines.count }
+                throw limit.refusal(blockLines: first.plainBlockLines, badfilterBound: badfilterBound, linesRead: read, lines: lines)
+            }
+        }
+        first.firstLine = HashIndex64()
+        first.collisions = []
         var second = SecondPass(first)
         var released = 0
         for position in first.entries {
