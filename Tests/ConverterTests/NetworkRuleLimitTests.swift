@@ -1,0 +1,45 @@
+@testable import Converter
+import Testing
+
+/// Conversion refuses, while it converts, a set whose network blocks cannot fit `maxLists` lists of
+/// `chunkSize` rules, and only such a set: duplicates and lines a `$badfilter` cancels are not counted.
+@Suite struct NetworkRuleLimitTests {
+    /// 2 lists of 100 rules.
+    static let configuration = ConverterConfiguration(chunkSize: 100, maxLists: 2)
+
+    static func source(_ lines: [String]) -> FilterListSource {
+        FilterListSource(id: "hostile", bytes: Array(("[Adblock Plus 2.0]\n" + lines.joined(separator: "\n") + "\n").utf8))
+    }
+
+    static func hosts(_ range: Range<Int>) -> [String] { range.map { "||h\($0).example^" } }
+
+    @Test func blocksBeyondWhatTheListsHoldAreRefusedWithAMessageThatSaysWhy() throws {
+        do {
+            _ = try ListConverter(configuration: Self.configuration).convert([Self.source(Self.hosts(0..<201))])
+            Issue.record("201 distinct blocks were converted for 2 lists of 100 rules")
+        } catch let error as ConversionError {
+            guard case .layoutImpossible = error else { throw error }
+            #expect(error.description.contains("at least 201 distinct network block rules"), "\(error)")
+            #expect(error.description.contains("at most 2 lists of 100 rules (200)"), "\(error)")
+            #expect(error.description.hasSuffix("raise the chunk size or the list limit"), "\(error)")
+        }
+    }
+
+    /// 260 distinct blocks, each of the first 100 written twice, and 70 of them cancelled by
+    /// `$badfilter` (some before, some after their target): 190 rules, which 2 lists of 100 hold.
+    @Test func duplicatesAndBadfilterTargetsDoNotCountTowardTheLimit() throws {
+        let lines = Self.hosts(0..<35).map { $0 + "$badfilter" } + Self.hosts(0..<260) + Self.hosts(0..<100)
+            + Self.hosts(200..<235).map { $0 + "$BadFilter" }
+        let output = try ListConverter(configuration: Self.configuration).convert([Self.source(lines)])
+        #expect(output.lists.reduce(0) { $0 + $1.ruleCount } == 190, "\(output.lists.map { ($0.id, $0.ruleCount) })")
+        let joined = output.lists.map { String(decoding: $0.json, as: UTF8.self) }.joined()
+        #expect(!joined.contains("h0\\\\.example") && !joined.contains("h234\\\\.example"), "a cancelled block was published")
+        #expect(joined.contains("h35\\\\.example") && joined.contains("h259\\\\.example"))
+    }
+
+    @Test func theBadfilterBoundCountsEveryCaseOfTheWord() {
+        #expect(NetworkRuleLimit.badfilterBound(Array("||a^$badfilter\n||b^$BADFILTER,third-party\nbadfilte\n".utf8)) == 2)
+        #expect(NetworkRuleLimit.badfilterBound(Array("badfilter".utf8)) == 1)
+        #expect(NetworkRuleLimit.badfilterBound([]) == 0)
+    }
+}
