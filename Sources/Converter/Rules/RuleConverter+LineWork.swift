@@ -2,7 +2,9 @@
 extension RuleConverter {
     /// The per-line work for one chunk: classify, parse and build, for every filter line (comments,
     /// headers and blank lines are dropped). Pure: reads only the chunk's own lines.
-    static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>]) -> ParsedChunk {
+    /// - Parameter exceptedSelectors: the input's `#@#` selectors, to mark sure members (nil: mark none).
+    static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>],
+                      exceptedSelectors: Set<String>? = nil) -> ParsedChunk {
         let source = sources[chunk.source]
         var outcomes: [LineOutcome] = []
         var summaries: [LineSummary] = []
@@ -59,8 +61,10 @@ extension RuleConverter {
                 case .cosmeticException: summary.role = .cosmeticException
                 case .network(.success(let built)):
                     summary.networkRules = Int32(built.ruleCount)
-                    if case .carvedOut = built.condition {} else { summary.isPlainBlock = built.kind != .exception }
-                case .network(.failure), .hiding, .siteException: break
+                    if case .carvedOut = built.condition {} else { summary.isSureMember = built.kind != .exception && exceptedSelectors != nil }
+                case .hiding(.success(let rule)):
+                    summary.isSureMember = exceptedSelectors.map { !$0.contains(rule.selector) } ?? false
+                case .network(.failure), .hiding(.failure), .siteException: break
                 }
                 outcomes.append(.filter(key: lineKey, filter))
                 summaries.append(summary)

@@ -12,8 +12,8 @@ extension RuleConverter {
         var networkRuleCount = 0
         /// Hiding rules and site exceptions, at most.
         var otherRuleCount = 0
-        /// Distinct lines with `LineSummary.isPlainBlock`.
-        var plainBlockLines = 0
+        /// Distinct lines with `LineSummary.isSureMember`.
+        var sureMembers = 0
         /// Duplicates: the first line of each hash, by position (chunk × linesPerChunk + line); the texts are
         /// compared only when a hash repeats, and different lines of one hash are told apart by text.
         /// Freed by `SecondPass.init`, before pass 2 allocates every rule.
@@ -52,7 +52,7 @@ extension RuleConverter {
                         }
                     }
                     if summary.role == .rule {
-                        if summary.isPlainBlock { plainBlockLines += 1 }
+                        if summary.isSureMember { sureMembers += 1 }
                         networkRuleCount += Int(summary.networkRules)
                         if summary.networkRules == 0 { otherRuleCount += 1 }
                         entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))

@@ -11,7 +11,7 @@ struct RuleConverter: Sendable {
 
     /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
     static let linesPerChunk = 4_096
-    /// Chunks parsed before pass 1 reads them and `NetworkRuleLimit` is checked (262,144 lines: the
+    /// Chunks parsed before pass 1 reads them and `LayoutCapacity` is checked (262,144 lines: the
     /// real lists are one wave, a hostile input is refused after a few).
     static let chunksPerWave = 64
 
@@ -49,8 +49,9 @@ struct RuleConverter: Sendable {
         var churn = ChurnClass.calm
         /// 1-based line number in the source.
         var line: Int32 = 0
-        /// A network block without a carve-out: at least one rule in a network list (`NetworkRuleLimit`).
-        var isPlainBlock = false
+        /// A network block without a carve-out, or a hiding rule whose selector no `#@#` exception
+        /// names: at least one member of a list, unless a `$badfilter` cancels it (`LayoutCapacity`).
+        var isSureMember = false
     }
 
     /// The per-line work's results for one chunk, parallel arrays in line order.
@@ -118,13 +119,20 @@ struct RuleConverter: Sendable {
 
     /// - Throws: `.layoutImpossible` as soon as the lines read so far are sure to need more network
     ///   rules than `limit` allows (nil: convert everything).
-    func convert(_ sources: [FilterListSource], limit: NetworkRuleLimit?) throws(ConversionError)
+    func convert(_ sources: [FilterListSource], limit: LayoutCapacity?) throws(ConversionError)
         -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]) {
         var tallies = sources.indices.map { SourceTally(id: sources[$0].id, sourceIndex: $0) }
         let lineRanges = sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
         for index in sources.indices { tallies[index].lines = lineRanges[index].count }
         let chunks = Self.chunks(sources, lineRanges: lineRanges)
-        let badfilterBound = limit == nil ? 0 : sources.reduce(0) { $0 + NetworkRuleLimit.badfilterBound($1.bytes) }
+        let badfilterBound = limit == nil ? 0 : sources.reduce(0) { $0 + LayoutCapacity.badfilterBound($1.bytes) }
+        // Without a limit no hiding line is counted (nil); with one, those whose selector no exception names.
+        var exceptedSelectors: Set<String>?
+        if limit != nil {
+            var selectors = Set<String>()
+            for index in sources.indices { LayoutCapacity.exceptedSelectors(sources[index], lineRanges: lineRanges[index], into: &selectors) }
+            exceptedSelectors = selectors
+        }
         // Parsed in waves, each read by pass 1 at once, so a hostile input is refused before it is all held.
         var parsed = [ParsedChunk](repeating: ParsedChunk(), count: chunks.count)
         var first = FirstPass()
@@ -132,14 +140,14 @@ struct RuleConverter: Sendable {
             let wave = waveStart..<min(waveStart + Self.chunksPerWave, chunks.count)
             let done = Parallel.map(wave.count) { offset -> ParsedChunk in
                 let chunk = chunks[wave.lowerBound + offset]
-                return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source])
+                return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors)
             }
             for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
             first.read(chunks, parsed, wave: wave, tallies: &tallies)
-            if let limit, first.plainBlockLines - badfilterBound > limit.rules {
+            if let limit, first.sureMembers - badfilterBound > limit.rules {
                 let lines = lineRanges.reduce(0) { $0 + $1.count }
                 let read = chunks[..<wave.upperBound].reduce(0) { $0 + $1.lines.count }
-                throw limit.refusal(blockLines: first.plainBlockLines, badfilterBound: badfilterBound, linesRead: read, lines: lines)
+                throw limit.refusal(members: first.sureMembers - badfilterBound, linesRead: read, lines: lines)
             }
         }
         first.firstLine = HashIndex64()

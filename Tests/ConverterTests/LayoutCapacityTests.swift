@@ -1,9 +1,10 @@
 @testable import Converter
 import Testing
 
-/// Conversion refuses, while it converts, a set whose network blocks cannot fit `maxLists` lists of
-/// `chunkSize` rules, and only such a set: duplicates and lines a `$badfilter` cancels are not counted.
-@Suite struct NetworkRuleLimitTests {
+/// Conversion refuses, while it converts, a set whose network blocks and hiding rules cannot fit
+/// `maxLists` lists of `chunkSize` rules, and only such a set: duplicates, lines a `$badfilter`
+/// cancels and hiding rules a `#@#` exception may cancel are not counted.
+@Suite struct LayoutCapacityTests {
     /// 2 lists of 100 rules.
     static let configuration = ConverterConfiguration(chunkSize: 100, maxLists: 2)
 
@@ -19,7 +20,7 @@ import Testing
             Issue.record("201 distinct blocks were converted for 2 lists of 100 rules")
         } catch let error as ConversionError {
             guard case .layoutImpossible = error else { throw error }
-            #expect(error.description.contains("at least 201 distinct network block rules"), "\(error)")
+            #expect(error.description.contains("at least 201 distinct rules (network blocks and hiding rules)"), "\(error)")
             #expect(error.description.contains("at most 2 lists of 100 rules (200)"), "\(error)")
             #expect(error.description.hasSuffix("raise the chunk size or the list limit"), "\(error)")
         }
@@ -37,9 +38,26 @@ import Testing
         #expect(joined.contains("h35\\\\.example") && joined.contains("h259\\\\.example"))
     }
 
+    @Test func hidingRulesBeyondWhatTheListsHoldAreRefused() throws {
+        do {
+            _ = try ListConverter(configuration: Self.configuration).convert([Self.source((0..<201).map { "##.ad-\($0)" })])
+            Issue.record("201 distinct hiding rules were converted for 2 lists of 100 rules")
+        } catch let error as ConversionError {
+            #expect(error.description.contains("at least 201 distinct rules (network blocks and hiding rules)"), "\(error)")
+        }
+    }
+
+    /// 150 site rules for `.ad`, which one `#@#.ad` (after them) cancels, and 100 generic rules: 100 members.
+    @Test func hidingRulesAnExceptionMayCancelDoNotCountTowardTheLimit() throws {
+        let lines = (0..<150).map { "s\($0).example##.ad" } + (0..<100).map { "##.x-\($0)" } + ["#@#.ad"]
+        let output = try ListConverter(configuration: Self.configuration).convert([Self.source(lines)])
+        #expect(output.report.sources.first?.skipped["cancelled-by-exception"]?.count == 150, "\(output.report.sources)")
+        #expect(!output.lists.isEmpty)
+    }
+
     @Test func theBadfilterBoundCountsEveryCaseOfTheWord() {
-        #expect(NetworkRuleLimit.badfilterBound(Array("||a^$badfilter\n||b^$BADFILTER,third-party\nbadfilte\n".utf8)) == 2)
-        #expect(NetworkRuleLimit.badfilterBound(Array("badfilter".utf8)) == 1)
-        #expect(NetworkRuleLimit.badfilterBound([]) == 0)
+        #expect(LayoutCapacity.badfilterBound(Array("||a^$badfilter\n||b^$BADFILTER,third-party\nbadfilte\n".utf8)) == 2)
+        #expect(LayoutCapacity.badfilterBound(Array("badfilter".utf8)) == 1)
+        #expect(LayoutCapacity.badfilterBound([]) == 0)
     }
 }
