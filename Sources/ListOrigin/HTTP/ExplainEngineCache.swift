@@ -53,7 +53,6 @@ final class ExplainEngineCache: @unchecked Sendable {
         entry = .loading   // the previous set's engine is released here
         queue.async { [self] in
             let result = Result { try build(site, manifest: manifest) }
-            MemoryTuning.releaseFreeMemory()
             lock.lock()
             if manifestSHA256 == manifest.sha256 {
                 switch result {
@@ -62,6 +61,8 @@ final class ExplainEngineCache: @unchecked Sendable {
                 }
             }
             lock.unlock()
+            // After the engine is ready: requests need not wait for the heap walk.
+            MemoryTuning.releaseFreeMemory()
         }
         return .loading
     }
