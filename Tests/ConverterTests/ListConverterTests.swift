@@ -42,9 +42,9 @@ import Testing
     }
 
     /// 2020-10-28 → 29: a day with a `$document` exception removed, which must change every list
-    /// that can fire on that site, plus exception edits and removals. Measured with this layout:
-    /// 84.3 % of gzip bytes new (11 of 16 lists) without removal grace, since site, navigation and
-    /// new host blocks share the path list (83.9 %, 12 of 16 lists, before); the bound leaves a little room.
+    /// that can fire on that site, plus exception edits and removals. Measured: 84.3 % of gzip bytes
+    /// new (11 of 16 lists) without removal grace when new host blocks joined the path list; 60.8 %
+    /// (9 of 16) since blocks on contested hosts share the path list and the others keep out of it.
     @Test func realDailyStepChangesBoundedShareOfBytes() throws {
         let converter = ListConverter()
         let day28 = try converter.convert(Self.sources("28"))
@@ -60,12 +60,14 @@ import Testing
         // list repeats every exception.
         #expect(!day29.lists.contains { $0.id.hasPrefix("network-sites") || $0.id.hasPrefix("network-navigation") })
 
-        // A quiet day (10-27 → 28: one EasyList removal, no exception change in EasyList) stays well under the target.
+        // A quiet day (10-27 → 28: one EasyList removal, no exception change in EasyList): the path
+        // list, which also holds the blocks on hosts an exception names (about 30% of the set's
+        // gzip bytes), and the small recent lists. Measured 30.1%; the bound leaves a little room.
         let day27 = try converter.convert(Self.sources("27"))
         let day28b = try converter.convert(Self.sources("28"), previousLayout: day27.layoutState)
         let quiet = try Self.changedShare(old: day27, new: day28b)
         print("10-27→28: \(String(format: "%.1f", quiet.share * 100))% of gzip bytes in \(quiet.changed) lists changed")
-        #expect(quiet.share < 0.30, "share of changed gzip bytes \(quiet.share) exceeds 0.30")
+        #expect(quiet.share < 0.34, "share of changed gzip bytes \(quiet.share) exceeds 0.34")
     }
 
     @Test func removalGraceKeepsListsThatOnlyLostRules() throws {

@@ -28,9 +28,10 @@ import Testing
         rules.cosmetic.insert(F.onSites(".new-box", ["fresh.example"]), at: 0)
         rules.cosmetic.insert(F.generic(".new-generic"), at: 0)
         let second = try F.layout(rules, previous: first.state)
-        // The new host block joins the path list, which changes with most exception edits anyway.
-        #expect(changed(first, second) == ["network-paths-00", "cosmetic-generic-recent", "cosmetic-sites-recent"])
-        #expect(try #require(second.lists.first { $0.id == "network-paths-00" }).rules.contains(F.block("new-tracker.example").json))
+        // The new host block waits in the host recent list: the path list, which every device
+        // recompiles most days, does not grow with new hosts.
+        #expect(changed(first, second) == ["network-hosts-recent", "cosmetic-generic-recent", "cosmetic-sites-recent"])
+        #expect(try #require(second.lists.first { $0.id == "network-hosts-recent" }).rules.contains(F.block("new-tracker.example").json))
         #expect(Set(first.lists.map(\.id)).isSubset(of: Set(second.lists.map(\.id))))
         // And stays there.
         let third = try F.layout(rules, previous: second.state)
@@ -60,6 +61,25 @@ import Testing
         let second = try F.layout(rules, previous: first.state)
         let holder = try #require(first.lists.first { list in list.rules.contains { F.text($0).contains("\"\(target)\"") } })
         #expect(Set(changed(first, second)) == Set([holder.id] + first.lists.filter { $0.family == .networkPaths }.map(\.id)))
+    }
+
+    @Test func newHostPathBlocksJoinThePathList() throws {
+        var rules = F.mixed()
+        var guarded = F.path("||young.example/ad/")
+        guarded.anchorHost = "young.example"
+        guarded.navigation = .needsGuard
+        var old = F.path("||old.example/ad/")
+        old.anchorHost = "old.example"
+        old.navigation = .needsGuard
+        rules.network.append(old)
+        let first = try F.layout(rules)
+        #expect(first.lists.first { $0.rules.contains(old.json) }?.family == .networkHostPaths)
+        rules.network.append(guarded)
+        let second = try F.layout(rules, previous: first.state)
+        // The path list carries every exception and changes most days anyway; a host-path list
+        // changed for one new rule would be recompiled whole.
+        #expect(changed(first, second) == ["network-paths-00"])
+        #expect(second.lists.first { $0.rules.contains(guarded.json) }?.id == "network-paths-00")
     }
 
     @Test func recentListMovesToOneStableListInOneBatch() throws {

@@ -43,7 +43,8 @@ import TestSupport
         return ExplainAnswer.make(try BlockerRequest(url: url, source: page, type: type), engine: engine, provenance: provenance, manifestSHA256: "-")
     }
 
-    /// `line: text` of each source line (all from the input "small").
+    /// `line: text` of each source line (all from the input "small"). Every host here is contested
+    /// (an exception names it, or the block excludes pages), so the blocks sit in the path list.
     func lines(_ rule: RuleReference) -> [String] {
         rule.sources.map { ($0.upstream == "small" ? "" : "\($0.upstream):") + "\($0.line): \($0.text)" }
     }
@@ -54,21 +55,21 @@ import TestSupport
         let answer = try explain("https://ads.example/allowed/x.js", page: "https://site.example/", type: .script)
         #expect(answer.verdict == .allowedByException)
         #expect(answer.blockingRules.isEmpty)
-        #expect(answer.exceptions.map { refs([$0.exception]) + refs($0.cancelled) } == [["network-hosts-00 #1", "network-hosts-00 #0"]])
+        #expect(answer.exceptions.map { refs([$0.exception]) + refs($0.cancelled) } == [["network-paths-00 #4", "network-paths-00 #3"]])
         #expect(answer.exceptions.first?.exception.json == #"{"trigger":{"url-filter":"^[^:]+://+([^:/]+\\.)?ads\\.example/allowed/"},"action":{"type":"ignore-previous-rules"}}"#)
         #expect(answer.exceptions.map { lines($0.exception) } == [["3: @@||ads.example/allowed/*"]])
         // The block's line and its later duplicate (line 12), which the converter merged into it.
         #expect(answer.exceptions.map { $0.cancelled.map(lines) } == [[["2: ||ads.example^", "12: ||ads.example^"]]])
         let blocked = try explain("https://ads.example/other.js", page: "https://site.example/", type: .script)
         #expect(blocked.verdict == .blocked)
-        #expect(refs(blocked.blockingRules) == ["network-hosts-00 #0"])
+        #expect(refs(blocked.blockingRules) == ["network-paths-00 #3"])
         #expect(blocked.blockingRules.map(lines) == [["2: ||ads.example^", "12: ||ads.example^"]])
     }
 
     @Test func anImportantBlockBeatsItsException() throws {
         let answer = try explain("https://tracker.example/t.js", page: "https://site.example/", type: .script)
         #expect(answer.verdict == .blocked)
-        #expect(refs(answer.blockingRules) == ["network-hosts-00 #2"])
+        #expect(refs(answer.blockingRules) == ["network-paths-00 #5"])
         #expect(answer.blockingRules.map(lines) == [["4: ||tracker.example^$important"]])
         #expect(answer.exceptions.isEmpty)
     }
@@ -76,7 +77,7 @@ import TestSupport
     @Test func aDomainCarveOutLeavesThoseSitesAlone() throws {
         let elsewhere = try explain("https://cdn.example/banner.js", page: "https://other.example/", type: .script)
         #expect(elsewhere.verdict == .blocked)
-        #expect(refs(elsewhere.blockingRules) == ["network-host-paths-00 #0"])
+        #expect(refs(elsewhere.blockingRules) == ["network-paths-00 #0"])
         #expect(elsewhere.blockingRules.map(lines) == [["6: ||cdn.example/banner.js$domain=~carve.example"]])
         for page in ["https://carve.example/", "https://www.carve.example/a"] {
             let carved = try explain("https://cdn.example/banner.js", page: page, type: .script)
@@ -101,11 +102,11 @@ import TestSupport
     @Test func aDocumentExceptionAllowsEverythingOnThePage() throws {
         let answer = try explain("https://ads.example/x.js", page: "https://whole.example/", type: .script)
         #expect(answer.verdict == .allowedByPageException)
-        #expect(answer.exceptions.map { refs([$0.exception]) + refs($0.cancelled) } == [["network-hosts-00 #3", "network-hosts-00 #0"]])
+        #expect(answer.exceptions.map { refs([$0.exception]) + refs($0.cancelled) } == [["network-paths-00 #6", "network-paths-00 #3"]])
         // The generic hiding list's two site exceptions are one rule; the answer names the line for this page.
-        #expect(refs(answer.pageExceptions) == ["network-hosts-00 #3", "network-host-paths-00 #1", "cosmetic-generic-00 #1", "cosmetic-sites-00 #1"])
+        #expect(refs(answer.pageExceptions) == ["network-paths-00 #6", "cosmetic-generic-00 #1", "cosmetic-sites-00 #1"])
         // One ABP line, placed at the end of every list it must cancel.
-        #expect(answer.pageExceptions.map(lines) == Array(repeating: ["10: @@||whole.example^$document"], count: 4))
+        #expect(answer.pageExceptions.map(lines) == Array(repeating: ["10: @@||whole.example^$document"], count: 3))
         #expect(answer.exceptions.map { $0.cancelled.map(lines) } == [[["2: ||ads.example^", "12: ||ads.example^"]]])
         #expect(answer.hidingSelectors.isEmpty)
     }
@@ -139,13 +140,13 @@ import TestSupport
         }
         let original = try PublishedRuleSet.load(directory: scratch.appendingPathComponent("original").path)
         #expect(SetProvenance.load(for: original).status == "complete")
-        #expect(SetProvenance.load(for: original).sourceLines(listID: "network-hosts-00", index: 0).map(\.line) == [2, 12])
+        #expect(SetProvenance.load(for: original).sourceLines(listID: "network-paths-00", index: 3).map(\.line) == [2, 12])
         let stale = scratch.appendingPathComponent("original").appendingPathComponent(ProvenanceFile.fileName)
         try FileManager.default.removeItem(at: stale)
         try FileManager.default.copyItem(at: scratch.appendingPathComponent("changed").appendingPathComponent(ProvenanceFile.fileName), to: stale)
         let provenance = SetProvenance.load(for: original)
         #expect(provenance.status.hasPrefix("none: "), "\(provenance.status)")
-        #expect(provenance.sourceLines(listID: "network-hosts-00", index: 0).isEmpty)
+        #expect(provenance.sourceLines(listID: "network-paths-00", index: 3).isEmpty)
         let engine = try original.engine(registrableDomains: try PublicSuffixFile.load())
         let staleAnswer = ExplainAnswer.make(try BlockerRequest(url: "https://ads.example/x.js", source: "https://site.example/", type: .script),
                                         engine: engine, provenance: provenance, manifestSHA256: original.manifestSHA256)
@@ -196,7 +197,7 @@ import TestSupport
     @Test func aDamagedSetIsRefused() throws {
         let set = try WebKitTestSupport.writeSet(try ListConverter().convert([FilterListSource(id: "small", bytes: Array(Self.abp.utf8))]).lists)
         defer { try? FileManager.default.removeItem(at: set) }
-        let file = set.appendingPathComponent("network-hosts-00.json")
+        let file = set.appendingPathComponent("network-paths-00.json")
         var bytes = try Data(contentsOf: file)
         bytes[bytes.count - 3] ^= 0x01
         try bytes.write(to: file)

@@ -27,6 +27,17 @@ struct FamilyLookup: Sendable {
             family = .networkHosts
             volatility = hostVolatility(host, rule.pageCondition)
             sortHost = host
+        case (.mustNotBeGuarded, let pages?, let host?) where !concernsGenericBlock(pages),
+             (.unaffected, let pages?, let host?) where !concernsGenericBlock(pages):
+            // A host block limited to some pages: only exceptions on related hosts can cancel it,
+            // so it belongs with the host blocks, not in the path list every exception edit changes.
+            family = .networkHosts
+            volatility = pages.count > 1 ? Volatility.volatile : hostVolatility(host, rule.pageCondition)
+            sortHost = host
+        case (.needsGuard, let pages?, let host?) where !concernsGenericBlock(pages):
+            family = .networkHostPaths
+            volatility = pages.count > 1 ? Volatility.volatile : hostVolatility(host, rule.pageCondition)
+            sortHost = host
         case (.mustNotBeGuarded, let pages, _)
         where navigationAfterGuards && rule.carveOut == nil && !(pages.map(concernsGenericBlock) ?? false):
             // Placed after the guards of a path list, which carries every exception anyway:
@@ -52,7 +63,15 @@ struct FamilyLookup: Sendable {
         }
         let order = FreshOrder(volatility: volatility, churn: rule.churn, tail: sortHost.map { .reversedHost($0) } ?? .none)
         let key = StableKey(sourceID: rule.sourceID, key: rule.key)
-        if family == .networkHosts || family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
+        if family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
+        if family == .networkHosts || family == .networkHostPaths, volatility == Volatility.volatile,
+           rule.navigation != .mustNotBeGuarded || (navigationAfterGuards && rule.carveOut == nil) {
+            // A contested host block (an exception names its host, or its page list is edited in
+            // place) changes with those exceptions, which the path list carries and changes with
+            // on most days anyway: there it costs devices only itself, where a host list of its
+            // own would be recompiled with every such edit, and repeat those exceptions.
+            family = .networkPaths
+        }
         return .member(LayoutMember(key: key, family: family, index: index, freshOrder: order))
     }
 
@@ -61,7 +80,7 @@ struct FamilyLookup: Sendable {
     }
 
     private func joinsPathList(_ rule: NetworkRule, _ key: StableKey) -> Bool {
-        guard pathListExists, rule.navigation != .mustNotBeGuarded || navigationAfterGuards else { return false }
+        guard pathListExists else { return false }
         switch previousFamily[key] {
         case nil, .networkPaths?: return true
         default: return false

@@ -6,7 +6,7 @@ struct LayoutInput: Sendable {
     /// Indices of the `@@` rules in `rules.network`, in input order.
     var exceptions: [Int] = []
 
-    /// - Parameter previous: with it, new host blocks join the path lists (see `joinsPathList`).
+    /// - Parameter previous: with it, new host-path blocks join the path lists (see `joinsPathList`).
     init(_ rules: ConvertedRules, previous: LayoutState? = nil) {
         self.rules = rules
         // Hosts an anchored exception concerns: their blocks are "contested" (see `Volatility`).
@@ -26,11 +26,12 @@ struct LayoutInput: Sendable {
         // A `$important` block that needs the guards must come before them, but after every
         // exception, so then no block may follow the guards (see `networkRules`).
         let navigationAfterGuards = !rules.network.contains { $0.kind == .importantBlock && $0.navigation == .needsGuard }
-        // New host blocks (and those that joined a path list before) go to the path lists, which
-        // carry every exception and so change most days anyway: a new rule then costs devices no
-        // extra list download, where a recent list or a stable host list would change for it.
-        // Host blocks are correct there: the path lists carry every exception, end with the same
-        // site exceptions, and `.mustNotBeGuarded` blocks follow their guards.
+        // New host-path blocks (and those that joined a path list before) go to the path lists,
+        // which carry every exception and so change most days anyway: a new rule then costs
+        // devices no extra list compile, where a stable host-path list would change for it. They
+        // are a few a day; new host blocks, dozens a day, wait in the host recent list instead, so
+        // the list every device recompiles daily does not grow with them. Host blocks are correct
+        // in a path list: it carries every exception and ends with the same site exceptions.
         var previousFamily: [StableKey: ListFamily] = [:]
         var pathListExists = false
         if let previous {

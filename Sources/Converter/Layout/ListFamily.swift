@@ -2,16 +2,19 @@
 /// own lists so that the site exceptions that end a list cancel exactly what they should, and so
 /// that exceptions only need to be repeated where they can matter.
 enum ListFamily: String, CaseIterable, Sendable, Comparable {
-    /// Blocks anchored to a host (`||host^`) without page-domain conditions that need no navigation
-    /// guards. Exceptions anchored to unrelated hosts provably cannot affect them, so these lists
-    /// carry few exceptions and stay unchanged when an exception for some other site is added.
+    /// Blocks anchored to a host (`||host^`, with or without page domains no `$genericblock`
+    /// concerns) that need no navigation guards, on hosts no exception names (but see `FamilyLookup`). Exceptions anchored
+    /// to unrelated hosts provably cannot affect them, so these lists carry few exceptions and stay
+    /// unchanged when an exception for some other site is added.
     case networkHosts = "network-hosts"
     /// Host-anchored blocks that need the navigation guards (typeless `||host/path`): same
     /// exception pruning as `networkHosts`, but their lists end with the guards.
     case networkHostPaths = "network-host-paths"
     /// Blocks that may match a URL on any host: every exception can affect them. Also takes the
     /// site blocks and navigation blocks that need no list of their own (see `networkSites`,
-    /// `networkNavigation`), so that only one family repeats every exception.
+    /// `networkNavigation`), so that only one family repeats every exception, and the host blocks
+    /// that change with exceptions (contested hosts, edited page lists) or are new host-path
+    /// blocks (see `FamilyLookup`): this list changes with most days' exception edits anyway.
     case networkPaths = "network-paths"
     /// Blocks limited to some pages (`if-domain`) that a `$genericblock` site exception also acts
     /// on: kept apart so it can end the other network lists without cancelling these. Site

@@ -92,9 +92,7 @@ struct ListLayout: Sendable {
             }
             counts[family] = (members + capacity - 1) / capacity
             required += counts[family]!
-            // New host blocks join the path list when there is one (see `LayoutInput`): no recent list to reserve.
-            let newcomersJoinPaths = family == .networkHosts && !(input.members[.networkPaths] ?? []).isEmpty
-            if family.hasRecentList, !newcomersJoinPaths { recentReserve += 1 }
+            if family.hasRecentList { recentReserve += 1 }
         }
         guard required <= configuration.maxLists else {
             throw ConversionError.layoutImpossible(
@@ -102,10 +100,10 @@ struct ListLayout: Sendable {
         }
         if required + recentReserve > configuration.maxLists { recentReserve = 0 }
         var spare = configuration.maxLists - required - recentReserve
-        // Spare lists go where they split the most bytes: more, smaller stable lists mean a
-        // removed rule changes a smaller share of the set. Path lists are left alone: any added
-        // exception changes all of them anyway.
-        let bytes = Dictionary(uniqueKeysWithValues: ListFamily.allCases.map { ($0, input.bytes($0)) })
+        // Spare lists go where they split the most bytes, weighed by what they cost to compile:
+        // more, smaller stable lists mean a removed rule changes a smaller share of the set. Path
+        // lists are left alone: any added exception changes all of them anyway.
+        let bytes = Dictionary(uniqueKeysWithValues: ListFamily.allCases.map { ($0, input.bytes($0) * $0.compileWeight / 100) })
         while spare > 0 {
             var best: ListFamily?
             var bestSize = 0
