@@ -47,11 +47,29 @@ struct SetFollower: Sendable {
     var trust: ManifestTrust
     var fetcher: CurlFetcher
 
+    /// A follower that accepts what a device pinned to `trustedKeys` accepts (`ListSync.ManifestTrust`):
+    /// the device's rules live in one place, and only this module reaches the device client for them.
+    init(manifestURL: URL, trustedKeys: [MinisignPublicKey], fetcher: CurlFetcher) throws {
+        self.manifestURL = manifestURL
+        self.trust = try ManifestTrust(trustedKeys: trustedKeys)
+        self.fetcher = fetcher
+    }
+
     /// The primary's set when it differs from `held`; nil when the primary answered 304 or serves
     /// the held manifest's bytes.
-    func poll(held: PublishedSet?, heldETag: String?, now: Date = Date()) throws(FollowError) -> FollowedSet? {
+    /// `cancelled` is asked before every request: true ends the poll with `.failed` (the server is stopping).
+    func poll(held: PublishedSet?, heldETag: String?, now: Date = Date(), cancelled: @escaping @Sendable () -> Bool = { false }) throws(FollowError) -> FollowedSet? {
+        var follower = self
+        follower.cancelled = cancelled
+        return try follower.pollOnce(held: held, heldETag: heldETag, now: now)
+    }
+
+    private var cancelled: @Sendable () -> Bool = { false }
+
+    private func pollOnce(held: PublishedSet?, heldETag: String?, now: Date) throws(FollowError) -> FollowedSet? {
         let manifestName = PublishedFileNames.manifest
         let result: FetchResult
+        if cancelled() { throw .failed("stopping: the manifest not fetched") }
         do {
             result = try fetcher.fetch(manifestURL.absoluteString, validators: heldETag.map { Validators(etag: $0, lastModified: nil) })
         } catch {
@@ -151,6 +169,7 @@ struct SetFollower: Sendable {
 
     /// GET a name relative to the manifest; nil on 404 or 410.
     private func get(_ name: String) throws(FollowError) -> (bytes: [UInt8], date: Date?)? {
+        if cancelled() { throw .failed("stopping: \(name) not fetched") }
         guard let url = URL(string: name, relativeTo: manifestURL)?.absoluteString else { throw .failed("cannot form a URL for \(name)") }
         do {
             switch try fetcher.fetch(url, validators: nil) {
