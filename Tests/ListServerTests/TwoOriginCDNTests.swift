@@ -55,11 +55,18 @@ import Glibc
         log.standardOutput = pipe
         guard (try? log.run()) != nil else { return ["varnishncsa did not run"] }
         let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
-        var folded: [(String, Int)] = []
+        var folded: [(first: String, last: String, fetch: String, count: Int)] = []
         for line in lines {
-            if let last = folded.last, last.0 == line { folded[folded.count - 1].1 += 1 } else { folded.append((line, 1)) }
+            let time = String(line.prefix { $0 != " " })
+            let fetch = String(line.dropFirst(time.count))
+            if let last = folded.last, last.fetch == fetch {
+                folded[folded.count - 1].last = time
+                folded[folded.count - 1].count += 1
+            } else {
+                folded.append((time, time, fetch, 1))
+            }
         }
-        return folded.map { "\($0.0) ×\($0.1)" }
+        return folded.map { "\($0.first)–\($0.last)\($0.fetch) ×\($0.count)" }
     }
 
     /// Runs `body(0..<count)` on `count` threads of their own and returns when all are done, without
