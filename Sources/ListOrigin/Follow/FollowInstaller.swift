@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 import ListFormat
 #if canImport(Glibc)
@@ -31,9 +32,12 @@ struct FollowInstaller: Sendable {
             lists.append(PlannedList(id: entry.id, rules: entry.rules, sha256: entry.sha256, fileName: entry.file, identity: identity,
                                      gzip: gzip, patches: set.patches[entry.file] ?? []))
         }
-        let report = FileManager.default.contents(atPath: writer.path(PublishPlan.reportName)).map { Array($0) } ?? Array("{}\n".utf8)
-        let plan = PublishPlan(lists: lists, manifest: set.manifestBytes, manifestSHA256: set.manifestSHA256, report: report, layoutState: [],
+        let report = set.sidecars[PublishPlan.reportName]
+            ?? FileManager.default.contents(atPath: writer.path(PublishPlan.reportName)).map { Array($0) } ?? Array("{}\n".utf8)
+        var plan = PublishPlan(lists: lists, manifest: set.manifestBytes, manifestSHA256: set.manifestSHA256, report: report, layoutState: [],
                                signature: PublishedSignature(manifestSHA256: set.manifestSHA256, bytes: set.signature))
+        // The primary's provenance, written before the manifest like a converting origin's.
+        plan.provenance = set.sidecars[ProvenanceFile.fileName]
         let written = try writer.write(plan, over: previous)
         for list in lists {
             setDate(set.dates[list.fileName], of: list.gzipName)

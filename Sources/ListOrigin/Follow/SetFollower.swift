@@ -20,6 +20,8 @@ struct FollowedSet: Sendable {
     var lists: [String: [UInt8]]
     /// Patches by the list file they lead to: those the manifest names and the derivable ones the primary has.
     var patches: [String: [PlannedPatch]]
+    /// The primary's `provenance.txt` and `report.json` (`SetSidecars`), those it served.
+    var sidecars: [String: [UInt8]] = [:]
 }
 
 /// Why a poll did not install anything. The last good set stays served either way.
@@ -102,6 +104,11 @@ struct SetFollower: Sendable {
             }
             patches += try derivedPatches(for: entry, identity: bytes, named: Set(patches.map(\.fileName)), held: held, into: &set)
             set.patches[entry.file] = patches
+        }
+        // What /explain and the status page read beside the set. Best effort: a primary that does
+        // not serve them (404), or one that fails, leaves the follower without line attribution.
+        for name in SetSidecars.names {
+            if let fetched = try? get(name) { set.sidecars[name] = fetched.bytes }
         }
         return set
     }
