@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Primary, follower and Varnish (two-backend director), 1,000 `listserver sync` runs while the primary
-# publishes the next day, is killed and restarted. Not in the test command (docs/followers.md says why).
+# Primary, follower and Varnish (two-backend director), at least 1,000 `listserver sync` runs while the
+# primary publishes the next day, is killed and restarted. The test command runs the same test with 150.
 # usage: scripts/two-origin-cdn.sh [SYNCS]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -10,11 +10,13 @@ import Glibc
 
 /// Two origins behind the CDN edge (Varnish with scripts/varnish/cdn.vcl's fallback director and
 /// /healthz probes): a converting primary and a follower, both real `listserver serve` processes.
-/// Devices (what `listserver sync` runs: `SyncClient`, six at a time, in process) sync over and over while the primary
-/// publishes the next day, is killed (SIGKILL) and restarted on its port. Expected: no failed sync,
-/// no 404 at the edge for a file any manifest named, every device on the newest set at the end, and
-/// devices that held yesterday's set got the changed lists as patches. `LISTSERVER_CDN_SYNCS` sets the
-/// number of syncs (default 150; `scripts/two-origin-cdn.sh` runs 1,000).
+/// Devices (`listserver sync`, the binary, six at a time) sync over and over until the timeline
+/// ends while the primary publishes the next day, is killed (SIGKILL) and restarted on its port.
+/// Expected: no failed sync (a device that got the newer manifest and is then handed the older one
+/// refuses it as a rollback, which counts as failed), no 404 at the edge for a file any manifest
+/// named, every device on the newest set after one last sync, and devices that held yesterday's set
+/// got the changed lists as patches. `LISTSERVER_CDN_SYNCS` sets the least number of syncs (default
+/// 150; `scripts/two-origin-cdn.sh` runs 1,000); the run is bounded by a 600 s deadline.
 @Suite(.serialized) struct TwoOriginCDNTests {
     /// The outcome of one device sync.
     struct SyncRun {
@@ -30,21 +32,41 @@ import Glibc
         var snapshot: [SyncRun] { lock.lock(); defer { lock.unlock() }; return stored }
     }
 
-    /// One device sync: what `listserver sync` runs (`SyncClient` over the device's store), in process.
-    /// Child processes are not used: Foundation's Process reaping blocked on the Varnish child when
-    /// other children exited, so a killed origin was never reaped.
-    static func sync(manifest: URL, store: String, trust: ManifestTrust) -> SyncRun {
-        final class Box: @unchecked Sendable { var run = SyncRun() }
-        let box = Box()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            let client = SyncClient(manifestURL: manifest, store: SyncStore(directory: URL(fileURLWithPath: store)), trust: trust,
-                                    options: SyncClient.Options(timeout: 20))
-            do { box.run.report = try await client.sync() } catch { box.run.error = "\(error)" }
-            done.signal()
+    /// One device sync: `listserver sync --json`, spawned with posix_spawn and reaped by its own
+    /// pid (`SpawnRun`), so the running varnishd and origins never hold up its reaping.
+    static func sync(binary: String, manifest: URL, store: String, key: String) -> SyncRun {
+        do {
+            let run = try SpawnRun.run(binary, ["sync", "--manifest", manifest.absoluteString, "--dir", store, "--trusted-key", key,
+                                                "--timeout", "20", "--json"], timeout: 90)
+            guard run.status == 0 else { return SyncRun(report: nil, error: "exit \(run.status): \(run.stderr)") }
+            return SyncRun(report: try JSONDecoder().decode(SyncReport.self, from: run.stdout), error: nil)
+        } catch {
+            return SyncRun(report: nil, error: "\(error)")
         }
-        done.wait()
-        return box.run
+    }
+
+    /// The edge's backend fetches of the manifest from varnishlog, runs of equal lines folded with their count.
+    static func manifestFetches(_ cdn: VarnishCDN) -> [String] {
+        let log = Process()
+        log.executableURL = URL(fileURLWithPath: "/usr/bin/varnishncsa")
+        log.arguments = ["-n", cdn.workdir.path, "-d", "-b", "-q", "BereqURL eq \"/manifest.json\"",
+                         "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o"]
+        let pipe = Pipe()
+        log.standardOutput = pipe
+        guard (try? log.run()) != nil else { return ["varnishncsa did not run"] }
+        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        var folded: [(first: String, last: String, fetch: String, count: Int)] = []
+        for line in lines {
+            let time = String(line.prefix { $0 != " " })
+            let fetch = String(line.dropFirst(time.count))
+            if let last = folded.last, last.fetch == fetch {
+                folded[folded.count - 1].last = time
+                folded[folded.count - 1].count += 1
+            } else {
+                folded.append((time, time, fetch, 1))
+            }
+        }
+        return folded.map { "\($0.first)–\($0.last)\($0.fetch) ×\($0.count)" }
     }
 
     /// Runs `body(0..<count)` on `count` threads of their own and returns when all are done, without
@@ -79,12 +101,11 @@ import Glibc
         return sources
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["LISTSERVER_CDN_SYNCS"] != nil,
-                   "set LISTSERVER_CDN_SYNCS (scripts/two-origin-cdn.sh): in the full suite some devices ended on the older set"))
-    func devicesSyncThroughTheEdgeWhileThePrimaryPublishesDiesAndReturns() async throws {
+    @Test func devicesSyncThroughTheEdgeWhileThePrimaryPublishesDiesAndReturns() async throws {
         let total = max(50, Int(ProcessInfo.processInfo.environment["LISTSERVER_CDN_SYNCS"] ?? "") ?? 150)
         let workers = 6
         let devices = workers * 4
+        let began = Date()
         let scratch = ScratchDirectory("two-origins")
         let snap = scratch.sub("snap")
         try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
@@ -115,14 +136,14 @@ import Glibc
         var cdnStopped = false
         defer { if !cdnStopped { cdn.stop() } }
         let manifestURL = URL(string: cdn.baseURL + "/manifest.json")!
-        let trust = try ManifestTrust(trustedKeys: [try MinisignPublicKey(key)])
+        let binary = try FaultTests.listserverBinary()
 
         // Every device starts on yesterday's set.
         let counters = Counters()
         let stores = (0..<devices).map { scratch.sub("device-\($0)") }
         await Self.onThreads(workers) { worker in
             for index in stride(from: worker, to: devices, by: workers) {
-                counters.add(Self.sync(manifest: manifestURL, store: stores[index], trust: trust))
+                counters.add(Self.sync(binary: binary, manifest: manifestURL, store: stores[index], key: key))
             }
         }
 
@@ -133,21 +154,21 @@ import Glibc
         let devicesRun = Task {
             await Self.onThreads(workers) { worker in
                 var round = 0
-                while Date() < deadline, counters.count < 40 * total, !(timelineDone.done && counters.count >= total) {
+                while Date() < deadline, !(timelineDone.done && counters.count >= total) {
                     let mine = stride(from: worker, to: devices, by: workers).map { $0 }
-                    counters.add(Self.sync(manifest: manifestURL, store: stores[mine[round % mine.count]], trust: trust))
+                    counters.add(Self.sync(binary: binary, manifest: manifestURL, store: stores[mine[round % mine.count]], key: key))
                     round += 1
                 }
             }
         }
-        _ = await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 5 }
+        #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 5 }, "devices stopped syncing before the publish")
         try FollowerTests.serveDay(upstream, 1)
         #expect(try await ServeTests.request(primary.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
         let published = try await eventually(timeout: 180, interval: 0.2) { try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body != day0 }
         try #require(published, "the primary never published the next day")
         let day1 = try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day1 })
-        _ = await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 }
+        #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 }, "devices stopped syncing after the publish")
         kill(primary.process.processIdentifier, SIGKILL)
         // Not waitUntilExit: Foundation reaps children one by one and blocks on the running varnishd,
         // so the killed primary is reaped only once the edge stops (its object is kept until then).
@@ -155,29 +176,32 @@ import Glibc
         let port = primary.port
         #expect(await eventually(timeout: 10, interval: 0.05) { !VarnishCDN.accepts(port: port) }, "the killed primary still accepts")
         let killedAt = counters.count
-        _ = await eventually(timeout: 120, interval: 0.1) { counters.count >= killedAt + total / 5 }
+        #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= killedAt + total / 5 }, "devices stopped syncing while the primary was down")
         primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120, port: primary.port)
         #expect(try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body == day1, "the restarted primary serves its set from disk")
         timelineDone.done = true
         await devicesRun.value
-        // A last sync for every device, once the edge serves the newest manifest.
-        let cdnPort = cdn.port
-        #expect(await eventually(timeout: 60, interval: 0.2) { (try? RawHTTPResponse.get(port: cdnPort, path: "/manifest.json").body) == day1 },
-                "the edge never served the newest manifest after the primary returned")
+        // A last sync for every device, at once: both origins serve the newest set, so the edge must too.
         await Self.onThreads(workers) { worker in
             for index in stride(from: worker, to: devices, by: workers) {
-                counters.add(Self.sync(manifest: manifestURL, store: stores[index], trust: trust))
+                counters.add(Self.sync(binary: binary, manifest: manifestURL, store: stores[index], key: key))
             }
         }
+        let wall = Date().timeIntervalSince(began)
 
         let runs = counters.snapshot
         let failed = runs.filter { $0.report == nil }
+        let stale = try stores.filter { try SyncStore(directory: URL(fileURLWithPath: $0)).loadState()?.manifest != (try Manifest.decode(Data(day1))) }
+        if !failed.isEmpty || !stale.isEmpty {
+            // Which origin gave the edge which manifest, when: the first thing to read when this fails.
+            print("two-origin CDN: manifest fetches at the edge (time, origin, status, ETag, count):\n" + Self.manifestFetches(cdn).joined(separator: "\n"))
+        }
         #expect(failed.isEmpty, "\(failed.count) of \(runs.count) syncs failed: \(failed.prefix(3).map { $0.error ?? "" })")
         #expect(runs.count >= total + devices, "\(runs.count) syncs ran")
         // Every device ends on the newest set.
-        for store in stores {
-            let state = try #require(try SyncStore(directory: URL(fileURLWithPath: store)).loadState())
-            #expect(state.manifest == (try Manifest.decode(Data(day1))), "\(store) holds generation \(state.manifest.generation ?? 0), not the newest")
+        for store in stale {
+            let state = try SyncStore(directory: URL(fileURLWithPath: store)).loadState()
+            Issue.record("\(store) holds generation \(state?.manifest.generation ?? 0), not the newest (\(try Manifest.decode(Data(day1)).generation ?? 0))")
         }
         // Devices holding yesterday's set got patches for every list the new manifest has a patch for.
         let old = try Manifest.decode(Data(day0))
@@ -208,7 +232,8 @@ import Glibc
         let notFound = lines.filter { $0.hasPrefix("404 ") && named.contains(String($0.dropFirst(5))) }
         #expect(lines.count > runs.count, "the edge log holds the run (\(lines.count) lines)")
         #expect(notFound.isEmpty, "404 at the edge: \(notFound.prefix(5))")
-        print("two-origin CDN: \(runs.count) syncs, \(failed.count) failed, \(patched) patched list downloads, \(lines.count) edge requests, \(notFound.count) 404 for named files")
+        print("two-origin CDN: \(runs.count) syncs (listserver sync), \(failed.count) failed, \(patched) patched list downloads, \(lines.count) edge requests, "
+              + "\(notFound.count) 404 for named files, \(stores.count - stale.count) of \(stores.count) devices on the newest set, \(Int(wall)) s")
         cdn.stop()
         cdnStopped = true
         _ = killed

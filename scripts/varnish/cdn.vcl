@@ -20,9 +20,10 @@
 #
 # Two origins (a primary and a follower serving the same signed set, docs/followers.md) behind a
 # fallback director: every fetch goes to the first healthy one in order, health coming from a probe
-# of /healthz (200 only while a set is installed). The primary is preferred, so devices never see the
-# follower's older manifest while the primary is up; the follower takes over within a probe window
-# when the primary dies. A fetch that fails (connection refused, 5xx) or answers 404 is retried once
+# of /healthz (200 only while a set is installed). The primary is preferred, and the manifest is
+# asked of it first even while its probe fails (a busy primary, see vcl_backend_fetch), so devices
+# never see the follower's older manifest while the primary answers; the follower takes over when
+# the primary dies. A fetch that fails (connection refused, 5xx) or answers 404 is retried once
 # on the other origin: a file the manifest names may not have reached a lagging follower yet, and a
 # dying origin's in-flight fetches must not reach devices as errors. With no healthy origin the
 # first one is asked anyway, so its own answer (e.g. a cold start's 503 with Retry-After) comes through.
@@ -33,6 +34,7 @@
 vcl 4.1;
 
 import directors;
+import std;
 
 probe healthz {
     .url = "/healthz";
@@ -84,7 +86,18 @@ sub vcl_recv {
 }
 
 sub vcl_backend_fetch {
-    if (bereq.retries == 0) {
+    if (bereq.retries == 0 && bereq.url ~ "^/(manifest\.json|lists/)" && "__TWO_ORIGINS__" == "yes") {
+        # The URLs whose content changes (the manifest and the stable list aliases) are asked of
+        # the primary first even when its probe says sick: a primary slowed by a conversion can
+        # miss probes, and the follower may not have its newest set yet, so the edge would hand
+        # devices an older manifest after a newer one (devices refuse that as a rollback). A dead
+        # primary refuses at once and a hung one is given 3 s; either way the follower is asked next.
+        set bereq.backend = origin;
+        if (!std.healthy(origin)) {
+            set bereq.connect_timeout = 1s;
+            set bereq.first_byte_timeout = 3s;
+        }
+    } else if (bereq.retries == 0) {
         set bereq.backend = origins.backend();
         if (!bereq.backend) {
             set bereq.backend = origin;

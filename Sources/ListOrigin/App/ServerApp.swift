@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import ListFormat
-import ListSync
 
 /// The composition root of `listserver serve`: configuration → state → publisher → HTTP server →
 /// refresher, and the signal handling that drains and exits. Serves the last published set at
@@ -87,6 +86,9 @@ final class ServerApp: @unchecked Sendable {
         scheduler?.stop()
         follower?.stop()
         server?.shutdown(grace: grace)
+        if let follower, !follower.waitUntilIdle(timeout: grace) {
+            log.info("a follow poll is still running after \(grace) s; leaving it (the served set stays the last good one)")
+        }
         if let scheduler, !scheduler.waitUntilIdle(timeout: grace) {
             log.info("a refresh is still running after \(grace) s; leaving it (the published set stays the last good one)")
         }
@@ -98,15 +100,15 @@ extension ServerApp {
     /// through `FollowScheduler`, and the last good set is served from disk at once.
     private func startFollowing(_ follow: Configuration.Follow, environment: [String: String]) throws -> Int {
         let configuration = resolved.configuration
+        guard let url = URL(string: follow.manifest) else { throw StartupError(description: "follow.manifest: not a URL") }
         let keys: [MinisignPublicKey]
-        let trust: ManifestTrust
+        let setFollower: SetFollower
         do {
             keys = try follow.trustedKeys.map { try MinisignPublicKey($0) }
-            trust = try ManifestTrust(trustedKeys: keys)
+            setFollower = try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: CurlFetcher(configuration: configuration.fetch))
         } catch {
             throw StartupError(description: "follow.trustedKeys: \(error)")
         }
-        guard let url = URL(string: follow.manifest) else { throw StartupError(description: "follow.manifest: not a URL") }
         let store = StateStore(directory: resolved.stateDirectory)
         let state: PersistentState
         do { state = try store.load() } catch { throw StartupError(description: "\(error)") }
@@ -140,7 +142,7 @@ extension ServerApp {
             status.update { $0.signing = SigningStatus(publicKey: keys[0], content: nil) }
         }
         let scheduler = FollowScheduler(
-            follower: SetFollower(manifestURL: url, trust: trust, fetcher: CurlFetcher(configuration: configuration.fetch)),
+            follower: setFollower,
             installer: installer, store: store, state: state, published: published, status: status, log: log.child("follow"),
             interval: follow.intervalSeconds, install: show)
         followerBox.scheduler = scheduler

@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 import ListFormat
 #if canImport(Glibc)
@@ -31,9 +32,12 @@ struct FollowInstaller: Sendable {
             lists.append(PlannedList(id: entry.id, rules: entry.rules, sha256: entry.sha256, fileName: entry.file, identity: identity,
                                      gzip: gzip, patches: set.patches[entry.file] ?? []))
         }
-        let report = FileManager.default.contents(atPath: writer.path(PublishPlan.reportName)).map { Array($0) } ?? Array("{}\n".utf8)
-        let plan = PublishPlan(lists: lists, manifest: set.manifestBytes, manifestSHA256: set.manifestSHA256, report: report, layoutState: [],
+        let report = set.sidecars[PublishPlan.reportName]
+            ?? FileManager.default.contents(atPath: writer.path(PublishPlan.reportName)).map { Array($0) } ?? Array("{}\n".utf8)
+        var plan = PublishPlan(lists: lists, manifest: set.manifestBytes, manifestSHA256: set.manifestSHA256, report: report, layoutState: [],
                                signature: PublishedSignature(manifestSHA256: set.manifestSHA256, bytes: set.signature))
+        // The primary's provenance, written before the manifest like a converting origin's.
+        plan.provenance = set.sidecars[ProvenanceFile.fileName]
         let written = try writer.write(plan, over: previous)
         for list in lists {
             setDate(set.dates[list.fileName], of: list.gzipName)
@@ -41,15 +45,23 @@ struct FollowInstaller: Sendable {
         for (name, date) in set.dates { setDate(date, of: name) }
         retention.record(plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)
         _ = retention.prune(keeping: Set(plan.fileNames), history: &history, now: now)
-        return try loader.load(history: history, now: now)
+        var loaded = try loader.load(history: history, now: now)
+        writer.pruneSignatures(of: &loaded, now: now)
+        return loaded
     }
 
-    /// Removes files whose grace period ended while the primary answered 304; the reloaded set, or nil when nothing was removed.
+    /// Removes files whose grace period ended, and signatures of expired manifests, while the primary
+    /// answered 304; the reloaded set, or nil when nothing was removed.
     func expire(_ current: PublishedSet, history: inout [PersistentState.PublishRecord], now: Date = Date()) -> PublishedSet? {
         var keep = Set(current.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] + ($0.patches ?? []).map(\.file) })
         if let last = history.last, last.manifestSHA256 == current.manifestSHA256 { keep.formUnion(last.files) }
-        guard !retention.prune(keeping: keep, history: &history, now: now).isEmpty else { return nil }
-        return try? loader.load(history: history, now: now)
+        var signaturesLeft = current
+        writer.pruneSignatures(of: &signaturesLeft, now: now)
+        let signaturesPruned = signaturesLeft.content.signatures.count != current.content.signatures.count
+        guard !retention.prune(keeping: keep, history: &history, now: now).isEmpty || signaturesPruned else { return nil }
+        guard var loaded = try? loader.load(history: history, now: now) else { return nil }
+        writer.pruneSignatures(of: &loaded, now: now)
+        return loaded
     }
 
     /// Sets a file's mtime (and atime) to `date`, whole seconds as HTTP dates carry.

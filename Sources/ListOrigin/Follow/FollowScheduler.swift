@@ -18,6 +18,7 @@ final class FollowScheduler: @unchecked Sendable {
     private var published: PublishedSet?
     private var etag: String?
     private var timer: DispatchSourceTimer?
+    private let stopping = StopFlag()
 
     init(follower: SetFollower, installer: FollowInstaller, store: StateStore, state: PersistentState, published: PublishedSet?,
          status: StatusBoard, log: Log, interval: Double, install: @escaping @Sendable (PublishedSet) -> Void) {
@@ -48,15 +49,26 @@ final class FollowScheduler: @unchecked Sendable {
         queue.async { [weak self] in self?.poll() }
     }
 
+    /// Stops polling. A poll in progress stops before its next request (each one bounded by
+    /// `fetch`'s timeouts); `waitUntilIdle(timeout:)` bounds the wait for it.
     func stop() {
+        stopping.set()
         timer?.cancel()
-        queue.sync {}
+    }
+
+    /// Waits at most `seconds` for a poll in progress; false when it still runs then (its writes
+    /// are atomic, so the served set stays the last good one).
+    func waitUntilIdle(timeout seconds: Double) -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        queue.async { done.signal() }
+        return done.wait(timeout: .now() + seconds) == .success
     }
 
     private func poll() {
+        guard !stopping.isSet else { return }
         let now = Date()
         do {
-            guard let set = try follower.poll(held: published, heldETag: etag, now: now) else {
+            guard let set = try follower.poll(held: published, heldETag: etag, now: now, cancelled: { [stopping] in stopping.isSet }) else {
                 if let current = published, let expired = installer.expire(current, history: &state.history, now: now) {
                     published = expired
                     install(expired)
@@ -101,4 +113,12 @@ final class FollowScheduler: @unchecked Sendable {
     private func save() {
         do { try store.save(state) } catch { log.error("follow: saving the publish history failed: \(error)") }
     }
+}
+
+/// Set once by `stop`, read by the poll between requests.
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

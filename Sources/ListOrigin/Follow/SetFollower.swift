@@ -20,6 +20,8 @@ struct FollowedSet: Sendable {
     var lists: [String: [UInt8]]
     /// Patches by the list file they lead to: those the manifest names and the derivable ones the primary has.
     var patches: [String: [PlannedPatch]]
+    /// The primary's `provenance.txt` and `report.json` (`SetSidecars`), those it served.
+    var sidecars: [String: [UInt8]] = [:]
 }
 
 /// Why a poll did not install anything. The last good set stays served either way.
@@ -47,11 +49,29 @@ struct SetFollower: Sendable {
     var trust: ManifestTrust
     var fetcher: CurlFetcher
 
+    /// A follower that accepts what a device pinned to `trustedKeys` accepts (`ListSync.ManifestTrust`):
+    /// the device's rules live in one place, and only this module reaches the device client for them.
+    init(manifestURL: URL, trustedKeys: [MinisignPublicKey], fetcher: CurlFetcher) throws {
+        self.manifestURL = manifestURL
+        self.trust = try ManifestTrust(trustedKeys: trustedKeys)
+        self.fetcher = fetcher
+    }
+
     /// The primary's set when it differs from `held`; nil when the primary answered 304 or serves
     /// the held manifest's bytes.
-    func poll(held: PublishedSet?, heldETag: String?, now: Date = Date()) throws(FollowError) -> FollowedSet? {
+    /// `cancelled` is asked before every request: true ends the poll with `.failed` (the server is stopping).
+    func poll(held: PublishedSet?, heldETag: String?, now: Date = Date(), cancelled: @escaping @Sendable () -> Bool = { false }) throws(FollowError) -> FollowedSet? {
+        var follower = self
+        follower.cancelled = cancelled
+        return try follower.pollOnce(held: held, heldETag: heldETag, now: now)
+    }
+
+    private var cancelled: @Sendable () -> Bool = { false }
+
+    private func pollOnce(held: PublishedSet?, heldETag: String?, now: Date) throws(FollowError) -> FollowedSet? {
         let manifestName = PublishedFileNames.manifest
         let result: FetchResult
+        if cancelled() { throw .failed("stopping: the manifest not fetched") }
         do {
             result = try fetcher.fetch(manifestURL.absoluteString, validators: heldETag.map { Validators(etag: $0, lastModified: nil) })
         } catch {
@@ -84,6 +104,11 @@ struct SetFollower: Sendable {
             }
             patches += try derivedPatches(for: entry, identity: bytes, named: Set(patches.map(\.fileName)), held: held, into: &set)
             set.patches[entry.file] = patches
+        }
+        // What /explain and the status page read beside the set. Best effort: a primary that does
+        // not serve them (404), or one that fails, leaves the follower without line attribution.
+        for name in SetSidecars.names {
+            if let fetched = try? get(name) { set.sidecars[name] = fetched.bytes }
         }
         return set
     }
@@ -151,6 +176,7 @@ struct SetFollower: Sendable {
 
     /// GET a name relative to the manifest; nil on 404 or 410.
     private func get(_ name: String) throws(FollowError) -> (bytes: [UInt8], date: Date?)? {
+        if cancelled() { throw .failed("stopping: \(name) not fetched") }
         guard let url = URL(string: name, relativeTo: manifestURL)?.absoluteString else { throw .failed("cannot form a URL for \(name)") }
         do {
             switch try fetcher.fetch(url, validators: nil) {

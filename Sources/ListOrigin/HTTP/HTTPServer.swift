@@ -39,7 +39,8 @@ final class HTTPServer: @unchecked Sendable {
         settings.accessLog = configuration.accessLog
         explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
         let state = OriginResponder.State(admin: admin, status: status, explain: explainCache,
-                                          authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable)
+                                          authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
+                                          publicDirectory: publicDirectory)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
                            log: { line in log.info(line) })
         state.activity = { [weak core, startedAt] in

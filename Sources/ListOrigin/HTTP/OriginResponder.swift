@@ -25,6 +25,8 @@ struct OriginResponder: HTTPResponder {
         let authLimiter: AuthFailureLimiter
         /// The environment variable that holds the admin token, named on the status page when it is unset.
         let adminTokenVariable: String
+        /// Where the served set is written, for its sidecar files (`SetSidecars`); nil: none served.
+        let publicDirectory: String?
         /// Gathers the server's counters for /status and /metrics; set once the server exists.
         var activity: () -> ServerActivity = {
             ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
@@ -32,12 +34,13 @@ struct OriginResponder: HTTPResponder {
         }
 
         init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache, authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
-             adminTokenVariable: String = Configuration.HTTP().adminTokenEnvironmentVariable) {
+             adminTokenVariable: String = Configuration.HTTP().adminTokenEnvironmentVariable, publicDirectory: String? = nil) {
             self.admin = admin
             self.status = status
             self.explain = explain
             self.authLimiter = authLimiter
             self.adminTokenVariable = adminTokenVariable
+            self.publicDirectory = publicDirectory
         }
     }
 
@@ -63,6 +66,9 @@ struct OriginResponder: HTTPResponder {
         }
         if let resource = site.resource(named: name) {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
+        }
+        if let sidecar = SetSidecars.answer(request, name: name, directory: state.publicDirectory, route: OriginRoute.explain.route, into: &output) {
+            return sidecar
         }
         if Self.equals(name, "explain") {
             return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: OriginRoute.explain.route).respond(request, into: &output)

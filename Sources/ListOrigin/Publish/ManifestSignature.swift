@@ -146,12 +146,7 @@ extension Publisher {
 
     /// Removes signature files whose manifest has expired (no client accepts it any more), never the current one.
     func pruneSignatures(of set: inout PublishedSet, now: Date) {
-        let current = set.manifestSHA256.map(PublishedSignature.name(forManifest:))
-        for (name, entry) in set.content.signatures where name != current {
-            guard let hash = PublishedSignature.manifestSHA256(inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1))) else { continue }
-            let expires = PublishedSignature(manifestSHA256: hash, bytes: entry.identity).expires ?? .distantPast
-            if expires < now, unlink(writer.path(name)) == 0 || errno == ENOENT { set.content.signatures[name] = nil }
-        }
+        writer.pruneSignatures(of: &set, now: now)
     }
 
     /// Refresh hook for a set whose lists did not change: signs its manifest anew when the signature
@@ -183,6 +178,17 @@ extension Publisher {
 }
 
 extension SetWriter {
+    /// Removes signature files whose manifest has expired (no client accepts it any more), never
+    /// the current one: a primary after each publish, a follower after each install or check.
+    func pruneSignatures(of set: inout PublishedSet, now: Date) {
+        let current = set.manifestSHA256.map(PublishedSignature.name(forManifest:))
+        for (name, entry) in set.content.signatures where name != current {
+            guard let hash = PublishedSignature.manifestSHA256(inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1))) else { continue }
+            let expires = PublishedSignature(manifestSHA256: hash, bytes: entry.identity).expires ?? .distantPast
+            if expires < now, unlink(path(name)) == 0 || errno == ENOENT { set.content.signatures[name] = nil }
+        }
+    }
+
     /// Writes a signature file (temp file, fsync, rename) unless it is already there; called before
     /// the manifest it signs is renamed into place.
     func writeSignature(_ signature: PublishedSignature) throws {

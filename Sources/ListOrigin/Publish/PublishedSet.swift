@@ -131,6 +131,16 @@ struct PublishedSetLoader: Sendable {
         let entry = PublishedSet.manifestEntry(manifestBytes, sha256: manifestHash, lastModified: manifestDate)
         var content = SiteContent(manifest: entry, files: files)
         content.signatures = writer.loadSignatures()
+        if !datesFromFiles {
+            // A signature's Last-Modified is when its manifest was first published (as served
+            // before the restart), not the file's mtime.
+            for name in content.signatures.keys {
+                let hash = PublishedSignature.manifestSHA256(inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1)))
+                if let published = history.first(where: { $0.manifestSHA256 == hash })?.publishedAt {
+                    content.signatures[name]?.lastModified = published
+                }
+            }
+        }
         return PublishedSet(directory: writer.directory, manifest: manifest, content: content, layoutState: layout)
     }
 

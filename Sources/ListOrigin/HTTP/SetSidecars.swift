@@ -1,0 +1,20 @@
+import Converter
+import Foundation
+import HTTPServerCore
+
+/// The files a converting origin writes beside its set for `/explain` and the status page
+/// (`provenance.txt`, `report.json`), served as they are on disk and never cached (`no-store`),
+/// so a follower can mirror them. They are not signed: the provenance names the list hashes it was
+/// written for, and `/explain` uses it only for a set with those lists (`SetProvenance`).
+enum SetSidecars {
+    static let names = [ProvenanceFile.fileName, PublishPlan.reportName]
+
+    /// The answer for `name` when it is one of the sidecars (404 while the file is missing), else nil.
+    static func answer(_ request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, directory: String?, route: HTTPRoute,
+                       into output: inout OutputQueue) -> HTTPAnswer? {
+        guard let directory, let match = names.first(where: { name.elementsEqual($0.utf8) }) else { return nil }
+        guard let bytes = FileManager.default.contents(atPath: directory + "/" + match) else { return request.notFound(into: &output) }
+        let type = match.hasSuffix(".json") ? "application/json" : "text/plain; charset=utf-8"
+        return request.respond(status: 200, route: route, contentType: type, body: Array(bytes), into: &output)
+    }
+}
