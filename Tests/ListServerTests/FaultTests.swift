@@ -230,12 +230,11 @@ import Glibc
                 continue
             }
             // Wait (bounded) until this run starts writing its set, then kill within the next few milliseconds.
-            let deadline = Date().addingTimeInterval(20)
             var writing = false
-            while Date() < deadline, process.isRunning, !writing {
+            _ = eventually(timeout: 20, interval: 0.0002) {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
                 writing = names.contains { !before.contains($0) }
-                if !writing { usleep(200) }
+                return writing || !process.isRunning
             }
             // Mostly within a few milliseconds; every third round anywhere in the next 40 ms, so kills
             // also land late in the publish (the manifest rename, and anything after it).

@@ -148,8 +148,7 @@ import Glibc
     static func terminate(_ server: ServeTests.ServerProcess) -> String {
         let process = server.process
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        _ = eventually(timeout: 30, interval: 0.005) { !process.isRunning }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -64,12 +64,8 @@ import TestSupport
     }
 
     static func waitForRows(_ server: ServeTests.ServerProcess, atLeast count: Int) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if (try? await refreshRows(server)) ?? 0 >= count { return }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        Issue.record("the page did not show \(count) refreshes within 60 s")
+        let shown = await eventually(timeout: 60) { (try? await refreshRows(server)) ?? 0 >= count }
+        if !shown { Issue.record("the page did not show \(count) refreshes within 60 s") }
     }
 
     /// Width and height from a PNG's IHDR chunk.
