@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import ListOrigin
+import ListOrigin
 
 /// REDbot's protocol and caching checks against the real server: `scripts/redbot-check.sh` must
 /// find no BAD note on the manifest, a list chunk, a stable alias and the alias index (JSON and

@@ -1,6 +1,6 @@
 import Foundation
 import ListSync
-@testable import ListOrigin
+import ListOrigin
 import Testing
 import TestSupport
 #if canImport(Glibc)
