@@ -31,30 +31,33 @@ if [[ $signed -eq 1 ]]; then
     "$2" keygen --out "$work/key" >/dev/null
 fi
 
+# chain BIN DIR LAST_DAY [convert flags...]: converts 2020-10-19…LAST_DAY into DIR/2020-10-DD, each
+# day with --previous the day before.
+chain() {
+    local bin="$1" dir="$2" last="$3" previous="" day
+    shift 3
+    for day in $(seq 19 "$last"); do
+        "$bin" convert --input "$lists/easylist-2020-10-$day.txt" --input "$lists/easyprivacy-2020-10-$day.txt" \
+            --out "$dir/2020-10-$day" ${previous:+--previous "$previous"} "$@" >/dev/null
+        previous="$dir/2020-10-$day"
+    done
+}
+snapshot() {
+    local bin="$1" dir="$2"
+    shift 2
+    "$bin" convert --input "$root/snapshot/easylist.txt" --input "$root/snapshot/easyprivacy.txt" --out "$dir" "$@" >/dev/null
+}
+
 for index in 0 1; do
     bin="${binaries[$index]}"
     out="$work/${labels[$index]}"
-    "$bin" convert --input "$root/snapshot/easylist.txt" --input "$root/snapshot/easyprivacy.txt" --out "$out/snapshot" >/dev/null
+    snapshot "$bin" "$out/snapshot"
     for grace in 0 3; do
-        previous=""
-        for day in 19 20 21 22 23 24 25 26 27 28 29; do
-            dir="$out/chain-grace$grace/2020-10-$day"
-            "$bin" convert --input "$lists/easylist-2020-10-$day.txt" --input "$lists/easyprivacy-2020-10-$day.txt" \
-                --out "$dir" --removal-grace "$grace" ${previous:+--previous "$previous"} >/dev/null
-            previous="$dir"
-        done
+        chain "$bin" "$out/chain-grace$grace" 29 --removal-grace "$grace"
     done
     if [[ $signed -eq 1 ]]; then
-        key="$work/key/signing-key.pem"
-        "$bin" convert --input "$root/snapshot/easylist.txt" --input "$root/snapshot/easyprivacy.txt" --out "$out/signed/snapshot" \
-            --signing-key "$key" >/dev/null
-        previous=""
-        for day in 19 20 21; do
-            dir="$out/signed/chain/2020-10-$day"
-            "$bin" convert --input "$lists/easylist-2020-10-$day.txt" --input "$lists/easyprivacy-2020-10-$day.txt" \
-                --out "$dir" --signing-key "$key" ${previous:+--previous "$previous"} >/dev/null
-            previous="$dir"
-        done
+        snapshot "$bin" "$out/signed/snapshot" --signing-key "$work/key/signing-key.pem"
+        chain "$bin" "$out/signed/chain" 21 --signing-key "$work/key/signing-key.pem"
     fi
 done
 

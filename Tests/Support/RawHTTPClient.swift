@@ -49,6 +49,18 @@ public final class RawHTTPClient {
         Glibc.close(fd)
     }
 
+    /// One request on a fresh connection: the request line, `Host: 127.0.0.1`, `headers` in name
+    /// order, then the response (`method` HEAD reads no body).
+    public static func request(port: Int, _ target: String, method: String = "GET", headers: [String: String] = [:],
+                               timeout: Double = 5) throws -> HTTPTestResponse {
+        let client = try RawHTTPClient(port: port, timeout: timeout)
+        defer { client.close() }
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        try client.send(text + "\r\n")
+        return try client.readResponse(method: method)
+    }
+
     /// Closes with an RST (SO_LINGER 0) instead of a FIN: a client that vanishes mid-download.
     public func reset() {
         var option = linger(l_onoff: 1, l_linger: 0)

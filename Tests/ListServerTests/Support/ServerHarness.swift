@@ -41,12 +41,7 @@ final class ServerHarness: @unchecked Sendable {
 
     /// One request on a fresh connection.
     func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
-        let client = try client()
-        defer { client.close() }
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
-        try client.send(text + "\r\n")
-        return try client.readResponse(method: method)
+        try RawHTTPClient.request(port: port, target, method: method, headers: headers)
     }
 
     func stop() {
