@@ -162,3 +162,19 @@ public final class RawHTTPClient {
         return nil
     }
 }
+
+/// A test server listening on 127.0.0.1 that tests talk to with `RawHTTPClient`.
+public protocol LoopbackHTTPServer {
+    var port: Int { get }
+}
+
+public extension LoopbackHTTPServer {
+    func client(timeout: Double = 5) throws -> RawHTTPClient {
+        try RawHTTPClient(port: port, timeout: timeout)
+    }
+
+    /// One request on a fresh connection.
+    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
+        try RawHTTPClient.request(port: port, target, method: method, headers: headers)
+    }
+}

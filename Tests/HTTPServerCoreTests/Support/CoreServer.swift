@@ -25,7 +25,7 @@ struct MinimalResponder: HTTPResponder {
 
 /// A real `HTTP1Server` with `MinimalResponder` on an ephemeral 127.0.0.1 port, serving a small
 /// site: two immutable "lists" with a second representation, and a short-cached `manifest.json`.
-final class CoreServer: @unchecked Sendable {
+final class CoreServer: LoopbackHTTPServer, @unchecked Sendable {
     let server: HTTP1Server
     let port: Int
     let site: CoreSite
@@ -40,15 +40,6 @@ final class CoreServer: @unchecked Sendable {
         port = try server.start()
         self.site = site
         server.install(site.staticSite)
-    }
-
-    func client(timeout: Double = 5) throws -> RawHTTPClient {
-        try RawHTTPClient(port: port, timeout: timeout)
-    }
-
-    /// One request on a fresh connection.
-    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
-        try RawHTTPClient.request(port: port, target, method: method, headers: headers)
     }
 
     func stop() {

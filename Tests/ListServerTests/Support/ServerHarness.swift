@@ -5,7 +5,7 @@ import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but
 /// realistic published generation (a manifest and two hashed lists with gzip siblings).
-final class ServerHarness: @unchecked Sendable {
+final class ServerHarness: LoopbackHTTPServer, @unchecked Sendable {
     let server: HTTPServer
     let port: Int
     let status: StatusBoard
@@ -34,15 +34,6 @@ final class ServerHarness: @unchecked Sendable {
 
     /// Log lines written so far (access log and lifecycle messages).
     var log: [String] { logLines.all }
-
-    func client(timeout: Double = 5) throws -> RawHTTPClient {
-        try RawHTTPClient(port: port, timeout: timeout)
-    }
-
-    /// One request on a fresh connection.
-    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
-        try RawHTTPClient.request(port: port, target, method: method, headers: headers)
-    }
 
     func stop() {
         server.shutdown(grace: 2)
