@@ -29,8 +29,11 @@ let package = Package(
         .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
+        // The one hand-written JSON byte writer and its one string escaping (the converter's), used by
+        // the converter's rules, the manifest and `explain`'s answers. No dependencies.
+        .target(name: "JSONBytes"),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
-        .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar"]),
+        .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar", "JSONBytes"]),
         // WebKit's url-filter grammar (the byte classes, escapes, quantifiers and WebKit's refusal
         // reasons), shared by the converter's validator and the decision engine.
         .target(name: "URLFilterGrammar"),
@@ -40,7 +43,7 @@ let package = Package(
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
-        .target(name: "ListFormat", dependencies: [.target(name: "CCryptoShim", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListFormat", dependencies: ["JSONBytes", .target(name: "CCryptoShim", condition: .when(platforms: [.linux]))]),
         // One capped libcurl GET with one redirect policy: the origin's upstream fetcher and, on Linux,
         // ListSync's capped reads. Links libcurl only.
         .target(name: "CappedHTTPClient", dependencies: ["CCurlShim"]),
@@ -52,7 +55,7 @@ let package = Package(
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
         // the command table (`sync` is the one part that uses ListSync).
-        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CappedHTTPClient", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CappedHTTPClient", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "JSONBytes"]),
         // `listserver`: the process entry point; it hands the command line to ListOrigin.
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
@@ -68,7 +71,8 @@ let package = Package(
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", path: "Tests/Support"),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine"]),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
+        .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),

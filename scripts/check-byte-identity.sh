@@ -2,9 +2,15 @@
 # Checks that two listserver builds publish byte-identical sets (`diff -r`): the bundled 2025-10
 # snapshot, and the 2020-10-19…29 daily chain where each day is converted with `--previous` the
 # day before (once as is, once with `--removal-grace 3`, which also uses the previous lists' bytes).
-# Builds from before issue #12 write no `bytes`/`patches` manifest fields and no `.dcz` files, and
-# builds from before #14 no `provenance.txt`: the comparison strips those fields and compares only
-# the patch and provenance files both builds wrote.
+# When both builds take `convert --signing-key`, the snapshot and the first three days of the chain
+# are also published signed with one key made for the run: Ed25519 signatures are deterministic and
+# the signing time is the day (a 14-day validity signs at the start of the UTC day), so the
+# manifests (with `generation` and `expires`) and `signatures/*.minisig` must be identical too
+# (a run that crosses midnight UTC can differ there; run it again).
+# Older builds write no `bytes`/`patches` manifest fields and no `.dcz` files, nor `provenance.txt`:
+# a manifest that is not byte-identical must be equal once those fields are stripped, and only the
+# patch and provenance files both builds wrote are compared. The summary counts the manifests
+# that are byte-identical.
 #
 # Usage: scripts/check-byte-identity.sh BASELINE_BIN NEW_BIN
 #   e.g. git worktree add --detach /tmp/base d2ecfcb && swift build -c release --package-path /tmp/base --product listserver
@@ -17,20 +23,42 @@ work="$(mktemp -d /tmp/byte-identity.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 binaries=("$1" "$2")
 labels=(baseline new)
+signed=1
+for bin in "${binaries[@]}"; do
+    "$bin" convert --help 2>&1 | grep -q -- --signing-key || signed=0
+done
+if [[ $signed -eq 1 ]]; then
+    "$2" keygen --out "$work/key" >/dev/null
+fi
+
+# chain BIN DIR LAST_DAY [convert flags...]: converts 2020-10-19…LAST_DAY into DIR/2020-10-DD, each
+# day with --previous the day before.
+chain() {
+    local bin="$1" dir="$2" last="$3" previous="" day
+    shift 3
+    for day in $(seq 19 "$last"); do
+        "$bin" convert --input "$lists/easylist-2020-10-$day.txt" --input "$lists/easyprivacy-2020-10-$day.txt" \
+            --out "$dir/2020-10-$day" ${previous:+--previous "$previous"} "$@" >/dev/null
+        previous="$dir/2020-10-$day"
+    done
+}
+snapshot() {
+    local bin="$1" dir="$2"
+    shift 2
+    "$bin" convert --input "$root/snapshot/easylist.txt" --input "$root/snapshot/easyprivacy.txt" --out "$dir" "$@" >/dev/null
+}
 
 for index in 0 1; do
     bin="${binaries[$index]}"
     out="$work/${labels[$index]}"
-    "$bin" convert --input "$root/snapshot/easylist.txt" --input "$root/snapshot/easyprivacy.txt" --out "$out/snapshot" >/dev/null
+    snapshot "$bin" "$out/snapshot"
     for grace in 0 3; do
-        previous=""
-        for day in 19 20 21 22 23 24 25 26 27 28 29; do
-            dir="$out/chain-grace$grace/2020-10-$day"
-            "$bin" convert --input "$lists/easylist-2020-10-$day.txt" --input "$lists/easyprivacy-2020-10-$day.txt" \
-                --out "$dir" --removal-grace "$grace" ${previous:+--previous "$previous"} >/dev/null
-            previous="$dir"
-        done
+        chain "$bin" "$out/chain-grace$grace" 29 --removal-grace "$grace"
     done
+    if [[ $signed -eq 1 ]]; then
+        snapshot "$bin" "$out/signed/snapshot" --signing-key "$work/key/signing-key.pem"
+        chain "$bin" "$out/signed/chain" 21 --signing-key "$work/key/signing-key.pem"
+    fi
 done
 
 sets=$(find "$work/baseline" -name manifest.json | wc -l)
@@ -56,10 +84,18 @@ def stripped(path):
         entry.pop("patches", None)
     return json.dumps(manifest, separators=(",", ":")) + "\n"
 bad = 0
-for path in sorted(base.rglob("manifest.json")):
+identical = 0
+manifests = sorted(base.rglob("manifest.json"))
+for path in manifests:
     other = new / path.relative_to(base)
-    if not other.exists() or stripped(path) != stripped(other):
+    if other.exists() and path.read_bytes() == other.read_bytes():
+        identical += 1
+    elif not other.exists() or stripped(path) != stripped(other):
         print(f"manifest differs beyond bytes/patches: {path.relative_to(base)}"); bad += 1
+print(f"manifests byte-identical: {identical} of {len(manifests)}")
+signatures = sorted(base.rglob("*.minisig"))
+if signatures:
+    print(f"signatures: {len(signatures)} (compared by diff -r)")
 patches = {side: {p.relative_to(root) for p in root.rglob("*.dcz")} for side, root in (("baseline", base), ("new", new))}
 for rel in sorted(patches["baseline"] & patches["new"]):
     if (base / rel).read_bytes() != (new / rel).read_bytes():
@@ -68,7 +104,7 @@ print(f"patch files: baseline {len(patches['baseline'])}, new {len(patches['new'
 sys.exit(1 if bad else 0)
 PY
 if [[ $status -eq 0 ]]; then
-    echo "byte-identical: $sets sets, $files files (snapshot 2025-10; 2020-10-19…29 chain with --previous, removal grace 0 and 3; manifests compared without bytes/patches)"
+    echo "byte-identical: $sets sets, $files files (snapshot 2025-10; 2020-10-19…29 chain with --previous, removal grace 0 and 3;$([[ $signed -eq 1 ]] && echo " signed: snapshot and 2020-10-19…21;") manifests byte for byte or, from older builds, without bytes/patches)"
 else
     echo "DIFFERENT output (see above)" >&2
     exit 1

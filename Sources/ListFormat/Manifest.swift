@@ -1,4 +1,5 @@
 import Foundation
+import JSONBytes
 
 /// The published manifest, format 1: what a device reads to decide what to download. The one
 /// owner of the format: the server writes it with `encoded()` and every reader parses it with
@@ -31,13 +32,13 @@ public struct Manifest: Codable, Sendable, Equatable {
 
         /// The entry's fields in their published order. A new field is one more line here (and
         /// an optional property, so manifests without it still decode).
-        fileprivate func write(to object: inout ManifestJSON.Object, patchNamesDerived: Bool) {
-            object.field("id", string: id)
-            object.field("file", string: file)
-            object.field("sha256", string: sha256)
-            object.field("rules", integer: rules)
-            if let bytes { object.field("bytes", integer: bytes) }
-            if let patches, !patchNamesDerived { object.field("patches", array: patches.map { $0.encoded() }) }
+        fileprivate func write(to object: inout JSONDocument, patchNamesDerived: Bool) {
+            object.key("id") { $0.string(id) }
+            object.key("file") { $0.string(file) }
+            object.key("sha256") { $0.string(sha256) }
+            object.key("rules") { $0.integer(rules) }
+            if let bytes { object.key("bytes") { $0.integer(bytes) } }
+            if let patches, !patchNamesDerived { object.key("patches") { $0.array(patches) { $1.write(to: &$0) } } }
         }
     }
 
@@ -60,13 +61,13 @@ public struct Manifest: Codable, Sendable, Equatable {
             self.bytes = bytes
         }
 
-        fileprivate func encoded() -> [UInt8] {
-            var object = ManifestJSON.Object()
-            object.field("from", string: from)
-            object.field("file", string: file)
-            object.field("sha256", string: sha256)
-            object.field("bytes", integer: bytes)
-            return object.bytes()
+        fileprivate func write(to out: inout JSONDocument) {
+            out.object { object in
+                object.key("from") { $0.string(from) }
+                object.key("file") { $0.string(file) }
+                object.key("sha256") { $0.string(sha256) }
+                object.key("bytes") { $0.integer(bytes) }
+            }
         }
     }
 
@@ -93,17 +94,19 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// The published bytes: fixed key order, no whitespace, no timestamps, a trailing newline.
     /// The same manifest always gives the same bytes, so every origin serves the same ETag.
     public func encoded() -> [UInt8] {
-        var top = ManifestJSON.Object()
-        top.field("format", integer: format)
-        if let patchFiles { top.field("patchFiles", string: patchFiles) }
-        top.field("lists", array: lists.map { entry in
-            var object = ManifestJSON.Object()
-            entry.write(to: &object, patchNamesDerived: patchFiles != nil)
-            return object.bytes()
-        })
-        if let generation { top.field("generation", integer: generation) }
-        if let expires { top.field("expires", string: expires) }
-        return top.bytes() + [0x0A]
+        var out = JSONDocument(reservingCapacity: 1 << 12)
+        out.object { top in
+            top.key("format") { $0.integer(format) }
+            if let patchFiles { top.key("patchFiles") { $0.string(patchFiles) } }
+            top.key("lists") {
+                $0.array(lists) { out, entry in
+                    out.object { entry.write(to: &$0, patchNamesDerived: patchFiles != nil) }
+                }
+            }
+            if let generation { top.key("generation") { $0.integer(generation) } }
+            if let expires { top.key("expires") { $0.string(expires) } }
+        }
+        return out.bytes + [0x0A]
     }
 
     /// The one patch naming a device may derive: `<id>.<from sha12>-<to sha12>.dcz` beside the
@@ -122,58 +125,5 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// Parses manifest bytes (any format number; callers decide which formats they accept).
     public static func decode(_ bytes: Data) throws -> Manifest {
         try JSONDecoder().decode(Manifest.self, from: bytes)
-    }
-}
-
-/// A minimal writer of compact JSON objects with keys in the order they are added.
-enum ManifestJSON {
-    struct Object {
-        private var out: [UInt8] = [UInt8(ascii: "{")]
-
-        mutating func field(_ key: String, string: String) {
-            name(key)
-            appendString(string)
-        }
-
-        mutating func field(_ key: String, integer: Int) {
-            name(key)
-            out += Array(String(integer).utf8)
-        }
-
-        /// `elements` are already-encoded JSON values.
-        mutating func field(_ key: String, array elements: [[UInt8]]) {
-            name(key)
-            out.append(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { out.append(UInt8(ascii: ",")) }
-                out += element
-            }
-            out.append(UInt8(ascii: "]"))
-        }
-
-        func bytes() -> [UInt8] { out + [UInt8(ascii: "}")] }
-
-        private mutating func name(_ key: String) {
-            if out.count > 1 { out.append(UInt8(ascii: ",")) }
-            appendString(key)
-            out.append(UInt8(ascii: ":"))
-        }
-
-        /// A JSON string (RFC 8259 §7): quote, backslash and control characters escaped.
-        private mutating func appendString(_ value: String) {
-            out.append(UInt8(ascii: "\""))
-            for byte in value.utf8 {
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-                    out.append(UInt8(ascii: "\\"))
-                    out.append(byte)
-                case 0..<0x20:
-                    out += Array(String(format: "\\u%04x", Int(byte)).utf8)
-                default:
-                    out.append(byte)
-                }
-            }
-            out.append(UInt8(ascii: "\""))
-        }
     }
 }

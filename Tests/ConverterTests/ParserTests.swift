@@ -1,6 +1,7 @@
 @testable import Converter
 import Testing
 import TestSupport
+import JSONBytes
 
 /// Runs rule conversion on literal list text (or bytes) and exposes the results for exact assertions.
 struct RuleConversionFixture {

@@ -1,6 +1,7 @@
 import Converter
 @testable import Converter
 import Testing
+import JSONBytes
 
 /// The validator must flag exactly what WebKit rejects (webkit-format.md) and accept what it compiles.
 @Suite struct ValidatorTests {

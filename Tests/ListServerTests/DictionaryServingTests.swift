@@ -1,6 +1,7 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
+import TestSupport
 import HTTPServerCore
 import ListSync
 import Testing

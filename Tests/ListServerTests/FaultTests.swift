@@ -184,96 +184,136 @@ import Glibc
     /// signature of every manifest at the instant it appears, so a signature written after its
     /// manifest is caught even though no kill lands in that window.
     @Test func killDashNineDuringPublishingNeverLeavesABrokenManifest() throws {
-        let binary = try Self.listserverBinary()
+        let run = try KillDuringPublish()
+        // Between kills too: every manifest the moment it is renamed into place (inotify).
+        let watcher = try SignedManifestWatcher(directory: run.directory, verifier: run.verifier)
+        // Bounded: most rounds land mid-publish; the cap only stops a run that cannot get there.
+        while run.killsMidPublish < KillDuringPublish.wanted, run.rounds < 8 * KillDuringPublish.wanted {
+            let (process, before) = try run.startRound()
+            // Every fifth run publishes to the end, so later kills have a newer manifest to keep intact.
+            if run.rounds % 5 == 0 {
+                run.letFinish(process)
+            } else {
+                run.kill(process, whilePublishingOver: before)
+            }
+        }
+        watcher.stop()
+        let watched = watcher.report
+        #expect(watched.problems.isEmpty, "\(watched.problems.count) of \(watched.checked) manifests seen as they appeared: \(watched.problems.prefix(3))")
+        #expect(watched.checked >= run.completed, "the watcher saw \(watched.checked) manifests, \(run.completed) runs completed one")
+        #expect(run.killsMidPublish >= KillDuringPublish.wanted, "only \(run.killsMidPublish) of \(run.rounds) kills landed mid-publish")
+        #expect(run.sawManifest, "no run ever completed a manifest")
+        #expect(run.manifests.count > 1, "the kills must happen over more than one published set")
+        #expect(run.killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
+        #expect(run.patchesNamed > 0, "runs over the previous set must publish patches from it")
+        print("kill -9: \(run.rounds) rounds, \(run.killsMidPublish) kills mid-publish, \(run.killsMidWrite) mid-write, \(run.manifests.count) distinct manifests seen, every one intact; \(watched.checked) manifests checked as they appeared")
+    }
+
+    /// The rounds of `killDashNineDuringPublishingNeverLeavesABrokenManifest`: `listserver convert`
+    /// processes publishing signed sets into one directory, and what they left there.
+    final class KillDuringPublish {
+        static let wanted = 100
+        let binary: String
         let scratch = ScratchDirectory("kill9")
-        let directory = scratch.sub("public")
-        let key = try SigningKeyFile.generate(inDirectory: scratch.sub("key"))
-        let verifier = try SignatureVerifier(trustedKeys: [key.key.publicKey])
-        let input = scratch.sub("round.txt")
-        let wanted = 100
+        let directory: String
+        let key: SigningKeyFile.Written
+        let verifier: SignatureVerifier
         var rounds = 0
+        var completed = 0
         var killsMidPublish = 0
         var killsMidWrite = 0
         var manifests = Set<Data>()
         var sawManifest = false
         var patchesNamed = 0
-        var completed = 0
-        // Between kills too: every manifest the moment it is renamed into place (inotify).
-        let watcher = try SignedManifestWatcher(directory: directory, verifier: verifier)
-        // Bounded: most rounds land mid-publish; the cap only stops a run that cannot get there.
-        while killsMidPublish < wanted, rounds < 8 * wanted {
+
+        init() throws {
+            binary = try FaultTests.listserverBinary()
+            directory = scratch.sub("public")
+            key = try SigningKeyFile.generate(inDirectory: scratch.sub("key"))
+            verifier = try SignatureVerifier(trustedKeys: [key.key.publicKey])
+        }
+
+        /// What the directory held before a round: its names and its manifest.
+        struct Before {
+            var names: Set<String>
+            var manifest: Data?
+        }
+
+        /// Writes the next round's input and starts publishing it.
+        func startRound() throws -> (Process, Before) {
             rounds += 1
-            try Self.roundInput(rounds, rules: 1_500).write(to: input)
-            let before = Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
-            let manifestBefore = FileManager.default.contents(atPath: directory + "/manifest.json")
+            let input = scratch.sub("round.txt")
+            try FaultTests.roundInput(rounds, rules: 1_500).write(to: input)
+            let before = Before(names: Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []),
+                                manifest: FileManager.default.contents(atPath: directory + "/manifest.json"))
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binary)
             process.arguments = ["convert", "--input", input, "--out", directory, "--chunk-size", "150", "--signing-key", key.privateKeyPath]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.run()
-            if rounds % 5 == 0 {
-                // Every fifth run publishes to the end, so later kills have a newer manifest to keep intact.
-                process.waitUntilExit()
-                completed += 1
-                #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
-                #expect(Self.manifestProblems(in: directory).isEmpty)
-                #expect(SignedPublishTests.signatureProblems(in: directory, verifier: verifier).isEmpty)
-                if let data = FileManager.default.contents(atPath: directory + "/manifest.json") {
-                    sawManifest = true
-                    manifests.insert(data)
-                    if var manifest = try? Manifest.decode(data) {
-                        DerivedPatchFiles.fill(&manifest, directory: directory)
-                        patchesNamed += manifest.lists.reduce(0) { $0 + ($1.patches?.count ?? 0) }
-                    }
-                }
-                continue
+            return (process, before)
+        }
+
+        func letFinish(_ process: Process) {
+            process.waitUntilExit()
+            completed += 1
+            #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
+            checkTheSetOnDisk()
+            guard let data = FileManager.default.contents(atPath: directory + "/manifest.json") else { return }
+            sawManifest = true
+            manifests.insert(data)
+            if var manifest = try? Manifest.decode(data) {
+                DerivedPatchFiles.fill(&manifest, directory: directory)
+                patchesNamed += manifest.lists.reduce(0) { $0 + ($1.patches?.count ?? 0) }
             }
-            // Wait (bounded) until this run starts writing its set, then kill within the next few milliseconds.
-            let deadline = Date().addingTimeInterval(20)
+        }
+
+        /// Waits (bounded) until the run starts writing its set, kills it within the next few
+        /// milliseconds, counts where the kill landed and checks what it left.
+        func kill(_ process: Process, whilePublishingOver before: Before) {
             var writing = false
-            while Date() < deadline, process.isRunning, !writing {
+            _ = eventually(timeout: 20, interval: 0.0002) {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-                writing = names.contains { !before.contains($0) }
-                if !writing { usleep(200) }
+                writing = names.contains { !before.names.contains($0) }
+                return writing || !process.isRunning
             }
             // Mostly within a few milliseconds; every third round anywhere in the next 40 ms, so kills
             // also land late in the publish (the manifest rename, and anything after it).
             usleep(UInt32.random(in: 0...(rounds % 3 == 0 ? 40_000 : 4_000)))
             let running = process.isRunning
-            kill(process.processIdentifier, SIGKILL)
+            Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             let manifestAfter = FileManager.default.contents(atPath: directory + "/manifest.json")
-            if running, process.terminationReason == .uncaughtSignal, writing, manifestAfter == manifestBefore {
+            if running, process.terminationReason == .uncaughtSignal, writing, manifestAfter == before.manifest {
                 killsMidPublish += 1
                 if names.contains(where: { $0.contains(".tmp-") }) { killsMidWrite += 1 }
             }
-            let problems = Self.manifestProblems(in: directory)
-            #expect(problems.isEmpty, "after round \(rounds): \(problems)")
-            let unsigned = SignedPublishTests.signatureProblems(in: directory, verifier: verifier)
-            #expect(unsigned.isEmpty, "after round \(rounds): \(unsigned)")
+            checkTheSetOnDisk()
             if let manifestAfter {
                 sawManifest = true
                 manifests.insert(manifestAfter)
             } else {
                 #expect(!sawManifest, "after round \(rounds): a published manifest was lost")
             }
-            // Temp files of killed writers are what a restart removes before publishing again.
+            removeTempFiles(names)
+        }
+
+        /// The manifest on disk names only intact files and has a valid signature at its URL.
+        private func checkTheSetOnDisk() {
+            let problems = FaultTests.manifestProblems(in: directory)
+            #expect(problems.isEmpty, "after round \(rounds): \(problems)")
+            let unsigned = SignedPublishTests.signatureProblems(in: directory, verifier: verifier)
+            #expect(unsigned.isEmpty, "after round \(rounds): \(unsigned)")
+        }
+
+        /// Temp files of killed writers are what a restart removes before publishing again.
+        private func removeTempFiles(_ names: [String]) {
             for name in names where name.hasPrefix(".") && name.contains(".tmp-") { unlink(directory + "/" + name) }
             for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/signatures")) ?? [] where name.contains(".tmp-") {
                 unlink(directory + "/signatures/" + name)
             }
         }
-        watcher.stop()
-        let watched = watcher.report
-        #expect(watched.problems.isEmpty, "\(watched.problems.count) of \(watched.checked) manifests seen as they appeared: \(watched.problems.prefix(3))")
-        #expect(watched.checked >= completed, "the watcher saw \(watched.checked) manifests, \(completed) runs completed one")
-        #expect(killsMidPublish >= wanted, "only \(killsMidPublish) of \(rounds) kills landed mid-publish")
-        #expect(sawManifest, "no run ever completed a manifest")
-        #expect(manifests.count > 1, "the kills must happen over more than one published set")
-        #expect(killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
-        #expect(patchesNamed > 0, "runs over the previous set must publish patches from it")
-        print("kill -9: \(rounds) rounds, \(killsMidPublish) kills mid-publish, \(killsMidWrite) mid-write, \(manifests.count) distinct manifests seen, every one intact; \(watched.checked) manifests checked as they appeared")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import TestSupport
-@testable import ListOrigin
+import ListOrigin
 
 /// Follower mode with real processes and sockets: a converting `listserver serve` (the primary)
 /// publishes the 2020-10 daily chain, a following `listserver serve` mirrors it, and after every

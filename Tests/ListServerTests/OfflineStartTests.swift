@@ -1,5 +1,5 @@
 import Foundation
-@testable import ListOrigin
+import ListOrigin
 import Testing
 
 /// The README's promise: with no network at all, a first start serves the full bundled set.

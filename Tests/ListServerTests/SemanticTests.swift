@@ -1,7 +1,7 @@
 import Converter
 import Foundation
 import Testing
-@testable import ListOrigin
+import ListOrigin
 
 /// Block decisions of the converted 2025-10 snapshot, under WebKit's semantics (scripts/webkit/evaluate.py,
 /// checked against a real WebView by webview_check.py), agree with ABP's (Brave's adblock-rust) on the

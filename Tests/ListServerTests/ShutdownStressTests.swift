@@ -1,6 +1,6 @@
 import Foundation
 import ListSync
-@testable import ListOrigin
+import ListOrigin
 import Testing
 import TestSupport
 #if canImport(Glibc)
@@ -28,76 +28,108 @@ import Glibc
     }
 
     @Test func everySIGTERMExitsZeroAndLeavesAWholeSet() async throws {
-        let scratch = ScratchDirectory("sigterm-stress")
-        try ServeTests.smallSnapshot(scratch.sub("snap"))
-        let upstream = try UpstreamServer()
-        defer { upstream.stop() }
-        var round = 0
-        func nextUpstream() throws {
-            round += 1
-            upstream.set("/easylist.txt", .serve(body: try Self.upstreamBody(round), etag: "\"\(round)\""))
-        }
-        try nextUpstream()
-        upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p\""))
-        // A short grace keeps each run short; a refresh still running after it is cut off by the exit.
-        try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
-                                   extra: #", "http": {"shutdownGraceSeconds": 0.5}"#)
-        let environment = ["LISTSERVER_ADMIN_TOKEN": Self.token]
-
-        // Calibration: how long a refresh (fetch → convert → publish) and an explain load take here,
-        // so the delays below land inside them on any machine.
-        let first = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
-        let warm = await eventually(timeout: 60) { Self.manifest(scratch.sub("public")) != nil && Self.idle(first) }
-        try #require(warm, "the first start never published a set")
-        try nextUpstream()
-        let before = Self.manifest(scratch.sub("public"))
-        var started = Date()
-        try Self.post(first, "/admin/refresh")
-        let refreshed = await eventually(timeout: 60, interval: 0.01) { Self.manifest(scratch.sub("public")) != before }
-        try #require(refreshed, "the admin refresh never published")
-        let refreshSeconds = Date().timeIntervalSince(started)
-        started = Date()
-        let loaded = await eventually(timeout: 60, interval: 0.01) { Self.explainStatus(first) == 200 }
-        try #require(loaded, "the explain engine never loaded")
-        let explainSeconds = Date().timeIntervalSince(started)
-        let calibration = Self.terminate(first)
-        #expect(calibration == "exit 0", "calibration run: \(calibration)")
-        print("sigterm-stress: refresh \(String(format: "%.2f", refreshSeconds)) s, explain load \(String(format: "%.2f", explainSeconds)) s, \(Self.runs) runs")
-
+        let stress = try Stress()
+        defer { stress.upstream.stop() }
+        let window = try await stress.calibrate()
         var failures: [String] = []
         var counts: [String: Int] = [:]
         for run in 0..<Self.runs {
+            let (status, problems) = try stress.sigterm(run: run, window: window)
+            counts[status, default: 0] += 1
+            failures += problems
+        }
+        print("sigterm-stress: \(Self.runs) runs: \(counts)")
+        #expect(failures.isEmpty, "\(failures.count) of \(Self.runs) runs failed:\n\(failures.prefix(20).joined(separator: "\n"))")
+    }
+
+    /// How long a refresh (fetch → convert → publish) and an explain load take on this machine, so
+    /// the SIGTERM delays land inside them on any machine.
+    struct Window {
+        var refreshSeconds: Double
+        var explainSeconds: Double
+    }
+
+    /// One scratch directory and upstream that every `listserver serve` run of the test shares; each
+    /// run gets a new upstream body, so every admin refresh converts and publishes.
+    final class Stress {
+        let scratch = ScratchDirectory("sigterm-stress")
+        let upstream: UpstreamServer
+        let environment = ["LISTSERVER_ADMIN_TOKEN": ShutdownStressTests.token]
+        private var round = 0
+
+        init() throws {
+            try ServeTests.smallSnapshot(scratch.sub("snap"))
+            upstream = try UpstreamServer()
+            try nextUpstream()
+            upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p\""))
+            // A short grace keeps each run short; a refresh still running after it is cut off by the exit.
+            try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
+                                       extra: #", "http": {"shutdownGraceSeconds": 0.5}"#)
+        }
+
+        func nextUpstream() throws {
+            round += 1
+            upstream.set("/easylist.txt", .serve(body: try ShutdownStressTests.upstreamBody(round), etag: "\"\(round)\""))
+        }
+
+        private var manifest: [UInt8]? { ShutdownStressTests.manifest(scratch.sub("public")) }
+
+        /// Times one admin refresh and one explain load on a warm server, then stops it with SIGTERM.
+        func calibrate() async throws -> Window {
+            let first = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
+            let warm = await eventually(timeout: 60) { self.manifest != nil && ShutdownStressTests.idle(first) }
+            try #require(warm, "the first start never published a set")
+            try nextUpstream()
+            let before = manifest
+            var started = Date()
+            try ShutdownStressTests.post(first, "/admin/refresh")
+            let refreshed = await eventually(timeout: 60, interval: 0.01) { self.manifest != before }
+            try #require(refreshed, "the admin refresh never published")
+            let refreshSeconds = Date().timeIntervalSince(started)
+            started = Date()
+            let loaded = await eventually(timeout: 60, interval: 0.01) { ShutdownStressTests.explainStatus(first) == 200 }
+            try #require(loaded, "the explain engine never loaded")
+            let explainSeconds = Date().timeIntervalSince(started)
+            let calibration = ShutdownStressTests.terminate(first)
+            #expect(calibration == "exit 0", "calibration run: \(calibration)")
+            print("sigterm-stress: refresh \(String(format: "%.2f", refreshSeconds)) s, explain load \(String(format: "%.2f", explainSeconds)) s, \(ShutdownStressTests.runs) runs")
+            return Window(refreshSeconds: refreshSeconds, explainSeconds: explainSeconds)
+        }
+
+        /// Starts a server, begins the run's scenario, sends SIGTERM after a delay spread over the
+        /// scenario's window, and returns how it ended and what is wrong with the public directory.
+        func sigterm(run: Int, window: Window) throws -> (status: String, problems: [String]) {
             let scenario = Scenario.allCases[run % Scenario.allCases.count]
             // Spread over the window: a low-discrepancy fraction per run of this scenario.
             let fraction = (Double(run / Scenario.allCases.count) * 0.618_034).truncatingRemainder(dividingBy: 1)
             try nextUpstream()
             let server = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
-            let load = scenario == .httpLoad ? HTTPLoad(port: server.port, files: Self.fileNames(scratch.sub("public"))) : nil
+            let load = scenario == .httpLoad ? HTTPLoad(port: server.port, files: ShutdownStressTests.fileNames(scratch.sub("public"))) : nil
             let delay: Double
             switch scenario {
             case .refresh:
-                try Self.post(server, "/admin/refresh")
-                delay = fraction * refreshSeconds
+                try ShutdownStressTests.post(server, "/admin/refresh")
+                delay = fraction * window.refreshSeconds
             case .publish:
-                try Self.post(server, "/admin/refresh")
-                delay = refreshSeconds * (0.7 + 0.5 * fraction)   // the end of a refresh: the publish
+                try ShutdownStressTests.post(server, "/admin/refresh")
+                delay = window.refreshSeconds * (0.7 + 0.5 * fraction)   // the end of a refresh: the publish
             case .explain:
-                _ = Self.explainStatus(server)
-                delay = fraction * explainSeconds * 1.2
+                _ = ShutdownStressTests.explainStatus(server)
+                delay = fraction * window.explainSeconds * 1.2
             case .httpLoad:
                 delay = 0.05 + fraction * 0.5
             }
+            // The delay is the point of the test: where in the work the signal lands.
             usleep(UInt32(delay * 1_000_000))
-            let status = Self.terminate(server)
+            let status = ShutdownStressTests.terminate(server)
             load?.stop()
-            counts[status, default: 0] += 1
-            if status != "exit 0" { failures.append("run \(run) (\(scenario), SIGTERM after \(String(format: "%.3f", delay)) s): \(status)") }
-            if let broken = Self.wholeSetProblem(scratch.sub("public")) {
-                failures.append("run \(run) (\(scenario)): the public directory is not a whole set: \(broken)")
+            var problems: [String] = []
+            if status != "exit 0" { problems.append("run \(run) (\(scenario), SIGTERM after \(String(format: "%.3f", delay)) s): \(status)") }
+            if let broken = ShutdownStressTests.wholeSetProblem(scratch.sub("public")) {
+                problems.append("run \(run) (\(scenario)): the public directory is not a whole set: \(broken)")
             }
+            return (status, problems)
         }
-        print("sigterm-stress: \(Self.runs) runs: \(counts)")
-        #expect(failures.isEmpty, "\(failures.count) of \(Self.runs) runs failed:\n\(failures.prefix(20).joined(separator: "\n"))")
     }
 
     // MARK: helpers
@@ -148,8 +180,7 @@ import Glibc
     static func terminate(_ server: ServeTests.ServerProcess) -> String {
         let process = server.process
         kill(process.processIdentifier, SIGTERM)
-        let deadline = Date().addingTimeInterval(30)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        _ = eventually(timeout: 30, interval: 0.005) { !process.isRunning }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

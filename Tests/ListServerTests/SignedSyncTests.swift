@@ -77,77 +77,112 @@ import TestSupport
     }
 
     @Test func aDeviceRefusesTamperingForeignKeysRollbackExpiryAndUnsignedSetsAndFollowsARotation() async throws {
-        let keyA = try Self.signer()
-        let keyB = try Self.signer()
-        let keyC = try Self.signer()
+        let device = try await Device.start()
+        defer { device.server.stop() }
+        try await device.refusesATamperedManifest()
+        try await device.refusesAKeyItDoesNotTrust()
+        try await device.takesANewerSetAndRefusesAReplayedOlderOne()
+        try await device.refusesAnExpiredManifest()
+        try await device.refusesAnUnsignedSetUnlessToldToAcceptOne()
+        try await device.followsARotationToAnotherTrustedKey()
+    }
+
+    /// A device trusting keys A and C, synced once from an origin publishing with A. Every refusal
+    /// must leave its store byte for byte as `held`.
+    final class Device {
+        let keyA: ManifestSigner
+        let keyB: ManifestSigner
+        let keyC: ManifestSigner
         let origin = Origin()
-        let first = try origin.publish(keyA, tag: "one")
-        let server = try ServerHarness(content: first.content)
-        defer { server.stop() }
-        let manifestURL = URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!
-        let storePath = origin.scratch.sub("device")
-        let trusted = try ManifestTrust(trustedKeys: [keyA.key.publicKey, keyC.key.publicKey])
-        let client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)), trust: trusted,
+        let first: PublishedSet
+        let server: ServerHarness
+        let manifestURL: URL
+        let storePath: String
+        let client: SyncClient
+        /// The store as the last accepted sync left it.
+        var held: [String: Data] = [:]
+
+        private init() throws {
+            keyA = try signer()
+            keyB = try signer()
+            keyC = try signer()
+            first = try origin.publish(keyA, tag: "one")
+            server = try ServerHarness(content: first.content)
+            manifestURL = URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!
+            storePath = origin.scratch.sub("device")
+            let trusted = try ManifestTrust(trustedKeys: [keyA.key.publicKey, keyC.key.publicKey])
+            client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)), trust: trusted,
                                 options: .init(timeout: 10))
-        #expect(try await client.sync().outcome == .updated)
-
-        // 1. Tampered: one byte of the manifest changed, the genuine signature served at the new hash.
-        var held = Self.snapshot(storePath)
-        server.server.install(try Self.tampered(first))
-        if case .badSignature = await Self.refusal(client) {} else { Issue.record("a tampered manifest must fail verification") }
-        #expect(Self.snapshot(storePath) == held)
-
-        // 2. Signed by a key the device does not trust.
-        let foreign = try origin.publish(keyB, tag: "two")
-        server.server.install(foreign.content)
-        if case .badSignature(_, let reason) = await Self.refusal(client) {
-            #expect(reason.contains("\(keyB.key.keyID)"), "\(reason)")
-        } else {
-            Issue.record("another key's signature must be refused")
         }
-        #expect(Self.snapshot(storePath) == held)
 
-        // 3. A newer set by the trusted key is taken; replaying the older one afterwards is a rollback.
-        let second = try origin.publish(keyA, tag: "three")
-        server.server.install(second.content)
-        #expect(try await client.sync().outcome == .updated)
-        held = Self.snapshot(storePath)
-        server.server.install(first.content)
-        if case .rollback(_, let generation, let heldGeneration) = await Self.refusal(client) {
-            #expect(generation < heldGeneration)
-        } else {
-            Issue.record("a replayed older manifest must be refused")
+        static func start() async throws -> Device {
+            let device = try Device()
+            #expect(try await device.client.sync().outcome == .updated)
+            device.held = snapshot(device.storePath)
+            return device
         }
-        #expect(Self.snapshot(storePath) == held)
-        // `listserver sync` says so and exits non-zero.
-        #expect(ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
-                                    "--trusted-key", keyA.key.publicKey.base64]) == 1)
-        #expect(Self.snapshot(storePath) == held)
 
-        // 4. Expired: signed by the trusted key with a validity that already ran out.
-        let expired = try origin.publish(try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
-        server.server.install(expired.content)
-        if case .expired = await Self.refusal(client) {} else { Issue.record("an expired manifest must be refused") }
-        #expect(Self.snapshot(storePath) == held)
+        /// Serves `content` and returns the device's refusal of it (nil: it was not refused).
+        private func offer(_ content: SiteContent) async -> ManifestTrustError? {
+            server.server.install(content)
+            let refusal = await SignedSyncTests.refusal(client)
+            #expect(snapshot(storePath) == held, "a refusal must leave the store as it was")
+            return refusal
+        }
 
-        // 5. Unsigned: refused unless the device was told to accept unsigned sets.
-        let unsigned = try origin.publish(nil, tag: "five")
-        #expect(unsigned.content.signatures[PublishedSignature.name(forManifest: unsigned.manifestSHA256!)] == nil)
-        server.server.install(unsigned.content)
-        if case .unsigned = await Self.refusal(client) {} else { Issue.record("an unsigned manifest must be refused") }
-        #expect(Self.snapshot(storePath) == held)
-        let lenientPath = origin.scratch.sub("lenient")
-        let lenient = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: lenientPath)),
-                                 trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey], allowUnsigned: true), options: .init(timeout: 10))
-        #expect(try await lenient.sync().outcome == .updated)
+        /// One byte of the manifest changed, the genuine signature served at the new hash.
+        func refusesATamperedManifest() async throws {
+            if case .badSignature = await offer(try tampered(first)) {} else { Issue.record("a tampered manifest must fail verification") }
+        }
 
-        // 6. Rotation: the origin switches to key C, which the device trusts beside A.
-        // (over the unsigned set: the generation continues from the signatures still published)
-        let rotated = try origin.publish(keyC, tag: "six")
-        server.server.install(rotated.content)
-        #expect(try await client.sync().outcome == .updated)
-        let state = try #require(try SyncStore(directory: URL(fileURLWithPath: storePath)).loadState())
-        #expect(state.manifest.generation == rotated.manifest.generation)
+        func refusesAKeyItDoesNotTrust() async throws {
+            if case .badSignature(_, let reason) = await offer(try origin.publish(keyB, tag: "two").content) {
+                #expect(reason.contains("\(keyB.key.keyID)"), "\(reason)")
+            } else {
+                Issue.record("another key's signature must be refused")
+            }
+        }
+
+        /// A newer set by the trusted key is taken; replaying the older one afterwards is a rollback,
+        /// and `listserver sync` says so and exits non-zero.
+        func takesANewerSetAndRefusesAReplayedOlderOne() async throws {
+            server.server.install(try origin.publish(keyA, tag: "three").content)
+            #expect(try await client.sync().outcome == .updated)
+            held = snapshot(storePath)
+            if case .rollback(_, let generation, let heldGeneration) = await offer(first.content) {
+                #expect(generation < heldGeneration)
+            } else {
+                Issue.record("a replayed older manifest must be refused")
+            }
+            #expect(ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
+                                               "--trusted-key", keyA.key.publicKey.base64]) == 1)
+            #expect(snapshot(storePath) == held)
+        }
+
+        /// Signed by the trusted key with a validity that already ran out.
+        func refusesAnExpiredManifest() async throws {
+            let expired = try origin.publish(try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
+            if case .expired = await offer(expired.content) {} else { Issue.record("an expired manifest must be refused") }
+        }
+
+        func refusesAnUnsignedSetUnlessToldToAcceptOne() async throws {
+            let unsigned = try origin.publish(nil, tag: "five")
+            #expect(unsigned.content.signatures[PublishedSignature.name(forManifest: unsigned.manifestSHA256!)] == nil)
+            if case .unsigned = await offer(unsigned.content) {} else { Issue.record("an unsigned manifest must be refused") }
+            let lenient = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: origin.scratch.sub("lenient"))),
+                                     trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey], allowUnsigned: true), options: .init(timeout: 10))
+            #expect(try await lenient.sync().outcome == .updated)
+        }
+
+        /// The origin switches to key C, which the device trusts beside A (over the unsigned set: the
+        /// generation continues from the signatures still published).
+        func followsARotationToAnotherTrustedKey() async throws {
+            let rotated = try origin.publish(keyC, tag: "six")
+            server.server.install(rotated.content)
+            #expect(try await client.sync().outcome == .updated)
+            let state = try #require(try SyncStore(directory: URL(fileURLWithPath: storePath)).loadState())
+            #expect(state.manifest.generation == rotated.manifest.generation)
+        }
     }
 
     /// A device that took an unsigned set (no generation) with `allowUnsigned` moves on to a signed

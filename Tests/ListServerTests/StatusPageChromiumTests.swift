@@ -64,12 +64,8 @@ import TestSupport
     }
 
     static func waitForRows(_ server: ServeTests.ServerProcess, atLeast count: Int) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if (try? await refreshRows(server)) ?? 0 >= count { return }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        Issue.record("the page did not show \(count) refreshes within 60 s")
+        let shown = await eventually(timeout: 60) { (try? await refreshRows(server)) ?? 0 >= count }
+        if !shown { Issue.record("the page did not show \(count) refreshes within 60 s") }
     }
 
     /// Width and height from a PNG's IHDR chunk.
@@ -83,28 +79,42 @@ import TestSupport
           .timeLimit(.minutes(5)))
     func thePageLoadsInChromiumWithItsListsRefreshesAndPlotsAndNothingElse() async throws {
         let scratch = ScratchDirectory("status-chromium")
-        try ServeTests.smallSnapshot(scratch.sub("snap"))
         let upstream = try UpstreamServer()
         defer { upstream.stop() }
+        let (server, manifest) = try await Self.serverWithThreeRefreshes(scratch, upstream)
+        let origin = "http://127.0.0.1:\(server.port)"
+        let page = origin + "/status.html"
+        let netLog = scratch.sub("net.json")
+        let run = try Self.chromium(["--log-net-log=" + netLog, "--dump-dom"], url: page, profile: scratch.sub("profile-dom"))
+        Self.expectListsRefreshesPlotsAndTheExplainForm(in: run.stdout, manifest: manifest)
+        try Self.expectNothingButLoopback(netLog: netLog, page: page, origin: origin)
+        // The CSP blocks nothing the page needs: a page without script logs nothing to its console.
+        let console = run.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") || $0.contains("Content Security Policy") }
+        #expect(console.isEmpty, "console messages: \(console)")
+        try Self.screenshotsAtPhoneAndDesktopWidth(page, scratch)
+        #expect(server.terminate() == 0)
+        try await Self.historyAndSkippedRulesSurviveARestart(scratch)
+    }
+
+    /// `listserver serve` with the snapshot set, then the upstream set, then an admin refresh with one new rule.
+    fileprivate static func serverWithThreeRefreshes(_ scratch: ScratchDirectory, _ upstream: UpstreamServer) async throws
+        -> (ServeTests.ServerProcess, ListSyncManifestForTests) {
+        try ServeTests.smallSnapshot(scratch.sub("snap"))
         upstream.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 400), etag: "\"1\""))
         upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n||ads.example^$csp=script-src 'none'\n/ad(s|v)/\n".utf8),
                                                  etag: "\"p1\""))
         try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"))
         let server = try ServeTests.ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
-        // The snapshot set, then the upstream set; then an admin refresh with one new rule.
-        try await Self.waitForRows(server, atLeast: 2)
+        try await waitForRows(server, atLeast: 2)
         upstream.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 400) + Array("||fresh-ads.example^\n".utf8), etag: "\"2\""))
         #expect(try await ServeTests.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
-        try await Self.waitForRows(server, atLeast: 3)
+        try await waitForRows(server, atLeast: 3)
         let manifest = try JSONDecoder().decode(ListSyncManifestForTests.self, from: try await ServeTests.request(server.url("/manifest.json")).1)
+        return (server, manifest)
+    }
 
-        let origin = "http://127.0.0.1:\(server.port)"
-        let page = origin + "/status.html"
-        let netLog = scratch.sub("net.json")
-        let run = try Self.chromium(["--log-net-log=" + netLog, "--dump-dom"], url: page, profile: scratch.sub("profile-dom"))
-        let dom = run.stdout
-
-        // The DOM: every served list, three refresh rows, both plots with their lines, the explain form.
+    /// The DOM: every served list, three refresh rows, both plots with their lines, the explain form.
+    fileprivate static func expectListsRefreshesPlotsAndTheExplainForm(in dom: String, manifest: ListSyncManifestForTests) {
         #expect(!manifest.lists.isEmpty)
         for list in manifest.lists {
             #expect(dom.contains("<tr data-list=\"\(list.id)\">"), "list \(list.id) is on the page")
@@ -116,33 +126,33 @@ import TestSupport
         #expect(dom.contains("<form method=\"get\" action=\"explain\">"))
         #expect(dom.contains("<td>option-csp</td>"), "skipped rules by reason, from the conversion report")
         #expect(dom.contains("||ads.example^$csp=script-src &#39;none&#39;") || dom.contains("||ads.example^$csp=script-src 'none'"), "with an example")
+    }
 
-        // Nothing but loopback: no connection elsewhere, and no request the page made to another origin.
-        let (requests, addresses) = try Self.requests(inNetLog: netLog)
+    /// No connection but to loopback, and no request the page made to another origin.
+    static func expectNothingButLoopback(netLog: String, page: String, origin: String) throws {
+        let (requests, addresses) = try requests(inNetLog: netLog)
         #expect(requests.contains { $0.url == page }, "the net log saw the page load (so the check below is alive)")
         #expect(!addresses.isEmpty && addresses.allSatisfy { $0.hasPrefix("127.0.0.1:") }, "connections: \(addresses)")
         let foreign = requests.filter { $0.initiator == origin && !$0.url.hasPrefix(origin + "/") }
         #expect(foreign.isEmpty, "the page requested another origin: \(foreign.map(\.url))")
+    }
 
-        // The CSP blocks nothing the page needs: a page without script logs nothing to its console.
-        let console = run.stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") || $0.contains("Content Security Policy") }
-        #expect(console.isEmpty, "console messages: \(console)")
-
-        // Screenshots at phone and desktop width.
-        let shots = ProcessInfo.processInfo.environment[Self.screenshotVariable] ?? scratch.path
+    static func screenshotsAtPhoneAndDesktopWidth(_ page: String, _ scratch: ScratchDirectory) throws {
+        let shots = ProcessInfo.processInfo.environment[screenshotVariable] ?? scratch.path
         try FileManager.default.createDirectory(atPath: shots, withIntermediateDirectories: true)
         for (width, height) in [(390, 2600), (1280, 1900)] {
             let file = shots + "/status-page-\(width).png"
             try? FileManager.default.removeItem(atPath: file)
-            _ = try Self.chromium(["--hide-scrollbars", "--screenshot=" + file, "--window-size=\(width),\(height)"], url: page,
-                                  profile: scratch.sub("profile-\(width)"))
+            _ = try chromium(["--hide-scrollbars", "--screenshot=" + file, "--window-size=\(width),\(height)"], url: page,
+                             profile: scratch.sub("profile-\(width)"))
             let png = try #require(FileManager.default.contents(atPath: file), "no screenshot at \(width) px")
-            let size = try #require(Self.pngSize(Array(png)), "not a PNG")
+            let size = try #require(pngSize(Array(png)), "not a PNG")
             #expect(size.0 == width && size.1 == height, "\(size)")
         }
-        #expect(server.terminate() == 0)
+    }
 
-        // After a restart the history and the skipped rules (from report.json) are still there.
+    /// After a restart the history and the skipped rules (from report.json) are still there.
+    static func historyAndSkippedRulesSurviveARestart(_ scratch: ScratchDirectory) async throws {
         let restarted = try ServeTests.ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
         let again = String(decoding: try await ServeTests.request(restarted.url("/status"), headers: ["Accept": "text/html"]).1, as: UTF8.self)
         #expect(again.components(separatedBy: "<tr class=\"refresh ").count - 1 >= 3, "the history survived the restart")
@@ -152,7 +162,7 @@ import TestSupport
 }
 
 /// Just the manifest fields this test reads.
-private struct ListSyncManifestForTests: Decodable {
+fileprivate struct ListSyncManifestForTests: Decodable {
     struct Entry: Decodable { var id: String }
     var lists: [Entry]
 }

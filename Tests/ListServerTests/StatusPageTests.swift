@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import TestSupport
 import Testing
 import HTTPServerCore
 @testable import ListOrigin

@@ -3,7 +3,7 @@ import ListFormat
 import ListSync
 import Testing
 import TestSupport
-@testable import ListOrigin
+import ListOrigin
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,7 +3,7 @@ import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
-@testable import ListOrigin
+import ListOrigin
 
 /// Varnish (Debian's `varnishd`) as a local CDN edge: started on a free loopback port with its own
 /// `-n` work directory and `scripts/varnish/cdn.vcl` pointed at the origin, killed by `stop()`.

@@ -1,7 +1,7 @@
 import Converter
 import Foundation
 import Testing
-@testable import ListOrigin
+import ListOrigin
 
 /// scripts/webkit/evaluate.py (the WebKit-semantics evaluator behind semantic.py) decides exactly as a
 /// real WebKitGTK WebView does: webview_check.py loads pages under Xvfb that issue sampled dev-sample

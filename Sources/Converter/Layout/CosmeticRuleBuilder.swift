@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// Turns one list's selectors into `css-display-none` rules.
 ///
 /// Generic selectors are joined `perRule` at a time (few rules compile fast), and generic selectors

@@ -1,4 +1,5 @@
 import Foundation
+import JSONBytes
 
 /// Which rule lives in which list: the memory that lets an unchanged rule keep its list, and so
 /// lets an unchanged list keep its bytes, its file name and every device's compiled copy.

@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// Builds the WebKit rule objects for one parsed network filter: url-filter variants × request-type
 /// groups, with party, domain and case conditions. Pure bytes in, JSON bytes out.
 struct NetworkRuleBuilder {

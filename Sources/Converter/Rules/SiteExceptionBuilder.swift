@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// `@@||site^$document` / `$elemhide` / `$generichide` / `$genericblock` → an `ignore-previous-rules`
 /// over every URL (`.*`) on pages of that site (`if-domain: ["*site"]`). Layout's placement decides
 /// what it cancels. Only `||host^` with no other option, or an empty pattern with `$domain=` sites

@@ -86,25 +86,44 @@ struct ConfigKey: CodingKey {
     init?(intValue: Int) { return nil }
 }
 
-/// A keyed reader that remembers which keys it was asked for and rejects the rest.
-struct StrictObject {
+/// A keyed reader that remembers which keys it was asked for and rejects the rest: the keys a
+/// section allows are the ones its reader reads, written once, so a new field cannot be read
+/// without being allowed or allowed without being read. Each reader ends with `rejectUnknownKeys()`.
+final class StrictObject {
     let container: KeyedDecodingContainer<ConfigKey>
+    private let codingPath: [CodingKey]
+    /// Every key asked for so far, in the order asked (the error message lists them so).
+    private(set) var asked: [String] = []
 
-    init(_ decoder: Decoder, allowed: [String]) throws {
+    init(_ decoder: Decoder) throws {
         container = try decoder.container(keyedBy: ConfigKey.self)
-        let allowedSet = Set(allowed)
-        for key in container.allKeys where !allowedSet.contains(key.stringValue) {
-            let path = (decoder.codingPath + [key]).map(\.stringValue).joined(separator: ".")
-            throw ConfigurationError(file: "", key: path, problem: "unknown key (allowed here: \(allowed.joined(separator: ", ")))")
+        codingPath = decoder.codingPath
+    }
+
+    /// Throws for the first key in the object that no read asked for, naming the allowed ones.
+    func rejectUnknownKeys() throws {
+        let allowed = Set(asked)
+        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
+            let path = (codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            throw ConfigurationError(file: "", key: path, problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
         }
     }
 
+    private func ask(_ key: String) -> ConfigKey {
+        if !asked.contains(key) { asked.append(key) }
+        return ConfigKey(key)
+    }
+
+    func optional<T: Decodable>(_ key: String, _ type: T.Type = T.self) throws -> T? {
+        try container.decodeIfPresent(T.self, forKey: ask(key))
+    }
+
     func value<T: Decodable>(_ key: String, default fallback: T) throws -> T {
-        try container.decodeIfPresent(T.self, forKey: ConfigKey(key)) ?? fallback
+        try optional(key) ?? fallback
     }
 
     func require<T: Decodable>(_ key: String) throws -> T {
-        try container.decode(T.self, forKey: ConfigKey(key))
+        try container.decode(T.self, forKey: ask(key))
     }
 
     /// A number that must be positive (or zero when allowed).
@@ -122,11 +141,11 @@ private struct StrictConfiguration: Decodable {
     var value = Configuration()
 
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["listen", "publicDir", "stateDir", "upstreams", "refresh", "fetch", "conversion", "publish", "http", "follow"])
+        let object = try StrictObject(decoder)
         value.listen = try object.value("listen", default: StrictListen(value.listen)).value
         value.publicDir = try object.value("publicDir", default: value.publicDir)
         value.stateDir = try object.value("stateDir", default: value.stateDir)
-        if let upstreams = try object.container.decodeIfPresent([StrictUpstream].self, forKey: ConfigKey("upstreams")) {
+        if let upstreams = try object.optional("upstreams", [StrictUpstream].self) {
             value.upstreams = upstreams.map(\.value)
             var seen = Set<String>()
             for upstream in value.upstreams where !seen.insert(upstream.id).inserted {
@@ -139,7 +158,8 @@ private struct StrictConfiguration: Decodable {
         value.conversion = try object.value("conversion", default: StrictConversion(value.conversion)).value
         value.publish = try object.value("publish", default: StrictPublish(value.publish)).value
         value.http = try object.value("http", default: StrictHTTP(value.http)).value
-        value.follow = try object.container.decodeIfPresent(StrictFollow.self, forKey: ConfigKey("follow"))?.value
+        value.follow = try object.optional("follow", StrictFollow.self)?.value
+        try object.rejectUnknownKeys()
     }
 }
 
@@ -147,10 +167,11 @@ private struct StrictListen: Decodable {
     var value: Configuration.Listen
     init(_ value: Configuration.Listen) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["address", "port"])
+        let object = try StrictObject(decoder)
         value = Configuration.Listen()
         value.address = try object.value("address", default: value.address)
         value.port = try object.value("port", default: value.port)
+        try object.rejectUnknownKeys()
         if !ConfigurationLimits.port.contains(value.port) {
             throw ConfigurationError(file: "", key: "listen.port", problem: "must be \(ConfigurationLimits.port.lowerBound)...\(ConfigurationLimits.port.upperBound) (0 picks a free port)")
         }
@@ -160,7 +181,7 @@ private struct StrictListen: Decodable {
 private struct StrictUpstream: Decodable {
     var value: Configuration.Upstream
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["id", "url", "snapshot", "requiredHeader"])
+        let object = try StrictObject(decoder)
         let id: String = try object.require("id")
         let url: String = try object.require("url")
         let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
@@ -173,6 +194,7 @@ private struct StrictUpstream: Decodable {
         value = Configuration.Upstream(id: id, url: url)
         value.snapshot = try object.value("snapshot", default: nil as String?)
         value.requiredHeader = try object.value("requiredHeader", default: value.requiredHeader)
+        try object.rejectUnknownKeys()
     }
 }
 
@@ -180,7 +202,7 @@ private struct StrictRefresh: Decodable {
     var value: Configuration.Refresh
     init(_ value: Configuration.Refresh) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["intervalSeconds", "jitterSeconds", "minimumRuleShare", "attempts", "retryBaseDelaySeconds", "retryMaxDelaySeconds", "retryAfterFailureSeconds", "deadlineSeconds"])
+        let object = try StrictObject(decoder)
         var v = Configuration.Refresh()
         v.intervalSeconds = try object.positive("intervalSeconds", default: v.intervalSeconds)
         v.jitterSeconds = try object.positive("jitterSeconds", default: v.jitterSeconds, allowZero: true)
@@ -191,6 +213,7 @@ private struct StrictRefresh: Decodable {
         v.retryMaxDelaySeconds = try object.positive("retryMaxDelaySeconds", default: v.retryMaxDelaySeconds, allowZero: true)
         v.retryAfterFailureSeconds = try object.positive("retryAfterFailureSeconds", default: v.retryAfterFailureSeconds)
         v.deadlineSeconds = try object.positive("deadlineSeconds", default: v.deadlineSeconds)
+        try object.rejectUnknownKeys()
         value = v
     }
 }
@@ -199,13 +222,14 @@ private struct StrictFetch: Decodable {
     var value: Configuration.Fetch
     init(_ value: Configuration.Fetch) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["connectTimeoutSeconds", "totalTimeoutSeconds", "maxBodyBytes", "maxRedirects", "userAgent"])
+        let object = try StrictObject(decoder)
         var v = Configuration.Fetch()
         v.connectTimeoutSeconds = try object.positive("connectTimeoutSeconds", default: v.connectTimeoutSeconds)
         v.totalTimeoutSeconds = try object.positive("totalTimeoutSeconds", default: v.totalTimeoutSeconds)
         v.maxBodyBytes = try object.positive("maxBodyBytes", default: v.maxBodyBytes)
         v.maxRedirects = try object.positive("maxRedirects", default: v.maxRedirects, allowZero: true)
         v.userAgent = try object.value("userAgent", default: v.userAgent)
+        try object.rejectUnknownKeys()
         value = v
     }
 }
@@ -214,7 +238,7 @@ private struct StrictConversion: Decodable {
     var value: Configuration.Conversion
     init(_ value: Configuration.Conversion) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["chunkSize", "maxLists", "removalGraceRuns"])
+        let object = try StrictObject(decoder)
         var v = Configuration.Conversion()
         v.chunkSize = try object.positive("chunkSize", default: v.chunkSize)
         if v.chunkSize > ConfigurationLimits.chunkSize.upperBound {
@@ -225,6 +249,7 @@ private struct StrictConversion: Decodable {
         if v.removalGraceRuns > ConfigurationLimits.removalGraceRuns.upperBound {
             throw ConfigurationError(file: "", key: "conversion.removalGraceRuns", problem: "must be at most \(ConfigurationLimits.removalGraceRuns.upperBound)")
         }
+        try object.rejectUnknownKeys()
         value = v
     }
 }
@@ -233,7 +258,7 @@ private struct StrictPublish: Decodable {
     var value: Configuration.Publish
     init(_ value: Configuration.Publish) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["gracePeriodSeconds", "verifyWithWebKit", "signingKeyFile", "signatureValiditySeconds"])
+        let object = try StrictObject(decoder)
         var v = Configuration.Publish()
         v.gracePeriodSeconds = try object.positive("gracePeriodSeconds", default: v.gracePeriodSeconds, allowZero: true)
         v.verifyWithWebKit = try object.value("verifyWithWebKit", default: v.verifyWithWebKit)
@@ -242,6 +267,7 @@ private struct StrictPublish: Decodable {
         if !["auto", "on", "off"].contains(v.verifyWithWebKit) {
             throw ConfigurationError(file: "", key: "publish.verifyWithWebKit", problem: "must be \"auto\", \"on\" or \"off\"")
         }
+        try object.rejectUnknownKeys()
         value = v
     }
 }
@@ -250,11 +276,7 @@ private struct StrictHTTP: Decodable {
     var value: Configuration.HTTP
     init(_ value: Configuration.HTTP) { self.value = value }
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: [
-            "manifestMaxAgeSeconds", "manifestStaleWhileRevalidateSeconds", "manifestStaleIfErrorSeconds",
-            "maxHeaderBytes", "maxURIBytes", "headerReadTimeoutSeconds", "keepAliveIdleTimeoutSeconds",
-            "maxConnections", "shutdownGraceSeconds", "accessLog", "adminTokenEnvironmentVariable", "publicBaseURL",
-        ])
+        let object = try StrictObject(decoder)
         var v = Configuration.HTTP()
         v.manifestMaxAgeSeconds = try object.positive("manifestMaxAgeSeconds", default: v.manifestMaxAgeSeconds, allowZero: true)
         v.manifestStaleWhileRevalidateSeconds = try object.positive("manifestStaleWhileRevalidateSeconds", default: v.manifestStaleWhileRevalidateSeconds, allowZero: true)
@@ -271,6 +293,7 @@ private struct StrictHTTP: Decodable {
         if let base = v.publicBaseURL, !PublicBaseURL.isValid(base) {
             throw ConfigurationError(file: "", key: "http.publicBaseURL", problem: PublicBaseURL.requirement)
         }
+        try object.rejectUnknownKeys()
         value = v
     }
 }

@@ -7,7 +7,7 @@ struct StrictFollow: Decodable {
     var value: Configuration.Follow
 
     init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder, allowed: ["manifest", "trustedKeys", "intervalSeconds"])
+        let object = try StrictObject(decoder)
         let manifest: String = try object.require("manifest")
         if !(manifest.hasPrefix("https://") || manifest.hasPrefix("http://")) || URL(string: manifest) == nil {
             throw ConfigurationError(file: "", key: "follow.manifest", problem: "must be an http:// or https:// URL of the primary's manifest.json")
@@ -25,5 +25,6 @@ struct StrictFollow: Decodable {
         }
         value = Configuration.Follow(manifest: manifest, trustedKeys: keys)
         value.intervalSeconds = try object.positive("intervalSeconds", default: value.intervalSeconds)
+        try object.rejectUnknownKeys()
     }
 }

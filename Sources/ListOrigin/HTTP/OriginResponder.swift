@@ -56,12 +56,13 @@ struct OriginResponder: HTTPResponder {
             return request.error(405, "method not allowed", route: request.routes.invalid, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
         }
         let site = request.site
-        if Self.equals(name, "manifest.json") {
-            guard let manifest = site.resource(named: name) else { return ColdStart.answer(request, route: OriginRoute.manifest.route, into: &output) }
+        if ColdStart.isCold(site), let route = Self.setRoute(name) {
+            return ColdStart.answer(request, route: route, into: &output)
+        }
+        if Self.equals(name, "manifest.json"), let manifest = site.resource(named: name) {
             return request.serve(manifest, route: OriginRoute.manifest.route, into: &output)
         }
         if ListAliasRoute.claims(name) {
-            if ColdStart.isCold(site) { return ColdStart.answer(request, route: OriginRoute.lists.route, into: &output) }
             return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
         }
         if let resource = site.resource(named: name) {
@@ -74,7 +75,7 @@ struct OriginResponder: HTTPResponder {
             return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: OriginRoute.explain.route).respond(request, into: &output)
         }
         if Self.equals(name, "healthz") {
-            let healthy = site.resource(named: SiteContent.manifestName) != nil
+            let healthy = !ColdStart.isCold(site)
             let body = Array((healthy ? "{\"status\":\"ok\"}\n" : "{\"status\":\"no manifest installed\"}\n").utf8)
             return request.respond(status: healthy ? 200 : 503, route: OriginRoute.healthz.route, contentType: "application/json", body: body,
                                    into: &output)
@@ -96,8 +97,16 @@ struct OriginResponder: HTTPResponder {
             return request.respond(status: 200, route: OriginRoute.metrics.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                    body: body, into: &output)
         }
-        if ColdStart.isCold(site) { return ColdStart.answer(request, route: OriginRoute.list.route, into: &output) }
         return request.notFound(into: &output)
+    }
+
+    /// The route of a name a published set would answer (the manifest, `lists/`, any other file
+    /// name), nil for the origin's own endpoints, which answer whether or not a set is installed.
+    private static func setRoute(_ name: UnsafeBufferPointer<UInt8>) -> HTTPRoute? {
+        if equals(name, "manifest.json") { return OriginRoute.manifest.route }
+        if ListAliasRoute.claims(name) { return OriginRoute.lists.route }
+        for endpoint: StaticString in ["explain", "healthz", "status", "status.html", "metrics"] where equals(name, endpoint) { return nil }
+        return OriginRoute.list.route
     }
 
     /// Exact, case-sensitive comparison of request bytes with a literal (no String built).

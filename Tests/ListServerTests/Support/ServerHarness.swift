@@ -1,10 +1,11 @@
 import Foundation
+import TestSupport
 @testable import ListOrigin
 import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but
 /// realistic published generation (a manifest and two hashed lists with gzip siblings).
-final class ServerHarness: @unchecked Sendable {
+final class ServerHarness: LoopbackHTTPServer, @unchecked Sendable {
     let server: HTTPServer
     let port: Int
     let status: StatusBoard
@@ -33,20 +34,6 @@ final class ServerHarness: @unchecked Sendable {
 
     /// Log lines written so far (access log and lifecycle messages).
     var log: [String] { logLines.all }
-
-    func client(timeout: Double = 5) throws -> RawHTTPClient {
-        try RawHTTPClient(port: port, timeout: timeout)
-    }
-
-    /// One request on a fresh connection.
-    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
-        let client = try client()
-        defer { client.close() }
-        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
-        try client.send(text + "\r\n")
-        return try client.readResponse(method: method)
-    }
 
     func stop() {
         server.shutdown(grace: 2)

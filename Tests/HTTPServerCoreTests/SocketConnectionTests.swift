@@ -1,18 +1,17 @@
 import Foundation
-import ListFormat
+import HTTPServerCore
 import Testing
 import TestSupport
-@testable import ListOrigin
 
 /// Connection handling over real sockets: persistence, pipelining, HTTP/1.0, timeouts, limits
-/// and abrupt clients (RFC 9112 §9).
-@Suite struct HTTPConnectionTests {
+/// and abrupt clients (RFC 9112 §9), with `MinimalResponder` as the application.
+@Suite struct SocketConnectionTests {
     @Test func keepAliveServesAHundredRequestsOnOneConnection() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let client = try harness.client()
+        let core = try CoreServer()
+        defer { core.stop() }
+        let client = try core.client()
         defer { client.close() }
-        let manifest = harness.content.manifest!.identity
+        let manifest = core.site.identity("manifest.json")
         for index in 0..<100 {
             try client.send("GET /manifest.json?n=\(index) HTTP/1.1\r\nHost: x\r\n\r\n")
             let response = try client.readResponse()
@@ -23,49 +22,49 @@ import TestSupport
     }
 
     @Test func pipelinedRequestsAreAnsweredInOrder() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let client = try harness.client()
+        let core = try CoreServer()
+        defer { core.stop() }
+        let client = try core.client()
         defer { client.close() }
-        let name = harness.fileNames[0]
+        let name = core.site.names[0]
         try client.send("GET /\(name) HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nHEAD /manifest.json HTTP/1.1\r\nHost: x\r\n\r\nGET /manifest.json HTTP/1.1\r\nHost: x\r\n\r\n")
         let first = try client.readResponse()
         let second = try client.readResponse()
         let third = try client.readResponse(method: "HEAD")
         let fourth = try client.readResponse()
-        #expect(first.status == 200 && first.body == harness.content.files[name]!.identity)
+        #expect(first.status == 200 && first.body == core.site.identity(name))
         #expect(second.status == 404)
         #expect(third.status == 200 && third.body.isEmpty)
-        #expect(fourth.status == 200 && fourth.body == harness.content.manifest!.identity)
+        #expect(fourth.status == 200 && fourth.body == core.site.identity("manifest.json"))
     }
 
     @Test func pipelinedBurstLargerThanOneRead() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let client = try harness.client(timeout: 10)
+        let core = try CoreServer()
+        defer { core.stop() }
+        let client = try core.client(timeout: 10)
         defer { client.close() }
         // ~900 requests in one write span many reads and exceed the output backlog limit.
-        let name = harness.fileNames[0]
+        let name = core.site.names[0]
         let count = 900
         try client.send(String(repeating: "GET /\(name) HTTP/1.1\r\nHost: x\r\n\r\n", count: count))
         for _ in 0..<count {
             let response = try client.readResponse()
             #expect(response.status == 200)
-            #expect(response.body.count == harness.content.files[name]!.identity.count)
+            #expect(response.body.count == core.site.identity(name).count)
         }
     }
 
     @Test func http10ClosesUnlessKeepAliveIsAsked() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let plain = try harness.client()
+        let core = try CoreServer()
+        defer { core.stop() }
+        let plain = try core.client()
         try plain.send("GET /manifest.json HTTP/1.0\r\n\r\n")
         let response = try plain.readResponse()
         #expect(response.status == 200)
         #expect(response.header("Connection") == "close")
         #expect(plain.waitForClose())
 
-        let persistent = try harness.client()
+        let persistent = try core.client()
         defer { persistent.close() }
         for _ in 0..<3 {
             try persistent.send("GET /manifest.json HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
@@ -73,7 +72,7 @@ import TestSupport
             #expect(answer.status == 200)
             #expect(answer.header("Connection") == "keep-alive")
         }
-        let closing = try harness.client()
+        let closing = try core.client()
         try closing.send("GET /manifest.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         #expect(try closing.readResponse().header("Connection") == "close")
         #expect(closing.waitForClose())
@@ -81,8 +80,8 @@ import TestSupport
 
     /// Each malformed request gets its status and then the connection closes.
     @Test func malformedRequestsAreRefusedAndClosed() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
+        let core = try CoreServer()
+        defer { core.stop() }
         let longTarget = "/" + String(repeating: "a", count: 3000)
         let bigHeader = "X-Filler: " + String(repeating: "b", count: 20_000)
         let cases: [(String, String, Int)] = [
@@ -94,7 +93,7 @@ import TestSupport
             ("obs-fold", "GET /manifest.json HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  b\r\n\r\n", 400),
             ("missing Host", "GET /manifest.json HTTP/1.1\r\n\r\n", 400),
             ("duplicate Host", "GET /manifest.json HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
-            ("conflicting Content-Length", "POST /admin/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400),
+            ("conflicting Content-Length", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400),
             ("bad Content-Length", "GET /manifest.json HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
             ("Transfer-Encoding with Content-Length", "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400),
             ("NUL in header", "GET /manifest.json HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n", 400),
@@ -105,10 +104,10 @@ import TestSupport
             ("HTTP/0.9 style", "GET /manifest.json HTTP/0.9\r\nHost: x\r\n\r\n", 505),
             ("long URI", "GET \(longTarget) HTTP/1.1\r\nHost: x\r\n\r\n", 414),
             ("huge header block", "GET /manifest.json HTTP/1.1\r\nHost: x\r\n\(bigHeader)\r\n\r\n", 431),
-            ("huge body", "POST /admin/refresh HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
+            ("huge body", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999\r\n\r\n", 413),
         ]
         for (label, request, status) in cases {
-            let client = try harness.client()
+            let client = try core.client()
             try client.send(request)
             let response = try client.readResponse()
             #expect(response.status == status, "\(label)")
@@ -117,10 +116,12 @@ import TestSupport
         }
     }
 
-    @Test func otherMethodsAre405WithAllow() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let client = try harness.client()
+    /// The responder's refusal goes out as it wrote it, and a body on a refused request is skipped:
+    /// the next request on the connection still parses.
+    @Test func aRefusedRequestsBodyIsSkipped() throws {
+        let core = try CoreServer()
+        defer { core.stop() }
+        let client = try core.client()
         defer { client.close() }
         for method in ["DELETE", "PUT", "OPTIONS", "PATCH", "BREW"] {
             try client.send("\(method) /manifest.json HTTP/1.1\r\nHost: x\r\n\r\n")
@@ -128,7 +129,6 @@ import TestSupport
             #expect(response.status == 405, "\(method)")
             #expect(response.header("Allow") == "GET, HEAD")
         }
-        // A body on a refused request is skipped; the next request on the connection still parses.
         try client.send("POST /manifest.json HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello worldGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try client.readResponse().status == 405)
         #expect(try client.readResponse().status == 200)
@@ -141,13 +141,13 @@ import TestSupport
     @Test func slowHeadersAreCutOff() throws {
         let timeout = 1.0
         let latest = timeout + 0.5 + 1.0
-        let harness = try ServerHarness { $0.headerReadTimeoutSeconds = timeout }
-        defer { harness.stop() }
-        let client = try harness.client(timeout: 8)
+        let core = try CoreServer { $0.headerReadTimeoutSeconds = timeout }
+        defer { core.stop() }
+        let client = try core.client(timeout: 8)
         defer { client.close() }
         let start = Date()
         try client.send("GET /manifest.json HTTP/1.1\r\n")
-        // The trickle runs on its own thread for up to 4 s (a byte per 100 ms) or until a send fails.
+        // The trickle paces itself (a byte per 100 ms, for up to 4 s) on its own thread until a send fails.
         let trickling = DispatchSemaphore(value: 0)
         let fd = client.fd
         Thread {
@@ -165,40 +165,40 @@ import TestSupport
         #expect(trickling.wait(timeout: .now() + 8) == .success)
         // A connection that sends nothing at all is closed on the same clock.
         let silentStart = Date()
-        let silent = try harness.client(timeout: 8)
+        let silent = try core.client(timeout: 8)
         #expect(silent.waitForClose())
         let silentAfter = Date().timeIntervalSince(silentStart)
         #expect(silentAfter >= timeout - 0.05 && silentAfter <= latest, "silent connection closed after \(silentAfter) s")
     }
 
     @Test func idleKeepAliveConnectionsAreClosed() throws {
-        let harness = try ServerHarness { $0.keepAliveIdleTimeoutSeconds = 1 }
-        defer { harness.stop() }
-        let client = try harness.client(timeout: 8)
+        let core = try CoreServer { $0.keepAliveIdleTimeoutSeconds = 1 }
+        defer { core.stop() }
+        let client = try core.client(timeout: 8)
         try client.send("GET /manifest.json HTTP/1.1\r\nHost: x\r\n\r\n")
         #expect(try client.readResponse().status == 200)
         #expect(client.waitForClose())
     }
 
-    @Test func connectionsBeyondTheLimitGet503AndClose() async throws {
-        let harness = try ServerHarness { $0.maxConnections = 3 }
-        defer { harness.stop() }
+    @Test func connectionsBeyondTheLimitGet503AndClose() throws {
+        let core = try CoreServer { $0.maxConnections = 3 }
+        defer { core.stop() }
         var held: [RawHTTPClient] = []
         for _ in 0..<3 {
-            let client = try harness.client()
+            let client = try core.client()
             try client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(try client.readResponse().status == 200)
             held.append(client)
         }
-        let extra = try harness.client()
+        let extra = try core.client()
         let refused = try extra.readResponse()
         #expect(refused.status == 503)
         #expect(refused.header("Connection") == "close")
         #expect(extra.waitForClose())
         held[0].close()
-        // Once a slot frees up, new connections are served again (bounded retries).
-        let served = await eventually(timeout: 2.5) {
-            guard let client = try? harness.client() else { return false }
+        // Once a slot frees up, new connections are served again.
+        let served = eventually(timeout: 2.5) {
+            guard let client = try? core.client() else { return false }
             defer { client.close() }
             try? client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             return (try? client.readResponse().status) == 200
@@ -212,9 +212,9 @@ import TestSupport
     /// latency with the idle connections must stay within twice the median without them (work
     /// per request that grew with the number of connections would be many times slower).
     @Test func thousandIdleConnectionsDoNotDelayARequest() throws {
-        let loaded = try ServerHarness()
+        let loaded = try CoreServer()
         defer { loaded.stop() }
-        let quiet = try ServerHarness()
+        let quiet = try CoreServer()
         defer { quiet.stop() }
         var idle: [RawHTTPClient] = []
         defer { for client in idle { client.close() } }
@@ -226,11 +226,11 @@ import TestSupport
         defer { loadedClient.close() }
         let quietClient = try quiet.client(timeout: 5)
         defer { quietClient.close() }
-        func latency(_ client: RawHTTPClient, _ harness: ServerHarness) throws -> Double {
+        func latency(_ client: RawHTTPClient, _ core: CoreServer) throws -> Double {
             let start = DispatchTime.now().uptimeNanoseconds
             try client.send(request)
             let response = try client.readResponse()
-            #expect(response.status == 200 && response.body == harness.content.manifest!.identity)
+            #expect(response.status == 200 && response.body == core.site.identity("manifest.json"))
             return Double(DispatchTime.now().uptimeNanoseconds - start)
         }
         var withIdle: [Double] = []
@@ -247,24 +247,20 @@ import TestSupport
     }
 
     @Test func clientResetMidDownloadLeavesTheServerServing() throws {
-        var content = try ServerHarness.sampleContent()
-        let big = [UInt8]((0..<(8 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
-        let hash = SHA256Digest.hex(of: big)
-        let name = "big.\(hash.prefix(12)).json"
-        content.files[name] = SiteContent.Entry(name: name, identity: big, gzip: nil, sha256: hash, lastModified: Date())
-        let harness = try ServerHarness(content: content)
-        defer { harness.stop() }
+        let (site, name, big) = CoreSite.withBig(tag: 7, megabytes: 8)
+        let core = try CoreServer(site: site)
+        defer { core.stop() }
         for _ in 0..<5 {
-            let client = try harness.client()
+            let client = try core.client()
             try client.send("GET /\(name) HTTP/1.1\r\nHost: x\r\n\r\nGET /\(name) HTTP/1.1\r\nHost: x\r\n\r\n")
             var chunk = [UInt8](repeating: 0, count: 4096)
             _ = recv(client.fd, &chunk, chunk.count, 0)
             client.reset()
         }
-        let response = try harness.request("/\(name)")
+        let response = try core.request("/\(name)")
         #expect(response.status == 200)
         #expect(response.body == big)
         // The reset connections are gone (bounded wait).
-        #expect(eventually(timeout: 5) { harness.server.openConnections == 0 }, "\(harness.server.openConnections) connections still open")
+        #expect(eventually(timeout: 5) { core.server.openConnections == 0 }, "\(core.server.openConnections) connections still open")
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import Testing
 @testable import HTTPServerCore
-@testable import ListOrigin
+import TestSupport
 
 /// How a request target finds what it names without per-request allocation: the plain-name fast
 /// path, the byte-keyed resource table, inline list headers, and `OPTIONS *`.
-@Suite struct HTTPRoutingTests {
+@Suite struct RoutingTests {
     private func plainName(_ target: String) -> String? {
         let bytes = Array(target.utf8)
         return bytes.withUnsafeBufferPointer { buffer in
@@ -27,7 +27,7 @@ import Testing
     }
 
     @Test func resourceTableFindsExactNamesOnly() throws {
-        let site = StaticSite(resources: try ServerHarness.sampleContent().staticResources(Configuration.HTTP()))
+        let site = CoreSite().staticSite
         // Many more names than the sample, to exercise probing past collisions.
         var entries = site.resources
         let template = site.resources.values.first!
@@ -58,9 +58,9 @@ import Testing
     }
 
     @Test func optionsAsteriskDescribesTheServer() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let client = try harness.client()
+        let core = try CoreServer()
+        defer { core.stop() }
+        let client = try core.client()
         defer { client.close() }
         try client.send("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
         let response = try client.readResponse()
@@ -81,15 +81,15 @@ import Testing
 
     /// The keep-alive 404 goes out as one prebuilt segment; it must match the assembled answers.
     @Test func notFoundIsTheSameWhetherPrebuiltOrAssembled() throws {
-        let harness = try ServerHarness()
-        defer { harness.stop() }
-        let client = try harness.client()
+        let core = try CoreServer()
+        defer { core.stop() }
+        let client = try core.client()
         defer { client.close() }
         try client.send("GET /missing.json HTTP/1.1\r\nHost: x\r\n\r\nGET /missing.json HTTP/1.1\r\nHost: x\r\n\r\n")
         for _ in 0..<2 {
             let response = try client.readResponse()
             #expect(response.status == 404)
-            #expect(response.header("Server") == "listserver")
+            #expect(response.header("Server") == "core-test")
             #expect(response.header("Date") != nil)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Cache-Control") == "public, max-age=60")

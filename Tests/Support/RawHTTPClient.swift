@@ -1,40 +1,39 @@
 import Foundation
-import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// One parsed HTTP response as received on the wire (no decompression, no redirects).
-struct HTTPTestResponse {
-    var status: Int
-    var reason: String
+public struct HTTPTestResponse {
+    public var status: Int
+    public var reason: String
     /// In order, names as sent.
-    var headerLines: [(name: String, value: String)]
-    var body: [UInt8]
+    public var headerLines: [(name: String, value: String)]
+    public var body: [UInt8]
 
     /// The first value of a header (case-insensitive), nil if absent.
-    func header(_ name: String) -> String? {
+    public func header(_ name: String) -> String? {
         headerLines.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    func headers(_ name: String) -> [String] {
+    public func headers(_ name: String) -> [String] {
         headerLines.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 
-    var bodyText: String { String(decoding: body, as: UTF8.self) }
+    public var bodyText: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// A blocking loopback HTTP/1.1 client that sends exactly the bytes a test gives it and parses
 /// responses strictly, so tests see what the server really wrote. Every read is bounded by
 /// `timeout` (SO_RCVTIMEO), so a misbehaving server fails a test instead of hanging it.
-final class RawHTTPClient {
-    struct Failure: Error, CustomStringConvertible { var description: String }
+public final class RawHTTPClient {
+    public struct Failure: Error, CustomStringConvertible { public var description: String }
 
-    let fd: Int32
+    public let fd: Int32
     private var buffer: [UInt8] = []
     private var isClosed = false
 
-    init(port: Int, timeout: Double = 5) throws {
+    public init(port: Int, timeout: Double = 5) throws {
         do {
             fd = try LoopbackSocket.connect(port: port, timeout: timeout)
         } catch {
@@ -44,24 +43,36 @@ final class RawHTTPClient {
 
     deinit { close() }
 
-    func close() {
+    public func close() {
         guard !isClosed else { return }
         isClosed = true
         Glibc.close(fd)
     }
 
+    /// One request on a fresh connection: the request line, `Host: 127.0.0.1`, `headers` in name
+    /// order, then the response (`method` HEAD reads no body).
+    public static func request(port: Int, _ target: String, method: String = "GET", headers: [String: String] = [:],
+                               timeout: Double = 5) throws -> HTTPTestResponse {
+        let client = try RawHTTPClient(port: port, timeout: timeout)
+        defer { client.close() }
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        try client.send(text + "\r\n")
+        return try client.readResponse(method: method)
+    }
+
     /// Closes with an RST (SO_LINGER 0) instead of a FIN: a client that vanishes mid-download.
-    func reset() {
+    public func reset() {
         var option = linger(l_onoff: 1, l_linger: 0)
         setsockopt(fd, SOL_SOCKET, SO_LINGER, &option, socklen_t(MemoryLayout<linger>.size))
         close()
     }
 
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) throws {
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -86,7 +97,7 @@ final class RawHTTPClient {
     }
 
     /// Reads one response. `method` decides whether a body follows (HEAD has none).
-    func readResponse(method: String = "GET") throws -> HTTPTestResponse {
+    public func readResponse(method: String = "GET") throws -> HTTPTestResponse {
         var headEnd: Int?
         while headEnd == nil {
             headEnd = Self.find([13, 10, 13, 10], in: buffer)
@@ -127,7 +138,7 @@ final class RawHTTPClient {
 
     /// True when the server closes the connection (FIN or RST) within the receive timeout,
     /// discarding anything it still sends.
-    func waitForClose() -> Bool {
+    public func waitForClose() -> Bool {
         while true {
             do {
                 if try !fill() { return true }
@@ -139,7 +150,7 @@ final class RawHTTPClient {
     }
 
     /// Bytes that arrived but were not consumed by `readResponse`.
-    var unread: [UInt8] { buffer }
+    public var unread: [UInt8] { buffer }
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
         guard haystack.count >= needle.count else { return nil }
@@ -149,5 +160,21 @@ final class RawHTTPClient {
             index += 1
         }
         return nil
+    }
+}
+
+/// A test server listening on 127.0.0.1 that tests talk to with `RawHTTPClient`.
+public protocol LoopbackHTTPServer {
+    var port: Int { get }
+}
+
+public extension LoopbackHTTPServer {
+    func client(timeout: Double = 5) throws -> RawHTTPClient {
+        try RawHTTPClient(port: port, timeout: timeout)
+    }
+
+    /// One request on a fresh connection.
+    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
+        try RawHTTPClient.request(port: port, target, method: method, headers: headers)
     }
 }
