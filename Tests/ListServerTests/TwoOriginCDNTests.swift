@@ -33,10 +33,10 @@ import Glibc
     }
 
     /// One device sync: `listserver sync --json`, spawned with posix_spawn and reaped by its own
-    /// pid (`SpawnRun`), so the running varnishd and origins never hold up its reaping.
+    /// pid (`ChildRun`), so the running varnishd and origins never hold up its reaping.
     static func sync(binary: String, manifest: URL, store: String, key: String) -> SyncRun {
         do {
-            let run = try SpawnRun.run(binary, ["sync", "--manifest", manifest.absoluteString, "--dir", store, "--trusted-key", key,
+            let run = try ChildRun.run(binary, ["sync", "--manifest", manifest.absoluteString, "--dir", store, "--trusted-key", key,
                                                 "--timeout", "20", "--json"], timeout: 90)
             guard run.status == 0 else { return SyncRun(report: nil, error: "exit \(run.status): \(run.stderr)") }
             return SyncRun(report: try JSONDecoder().decode(SyncReport.self, from: run.stdout), error: nil)
