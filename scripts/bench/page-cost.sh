@@ -9,7 +9,8 @@
 #      (default 5) in rotating order: per allowed subresource request (fetch), whole real pages
 #      from dev-sample.jsonl with their requests, and style recalculation on a page with thousands
 #      of elements. Prints medians, ratios to SafariConverterLib, and the lists' own cost (above
-#      no lists) as a ratio.
+#      no lists) as a ratio, twice: time inside the page, and CPU seconds of each view's web
+#      process (read from /proc; far steadier than wall time on a loaded machine).
 # The machine may be shared: read the same-run ratios, not the seconds.
 #
 # Usage: scripts/bench/page-cost.sh                       (builds release into .build-sync)

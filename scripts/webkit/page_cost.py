@@ -38,8 +38,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from webview_check import ListCompileError, open_webview, page_html, to_http  # noqa: E402
 from evaluate import load_set, normalize_url  # noqa: E402
+from proc_cpu import cpu_seconds, descendants  # noqa: E402
 
 HARNESS = "/__lspagecost__/"
+# An allowed iframe loads from the loopback proxy within tens of milliseconds; a blocked one never
+# fires its load event, and the page waits this bound for it (not counted in the page's time).
+IFRAME_BOUND_MS = 600
 SUBRESOURCE_TYPES = ("script", "image", "stylesheet", "xmlhttprequest", "subdocument", "ping", "font")
 PLACEHOLDER_SOURCES = ("https://foo.com", "http://foo.com", "")
 
@@ -138,12 +142,10 @@ for (let i = 0; i < %d; i++) one();
 
 
 def timed_page(items, marker):
-    """page_html's requests by type, with the time since navigation start in the title."""
-    html = page_html(items, marker)
-    # performance.now() counts from the navigation's start: the document request, the lists'
-    # style sheet for the new document, and every subresource until the last one ends.
-    return html.replace("document.title = %s;" % json.dumps(marker),
-                        "document.title = %s + ':' + performance.now().toFixed(3);" % json.dumps(marker))
+    """page_html's requests by type, with the time since navigation start in the title: the
+    document, the lists' style sheets for the new document, every subresource until the last one
+    really ends (a blocked iframe fires no load event; its bound is not counted as its time)."""
+    return page_html(items, marker, timed=True, iframe_bound_ms=IFRAME_BOUND_MS)
 
 
 def style_page(marker, names, elements, rounds):
@@ -217,7 +219,11 @@ def main(argv):
     parser.add_argument("--versus", default=None, help="configuration the ratios are taken to (default: the second)")
     parser.add_argument("--baseline", default=None, help="configuration without lists (default: the first)")
     parser.add_argument("--json", default=None, help="also write every measurement to this file")
+    parser.add_argument("--measure", default="request,pages,style",
+                        help="comma-separated subset of request,pages,style (default: all three)")
+    parser.add_argument("--per-page", action="store_true", help="also print each page's median time per configuration")
     args = parser.parse_args(argv)
+    measure = set(args.measure.split(","))
 
     import gi
     gi.require_version("WebKit2", "4.1")
@@ -279,9 +285,15 @@ def main(argv):
                 seen_urls.add(url)
                 candidates.append(url)
         allowed = set(host_uri(u) for u in candidates)
+        processes = {}
         for name in names:
             offset = proxy.log_size()
+            before = descendants()
             result = load(name, request_host, fetch_page(candidates, "__MARKER__"), timeout=120)
+            # The web process that appeared for this view's first load is the one its pages run in.
+            processes[name] = [pid for pid, comm in descendants().items() if pid not in before and "WebProces" in comm]
+            if len(processes[name]) != 1:
+                print("page_cost: %s: %d new web processes; CPU figures will be wrong" % (name, len(processes[name])), file=sys.stderr)
             if result is None:
                 raise RuntimeError("calibration page did not finish in %s" % name)
             time.sleep(0.3)
@@ -304,27 +316,39 @@ def main(argv):
         pages = sorted(by_page.items(), key=lambda kv: (-len(kv[1]), kv[0]))[: args.pages]
         names_for_style = style_names(configs)
 
-        results = {name: {"request_ms": [], "pages_ms": [], "style_ms": []} for name in names}
+        results = {name: {key: [] for key in ("request_ms", "pages_ms", "style_ms", "request_cpu_ms", "pages_cpu_ms", "style_cpu_ms")}
+                   for name in names}
         for round_index in range(args.rounds):
             order = names[round_index % len(names):] + names[: round_index % len(names)]
             for name in order:
-                value = load(name, request_host, fetch_page(allowed_urls, "__MARKER__"), timeout=120)
-                if value is not None:
-                    elapsed, count = value.split(":")
-                    results[name]["request_ms"].append(float(elapsed) / int(count))
-                total = 0.0
-                finished = 0
-                for source, items in pages:
-                    host = normalize_url(source)[1]
-                    value = load(name, host, timed_page(items, "__MARKER__"), timeout=20)
+                cpu = lambda: cpu_seconds(processes[name])
+                if "request" in measure:
+                    started = cpu()
+                    value = load(name, request_host, fetch_page(allowed_urls, "__MARKER__"), timeout=120)
                     if value is not None:
-                        total += float(value)
-                        finished += 1
-                results[name]["pages_ms"].append(total)
-                results[name].setdefault("pages_finished", []).append(finished)
-                value = load(name, "www.spiegel.de", style_page("__MARKER__", names_for_style, args.elements, 10), timeout=120)
-                if value is not None:
-                    results[name]["style_ms"].append(float(value))
+                        elapsed, count = value.split(":")
+                        results[name]["request_ms"].append(float(elapsed) / int(count))
+                        results[name]["request_cpu_ms"].append((cpu() - started) * 1000.0 / int(count))
+                if "pages" in measure:
+                    total = 0.0
+                    finished = 0
+                    started = cpu()
+                    for source, items in pages:
+                        host = normalize_url(source)[1]
+                        value = load(name, host, timed_page(items, "__MARKER__"), timeout=20)
+                        if value is not None:
+                            total += float(value)
+                            finished += 1
+                            results[name].setdefault("page_ms", {}).setdefault(source, []).append(float(value))
+                    results[name]["pages_ms"].append(total)
+                    results[name]["pages_cpu_ms"].append((cpu() - started) * 1000.0)
+                    results[name].setdefault("pages_finished", []).append(finished)
+                if "style" in measure:
+                    started = cpu()
+                    value = load(name, "www.spiegel.de", style_page("__MARKER__", names_for_style, args.elements, 10), timeout=120)
+                    if value is not None:
+                        results[name]["style_ms"].append(float(value))
+                        results[name]["style_cpu_ms"].append((cpu() - started) * 1000.0)
             print("page_cost: round %d/%d done" % (round_index + 1, args.rounds), file=sys.stderr, flush=True)
         for view, window in views.values():
             window.destroy()
@@ -336,13 +360,14 @@ def main(argv):
     print("configurations: %s; %d rounds, alternating; %d allowed requests per round; %d real pages; %d elements" % (
         ", ".join("%s (%d rules)" % (n, sum(len(a) for _, a in configs[n])) for n in names), args.rounds,
         len(allowed_urls), len(pages), args.elements))
-    header = "%-10s %12s %10s %10s %12s %10s %10s %12s %10s %10s" % (
+    for suffix, what in (("_ms", "time inside the page (wall)"), ("_cpu_ms", "CPU of the view's web process")):
+      print(what + ":")
+      print("%-10s %12s %10s %10s %12s %10s %10s %12s %10s %10s" % (
         "config", "request-us", "/" + versus, "lists/" + versus, "pages-ms", "/" + versus, "lists/" + versus,
-        "style-ms", "/" + versus, "lists/" + versus)
-    print(header)
-    for name in names:
+        "style-ms", "/" + versus, "lists/" + versus))
+      for name in names:
         row = [name]
-        for key, scale in (("request_ms", 1000.0), ("pages_ms", 1.0), ("style_ms", 1.0)):
+        for key, scale in (("request" + suffix, 1000.0), ("pages" + suffix, 1.0), ("style" + suffix, 1.0)):
             mine, theirs, base = (median(results[n][key]) for n in (name, versus, baseline))
             ratio = mine / theirs if theirs else float("nan")
             extra = (mine - base) / (theirs - base) if theirs != base else float("nan")
@@ -353,6 +378,14 @@ def main(argv):
             name, " ".join("%.1f" % (v * 1000) for v in results[name]["request_ms"]),
             " ".join("%.0f" % v for v in results[name]["pages_ms"]), " ".join(map(str, results[name].get("pages_finished", []))),
             " ".join("%.2f" % v for v in results[name]["style_ms"])))
+        print("%-10s CPU per round: request-us %s | pages-ms %s | style-ms %s" % (
+            name, " ".join("%.1f" % (v * 1000) for v in results[name]["request_cpu_ms"]),
+            " ".join("%.0f" % v for v in results[name]["pages_cpu_ms"]), " ".join("%.0f" % v for v in results[name]["style_cpu_ms"])))
+    if args.per_page:
+        print("per page, median ms: " + " ".join("%10s" % n[:10] for n in names))
+        for source, _ in pages:
+            print("  %-40s %s" % (source[7:47], " ".join(
+                "%10.1f" % median(results[n].get("page_ms", {}).get(source, [])) for n in names)))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(results, handle)

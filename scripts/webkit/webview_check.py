@@ -117,26 +117,29 @@ def to_http(url):
     return url
 
 
-def page_html(items, marker):
-    """A page that issues each request once, by its ABP type, then sets the title to `marker`."""
+def page_html(items, marker, timed=False, iframe_bound_ms=IFRAME_BOUND_MS):
+    """A page that issues each request once, by its ABP type, then sets the title to `marker`.
+    `timed`: the title becomes `marker:<ms>`, the time since navigation start when the last request
+    really ended; an iframe that ends only by its bound (blocked: no load event) adds no time."""
     calls = json.dumps([[item["http_url"], item["type"]] for item in items])
+    title = "%s + ':' + last.toFixed(3)" % json.dumps(marker) if timed else json.dumps(marker)
     return """<!doctype html><html><head><title>loading</title></head><body><script>
-const items = %s; let pending = items.length;
-function done() { if (--pending === 0) document.title = %s; }
+const items = %s; let pending = items.length, last = performance.now();
+function done(bound) { if (bound !== true) last = performance.now(); if (--pending === 0) document.title = %s; }
 for (const [url, type] of items) {
   try {
     if (type === 'image') { const e = new Image(); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
     else if (type === 'script') { const e = document.createElement('script'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
     else if (type === 'stylesheet') { const e = document.createElement('link'); e.rel = 'stylesheet'; e.onload = e.onerror = done; e.href = url; document.head.appendChild(e); }
     else if (type === 'xmlhttprequest') { fetch(url, {mode: 'no-cors', cache: 'no-store'}).then(done, done); }
-    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = () => { if (!over) { over = true; done(); } }; e.onload = e.onerror = end; setTimeout(end, %d); e.src = url; document.body.appendChild(e); }
+    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = (bound) => { if (!over) { over = true; done(bound); } }; e.onload = e.onerror = () => end(false); setTimeout(() => end(true), %d); e.src = url; document.body.appendChild(e); }
     else if (type === 'ping') { navigator.sendBeacon(url, 'x'); done(); }
     else if (type === 'font') { const f = new FontFace('f' + pending, 'url(' + JSON.stringify(url) + ')'); document.fonts.add(f); f.load().then(done, done); }
     else done();
   } catch (e) { done(); }
 }
 if (items.length === 0) document.title = %s;
-</script></body></html>""" % (calls, json.dumps(marker), IFRAME_BOUND_MS, json.dumps(marker))
+</script></body></html>""" % (calls, title, iframe_bound_ms, title)
 
 
 def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
