@@ -101,12 +101,18 @@ import Glibc
         return sources
     }
 
-    @Test func devicesSyncThroughTheEdgeWhileThePrimaryPublishesDiesAndReturns() async throws {
-        let total = max(50, Int(ProcessInfo.processInfo.environment["LISTSERVER_CDN_SYNCS"] ?? "") ?? 150)
-        let workers = 6
-        let devices = workers * 4
-        let began = Date()
-        let scratch = ScratchDirectory("two-origins")
+    /// A converting primary on day 0 (its first upstream refresh over) and a follower serving the
+    /// same set; both answer with 1 s manifest caching, so the edge goes back to them every second.
+    struct Origins {
+        var primary: ServeTests.ServerProcess
+        var primaryDir: String
+        var follower: ServeTests.ServerProcess
+        var upstream: UpstreamServer
+        var key: String
+        var day0: [UInt8]
+    }
+
+    static func startOrigins(_ scratch: ScratchDirectory) async throws -> Origins {
         let snap = scratch.sub("snap")
         try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
         for id in ["easylist", "easyprivacy"] {
@@ -114,12 +120,11 @@ import Glibc
         }
         let upstream = try UpstreamServer()
         try FollowerTests.serveDay(upstream, 0)
-        // Short manifest caching, so the edge goes back to the origins every second throughout.
         let http = #", "http": {"manifestMaxAgeSeconds": 1, "manifestStaleWhileRevalidateSeconds": 0}"#
         let primaryDir = scratch.sub("primary")
         try FileManager.default.createDirectory(atPath: primaryDir, withIntermediateDirectories: true)
         try ServeTests.writeConfig(primaryDir, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap, extra: http)
-        var primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
+        let primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
         try #require(try await ServeTests.waitFor200(primary, "/manifest.json", seconds: 180) != nil, "the primary never published")
         // The start converts the snapshot, then fetches the upstream at once: wait for that refresh to end.
         let settled = try await eventually(timeout: 180, interval: 0.2) {
@@ -132,7 +137,43 @@ import Glibc
         let follower = try ServeTests.ServerProcess(directory: scratch.sub("follower"))
         let day0 = try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day0 })
-        let cdn = try VarnishCDN(originPort: primary.port, secondPort: follower.port)
+        return Origins(primary: primary, primaryDir: primaryDir, follower: follower, upstream: upstream, key: key, day0: day0)
+    }
+
+    /// Downloads of the next day's lists by devices that held yesterday's version, where a patch
+    /// from that version exists: how many came as patches, and the ones that came whole.
+    static func patchedDownloads(_ runs: [SyncRun], old: Manifest, new: Manifest, publicDirectory: String) -> (patched: Int, whole: [String]) {
+        let patchable = patchSources(new, from: old, directory: publicDirectory)
+        let oldSHA = Dictionary(old.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let newSHA = Dictionary(new.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        var patched = 0
+        var whole: [String] = []
+        for run in runs {
+            for file in run.report?.downloaded ?? [] {
+                // Only the next day's files (the first syncs fetch yesterday's whole, as they must).
+                guard newSHA[file.id] == file.sha256, let from = oldSHA[file.id], patchable.contains("\(file.id) \(from)") else { continue }
+                if file.patch != nil, file.patchFallback == nil { patched += 1 } else { whole.append("\(file.id): \(file)") }
+            }
+        }
+        return (patched, whole)
+    }
+
+    /// The edge's log lines (`status path`) and those that are a 404 for one of `named`.
+    static func edgeNotFound(_ cdn: VarnishCDN, named: Set<String>) throws -> (lines: Int, notFound: [Substring]) {
+        let log = try ChildRun.run("/usr/bin/varnishncsa", ["-n", cdn.workdir.path, "-d", "-F", "%s %U"], timeout: 60)
+        let lines = log.stdoutText.split(separator: "\n")
+        return (lines.count, lines.filter { $0.hasPrefix("404 ") && named.contains(String($0.dropFirst(5))) })
+    }
+
+    @Test func devicesSyncThroughTheEdgeWhileThePrimaryPublishesDiesAndReturns() async throws {
+        let total = max(50, Int(ProcessInfo.processInfo.environment["LISTSERVER_CDN_SYNCS"] ?? "") ?? 150)
+        let workers = 6
+        let devices = workers * 4
+        let began = Date()
+        let scratch = ScratchDirectory("two-origins")
+        var origins = try await Self.startOrigins(scratch)
+        let (primaryDir, follower, upstream, key, day0) = (origins.primaryDir, origins.follower, origins.upstream, origins.key, origins.day0)
+        let cdn = try VarnishCDN(originPort: origins.primary.port, secondPort: follower.port)
         var cdnStopped = false
         defer { if !cdnStopped { cdn.stop() } }
         let manifestURL = URL(string: cdn.baseURL + "/manifest.json")!
@@ -163,22 +204,22 @@ import Glibc
         }
         #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 5 }, "devices stopped syncing before the publish")
         try FollowerTests.serveDay(upstream, 1)
-        #expect(try await ServeTests.request(primary.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
-        let published = try await eventually(timeout: 180, interval: 0.2) { try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body != day0 }
+        #expect(try await ServeTests.request(origins.primary.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
+        let published = try await eventually(timeout: 180, interval: 0.2) { try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body != day0 }
         try #require(published, "the primary never published the next day")
-        let day1 = try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body
+        let day1 = try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day1 })
         #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 }, "devices stopped syncing after the publish")
-        kill(primary.process.processIdentifier, SIGKILL)
+        kill(origins.primary.process.processIdentifier, SIGKILL)
         // Not waitUntilExit: Foundation reaps children one by one and blocks on the running varnishd,
         // so the killed primary is reaped only once the edge stops (its object is kept until then).
-        let killed = primary
-        let port = primary.port
+        let killed = origins.primary
+        let port = origins.primary.port
         #expect(await eventually(timeout: 10, interval: 0.05) { !VarnishCDN.accepts(port: port) }, "the killed primary still accepts")
         let killedAt = counters.count
         #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= killedAt + total / 5 }, "devices stopped syncing while the primary was down")
-        primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120, port: primary.port)
-        #expect(try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body == day1, "the restarted primary serves its set from disk")
+        origins.primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120, port: origins.primary.port)
+        #expect(try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body == day1, "the restarted primary serves its set from disk")
         timelineDone.done = true
         await devicesRun.value
         // A last sync for every device, at once: both origins serve the newest set, so the edge must too.
@@ -206,38 +247,20 @@ import Glibc
         // Devices holding yesterday's set got patches for every list the new manifest has a patch for.
         let old = try Manifest.decode(Data(day0))
         let new = try Manifest.decode(Data(day1))
-        let patchable = Self.patchSources(new, from: old, directory: primaryDir + "/public")
-        let oldSHA = Dictionary(old.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
-        let newSHA = Dictionary(new.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
-        var patched = 0
-        var whole: [String] = []
-        for run in runs {
-            for file in run.report?.downloaded ?? [] {
-                // Only the next day's files (the first syncs fetch yesterday's whole, as they must).
-                guard newSHA[file.id] == file.sha256, let from = oldSHA[file.id], patchable.contains("\(file.id) \(from)") else { continue }
-                if file.patch != nil, file.patchFallback == nil { patched += 1 } else { whole.append("\(file.id): \(file)") }
-            }
-        }
+        let (patched, whole) = Self.patchedDownloads(runs, old: old, new: new, publicDirectory: primaryDir + "/public")
         #expect(patched > 0, "devices on yesterday's set fetched patches")
         #expect(whole.isEmpty, "lists fetched whole although a patch from the held version exists: \(whole.prefix(3))")
         // No 404 at the edge for a file either manifest names.
         let named = Set((old.lists + new.lists).flatMap { [$0.file] + ($0.patches ?? []).map(\.file) } + ["manifest.json"])
-        let log = Process()
-        log.executableURL = URL(fileURLWithPath: "/usr/bin/varnishncsa")
-        log.arguments = ["-n", cdn.workdir.path, "-d", "-F", "%s %U"]
-        let pipe = Pipe()
-        log.standardOutput = pipe
-        try log.run()
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n")
-        let notFound = lines.filter { $0.hasPrefix("404 ") && named.contains(String($0.dropFirst(5))) }
-        #expect(lines.count > runs.count, "the edge log holds the run (\(lines.count) lines)")
+        let (lines, notFound) = try Self.edgeNotFound(cdn, named: named)
+        #expect(lines > runs.count, "the edge log holds the run (\(lines) lines)")
         #expect(notFound.isEmpty, "404 at the edge: \(notFound.prefix(5))")
-        print("two-origin CDN: \(runs.count) syncs (listserver sync), \(failed.count) failed, \(patched) patched list downloads, \(lines.count) edge requests, "
+        print("two-origin CDN: \(runs.count) syncs (listserver sync), \(failed.count) failed, \(patched) patched list downloads, \(lines) edge requests, "
               + "\(notFound.count) 404 for named files, \(stores.count - stale.count) of \(stores.count) devices on the newest set, \(Int(wall)) s")
         cdn.stop()
         cdnStopped = true
         _ = killed
-        #expect(primary.terminate() == 0)
+        #expect(origins.primary.terminate() == 0)
         #expect(follower.terminate() == 0)
     }
 }
