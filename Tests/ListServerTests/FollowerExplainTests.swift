@@ -20,18 +20,8 @@ import TestSupport
 
     @Test func aFollowersExplainAttributesRulesLikeItsPrimary() async throws {
         let scratch = ScratchDirectory("follower-explain")
-        let snap = scratch.sub("snap")
-        try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
-        for id in ["easylist", "easyprivacy"] {
-            try FileManager.default.copyItem(atPath: "\(FollowerTests.lists)/\(id)-\(FollowerTests.day(0)).txt", toPath: "\(snap)/\(id).txt")
-        }
-        let upstream = try UpstreamServer()
-        try FollowerTests.serveDay(upstream, 0)
-        let primaryDir = scratch.sub("primary")
-        try FileManager.default.createDirectory(atPath: primaryDir, withIntermediateDirectories: true)
-        try ServeTests.writeConfig(primaryDir, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap)
-        let primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
-        try #require(try await ServeTests.waitFor200(primary, "/manifest.json", seconds: 180) != nil, "the primary never published")
+        let (primary, _, upstream) = try await FollowerSupport.startPrimary(scratch)
+        defer { withExtendedLifetime(upstream) {} }  // the primary refreshes from it throughout
         try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [try FollowerSupport.publicKey(port: primary.port)])
         let follower = try ServeTests.ServerProcess(directory: scratch.sub("follower"), environment: ["LISTSERVER_ADMIN_TOKEN": "t"])

@@ -23,19 +23,7 @@ import ListOrigin
     @Test func aFollowerServesThePrimarysBytesAndValidatorsAfterEveryPublishOfTheChain() async throws {
         let days = min(11, max(2, Int(ProcessInfo.processInfo.environment["LISTSERVER_FOLLOW_DAYS"] ?? "") ?? 3))
         let scratch = ScratchDirectory("follower-chain")
-        let snap = scratch.sub("snap")
-        try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
-        for id in ["easylist", "easyprivacy"] {
-            try FileManager.default.copyItem(atPath: "\(Self.lists)/\(id)-\(Self.day(0)).txt", toPath: "\(snap)/\(id).txt")
-        }
-        let upstream = try UpstreamServer()
-        try Self.serveDay(upstream, 0)
-        let primaryDir = scratch.sub("primary")
-        try FileManager.default.createDirectory(atPath: primaryDir, withIntermediateDirectories: true)
-        try ServeTests.writeConfig(primaryDir, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap)
-        let primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
-        let first = try await ServeTests.waitFor200(primary, "/manifest.json", seconds: 180)
-        try #require(first != nil, "the primary never published its first set")
+        let (primary, primaryDir, upstream) = try await FollowerSupport.startPrimary(scratch)
         let followerDir = scratch.sub("follower")
         try FollowerSupport.writeFollowerConfig(followerDir, manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [try FollowerSupport.publicKey(port: primary.port)])

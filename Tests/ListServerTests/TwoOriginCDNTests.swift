@@ -113,19 +113,8 @@ import Glibc
     }
 
     static func startOrigins(_ scratch: ScratchDirectory) async throws -> Origins {
-        let snap = scratch.sub("snap")
-        try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
-        for id in ["easylist", "easyprivacy"] {
-            try FileManager.default.copyItem(atPath: "\(FollowerTests.lists)/\(id)-\(FollowerTests.day(0)).txt", toPath: "\(snap)/\(id).txt")
-        }
-        let upstream = try UpstreamServer()
-        try FollowerTests.serveDay(upstream, 0)
         let http = #", "http": {"manifestMaxAgeSeconds": 1, "manifestStaleWhileRevalidateSeconds": 0}"#
-        let primaryDir = scratch.sub("primary")
-        try FileManager.default.createDirectory(atPath: primaryDir, withIntermediateDirectories: true)
-        try ServeTests.writeConfig(primaryDir, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap, extra: http)
-        let primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
-        try #require(try await ServeTests.waitFor200(primary, "/manifest.json", seconds: 180) != nil, "the primary never published")
+        let (primary, primaryDir, upstream) = try await FollowerSupport.startPrimary(scratch, extra: http)
         // The start converts the snapshot, then fetches the upstream at once: wait for that refresh to end.
         let settled = try await eventually(timeout: 180, interval: 0.2) {
             (try FollowerSupport.status(port: primary.port)["lastRefresh"] as? [String: Any])?["result"] != nil
