@@ -1,6 +1,7 @@
 import Foundation
 import ListFormat
 @testable import ListOrigin
+@testable import OriginConfig
 import ManifestSigning
 import Testing
 
