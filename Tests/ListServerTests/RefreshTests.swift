@@ -127,8 +127,8 @@ import TestSupport
         let installed = LogLines()
         var recent = PersistentState()
         recent.lastRefreshAt = Date()
-        let notDue = RefreshScheduler(pipeline: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
-        notDue.start()
+        let notDue = RefreshSource(pipeline: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
+        notDue.startWhenDue()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
         notDue.trigger()
@@ -139,8 +139,8 @@ import TestSupport
         #expect(installed.lines.count == 1, "and installs the new set")
         notDue.stop()
 
-        let due = RefreshScheduler(pipeline: harness.pipeline, state: PersistentState(), published: nil) { _ in }
-        due.start()
+        let due = RefreshSource(pipeline: harness.pipeline, state: PersistentState(), published: nil) { _ in }
+        due.startWhenDue()
         due.waitUntilIdle()
         #expect(harness.server.requests.count == 2, "never refreshed: fetch at start")
         due.stop()

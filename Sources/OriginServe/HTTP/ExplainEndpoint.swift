@@ -14,7 +14,7 @@ package struct ExplainEndpoint {
     static let challenges = "WWW-Authenticate: Bearer realm=\"listserver\"\r\nWWW-Authenticate: Basic realm=\"listserver\", charset=\"UTF-8\"\r\n"
 
     let cache: ExplainEngineCache
-    package let admin: AdminEndpoint?
+    package let admin: AdminCredential?
     let limiter: AuthFailureLimiter
     let route: HTTPRoute
 

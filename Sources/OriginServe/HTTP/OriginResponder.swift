@@ -20,7 +20,10 @@ package enum OriginRoute: Int, CaseIterable {
 /// One reference to shared state, so the existential the server holds stores it inline.
 package struct OriginResponder: HTTPResponder {
     package final class State: @unchecked Sendable {
-        package let admin: AdminEndpoint?
+        package let admin: AdminCredential?
+        /// What an authorized `POST /admin/refresh` does (the set source's trigger); called on an
+        /// event thread, so it must return at once.
+        let onAdminRefresh: @Sendable () -> Void
         package let status: StatusBoard
         package let explain: ExplainEngineCache
         /// Counts failed admin token attempts per client address (`/explain`, `/admin/refresh`).
@@ -35,9 +38,11 @@ package struct OriginResponder: HTTPResponder {
                            fileDates: [:], manifestInstalled: false)
         }
 
-        package init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache, authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
+        package init(admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {}, status: StatusBoard, explain: ExplainEngineCache,
+             authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
              adminTokenVariable: String = Configuration.HTTP.defaults.adminTokenEnvironmentVariable, publicDirectory: String? = nil) {
             self.admin = admin
+            self.onAdminRefresh = onAdminRefresh
             self.status = status
             self.explain = explain
             self.authLimiter = authLimiter
@@ -132,7 +137,7 @@ package struct OriginResponder: HTTPResponder {
             challenges: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n", into: &output) {
             return refusal
         }
-        admin.onRefresh()
+        state.onAdminRefresh()
         return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
                                into: &output)
     }

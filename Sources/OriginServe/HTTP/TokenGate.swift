@@ -4,7 +4,7 @@ import HTTPServerCore
 /// client over its failure budget gets 429 before its token is compared; a wrong or missing token
 /// is counted and answered 401 with the endpoint's challenge.
 package struct TokenGate {
-    package let admin: AdminEndpoint
+    package let admin: AdminCredential
     let limiter: AuthFailureLimiter
 
     /// Nil when the request presents the token; otherwise the refusal, already written.
