@@ -21,7 +21,7 @@ import TestSupport
         let server: UpstreamServer
         let status = StatusBoard()
         let logLines = LogLines()
-        let pipeline: Pipeline
+        let pipeline: RefreshStages
         var state = PersistentState()
         /// The set served now, as the server keeps it in memory between refreshes.
         var published: PublishedSet?
@@ -42,11 +42,11 @@ import TestSupport
             configuration.fetch.maxBodyBytes = 1 << 20
             configuration.publish.verifyWithWebKit = "off"
             configure(&configuration)
-            pipeline = Pipeline(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
+            pipeline = RefreshStages(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
                                 status: status, log: logLines.log, gate: nil)
         }
 
-        mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
+        mutating func run(_ mode: FetchStage.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
         var manifestPath: String { pipeline.publisher.writer.path(PublishPlan.manifestName) }
         var upstreamStatus: OperatorStatus.UpstreamStatus? { status.current.upstreams.first { $0.id == "easylist" } }
     }
@@ -93,7 +93,7 @@ import TestSupport
         for name in replaced { #expect(harness.pipeline.publisher.writer.exists(name)) }
         // Eight days of 304s later: no publish, but the grace period (7 days) of the old files is over.
         let later = Date().addingTimeInterval(8 * 86_400)
-        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, published: &harness.published, now: { later })
+        let summary = harness.pipeline.fetchStage.run(.online, state: &harness.state, published: &harness.published, now: { later })
         #expect(summary.result == .unchanged)
         for name in replaced { #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period") }
         let served = try #require(summary.published?.content, "a generation without the expired files is served")
@@ -127,7 +127,7 @@ import TestSupport
         let installed = LogLines()
         var recent = PersistentState()
         recent.lastRefreshAt = Date()
-        let notDue = RefreshSource(pipeline: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
+        let notDue = RefreshSource(stages: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
         notDue.startWhenDue()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
@@ -139,7 +139,7 @@ import TestSupport
         #expect(installed.lines.count == 1, "and installs the new set")
         notDue.stop()
 
-        let due = RefreshSource(pipeline: harness.pipeline, state: PersistentState(), published: nil) { _ in }
+        let due = RefreshSource(stages: harness.pipeline, state: PersistentState(), published: nil) { _ in }
         due.startWhenDue()
         due.waitUntilIdle()
         #expect(harness.server.requests.count == 2, "never refreshed: fetch at start")

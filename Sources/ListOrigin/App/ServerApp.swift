@@ -63,33 +63,33 @@ final class ServerApp: @unchecked Sendable {
 }
 
 extension ServerApp {
-    /// Converting mode: the pipeline with its gate and signer; the set on disk is served at once.
+    /// Converting mode: the stages with its gate and signer; the set on disk is served at once.
     private func makeRefreshSource(server: HTTPServer) throws -> RefreshSource {
         let configuration = resolved.configuration
         let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
         let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
-        let pipeline = Pipeline(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
+        let stages = RefreshStages(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
         let state: PersistentState
         do {
-            state = try pipeline.store.load()
+            state = try stages.store.load()
         } catch {
             throw StartupError(description: "\(error)")
         }
-        pipeline.reporting.seed(upstreams: configuration.upstreams, state: state)
-        pipeline.publisher.writer.removeStaleTempFiles()
+        stages.reporting.seed(upstreams: configuration.upstreams, state: state)
+        stages.publisher.writer.removeStaleTempFiles()
         var published: PublishedSet?
         do {
-            let loaded = try pipeline.loadPublished(history: state.history)
+            let loaded = try stages.loadPublished(history: state.history)
             server.install(loaded.content)
             status.update { $0.signing = SigningStatus(signer: signer, content: loaded.content) }
-            pipeline.reporting.recordLoaded(loaded)
+            stages.reporting.recordLoaded(loaded)
             log.info("serving the published set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
             published = loaded
         } catch {
             log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
         }
         if published == nil { status.update { $0.signing = SigningStatus(signer: signer, content: nil) } }
-        return RefreshSource(pipeline: pipeline, state: state, published: published) { [log, status] content in
+        return RefreshSource(stages: stages, state: state, published: published) { [log, status] content in
             server.install(content)
             status.update { $0.signing = SigningStatus(signer: signer, content: content) }
             log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")

@@ -3,12 +3,12 @@ import Foundation
 import OriginConfig
 import OriginStore
 
-/// Runs refresh cycles one at a time on a `SerialJob`: every `refresh.intervalSeconds` plus a
+/// Runs refreshes (`RefreshStages`) one at a time on a `SerialJob`: every `refresh.intervalSeconds` plus a
 /// random jitter, and on demand (`POST /admin/refresh`). Triggers that arrive while a refresh runs
 /// collapse into one follow-up run.
 package final class RefreshSource: SetSource, @unchecked Sendable {
     package let workName = "refresh"
-    private let pipeline: Pipeline
+    private let stages: RefreshStages
     private let install: @Sendable (SiteContent) -> Void
     private let interval: Double
     /// Set once in `init`, before anything can reach it.
@@ -20,19 +20,19 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
     /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
     private var consecutiveFailures = 0
 
-    package init(pipeline: Pipeline, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
-        self.pipeline = pipeline
+    package init(stages: RefreshStages, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
+        self.stages = stages
         self.state = state
         self.published = published
         self.install = install
-        interval = pipeline.resolved.configuration.refresh.intervalSeconds
+        interval = stages.resolved.configuration.refresh.intervalSeconds
         job = SerialJob(label: "listserver.refresh") { [weak self] _ in self?.runOnline() }
     }
 
     /// Runs one refresh and hands a changed set to the HTTP layer, from memory.
     @discardableResult
-    private func refresh(_ mode: RefreshCycle.Mode) -> RefreshOutcome {
-        let outcome = pipeline.run(mode, state: &state, published: &published)
+    private func refresh(_ mode: FetchStage.Mode) -> RefreshOutcome {
+        let outcome = stages.run(mode, state: &state, published: &published)
         if let set = outcome.published { install(set.content) }
         MemoryTuning.releaseFreeMemory()
         return outcome
@@ -83,14 +83,14 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
         } else {
             consecutiveFailures = 0
         }
-        return announceNext(in: Self.delay(afterFailures: consecutiveFailures, configuration: pipeline.resolved.configuration.refresh))
+        return announceNext(in: Self.delay(afterFailures: consecutiveFailures, configuration: stages.resolved.configuration.refresh))
     }
 
     /// Shows when the next refresh runs (/status, the log); returns `seconds`.
     private func announceNext(in seconds: Double) -> Double {
         let at = Date().addingTimeInterval(seconds)
-        pipeline.reporting.status.update { $0.lastRefresh?.nextAt = at }
-        pipeline.reporting.log.info("next refresh in \(Int(seconds)) s")
+        stages.reporting.status.update { $0.lastRefresh?.nextAt = at }
+        stages.reporting.log.info("next refresh in \(Int(seconds)) s")
         return seconds
     }
 
