@@ -43,8 +43,8 @@ import Testing
         #expect(configuration.listen.address == "127.0.0.1")
         #expect(configuration.conversion.chunkSize == 1000)
         #expect(configuration.conversion.removalGraceRuns == 3)
-        #expect(Pipeline.converterConfiguration(configuration.conversion).removalGraceRuns == 3)
-        #expect(Pipeline.converterConfiguration(configuration.conversion).promotesRecentIntoChangedLists)
+        #expect(RefreshStages.converterConfiguration(configuration.conversion).removalGraceRuns == 3)
+        #expect(RefreshStages.converterConfiguration(configuration.conversion).promotesRecentIntoChangedLists)
         #expect(configuration.http.accessLog)
     }
 

@@ -20,7 +20,7 @@ package final class ExplainFixture {
         var history: [PersistentState.PublishRecord] = []
         let published = try publisher.publish(output, over: nil, history: &history, now: Date()).published
         server = try ServerHarness(configure: { $0.maxURIBytes = 16_384 }, content: published.content,
-                                   admin: token.map { AdminEndpoint(token: $0) {} }, publicDirectory: scratch.sub("public"))
+                                   admin: token.map { AdminCredential(token: $0) }, publicDirectory: scratch.sub("public"))
     }
 
     package func get(_ target: String, headers: [String: String] = ["Authorization": "Bearer \(ExplainFixture.token)"],

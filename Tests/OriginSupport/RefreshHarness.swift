@@ -11,7 +11,7 @@ package struct RefreshHarness {
     package let server: UpstreamServer
     package let status = StatusBoard()
     package let logLines = LogLines()
-    package let pipeline: Pipeline
+    package let pipeline: RefreshStages
     package var state = PersistentState()
     /// The set served now, as the server keeps it in memory between refreshes.
     package var published: PublishedSet?
@@ -32,11 +32,11 @@ package struct RefreshHarness {
         configuration.fetch.maxBodyBytes = 1 << 20
         configuration.publish.verifyWithWebKit = "off"
         configure(&configuration)
-        pipeline = Pipeline(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
+        pipeline = RefreshStages(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
                             status: status, log: logLines.log, gate: nil)
     }
 
-    package mutating func run(_ mode: RefreshCycle.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
+    package mutating func run(_ mode: FetchStage.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
     package var manifestPath: String { pipeline.publisher.writer.path(PublishPlan.manifestName) }
     package var upstreamStatus: OperatorStatus.UpstreamStatus? { status.current.upstreams.first { $0.id == "easylist" } }
 }

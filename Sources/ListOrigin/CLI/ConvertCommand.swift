@@ -51,7 +51,7 @@ enum ConvertCommand: Command {
         if let text = arguments.value("--removal-grace") {
             conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: ConfigurationLimits.removalGraceRuns)
         }
-        var configuration = Pipeline.converterConfiguration(conversion)
+        var configuration = RefreshStages.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
 
         var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds

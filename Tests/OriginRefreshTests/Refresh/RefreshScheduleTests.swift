@@ -10,7 +10,7 @@ import Testing
         refresh.intervalSeconds = 86_400
         refresh.jitterSeconds = 900
         for _ in 0..<100 {
-            let delay = RefreshScheduler.delay(afterFailures: 0, configuration: refresh)
+            let delay = RefreshSource.delay(afterFailures: 0, configuration: refresh)
             #expect(delay >= 86_400 && delay <= 87_300)
         }
     }
@@ -19,11 +19,11 @@ import Testing
         var refresh = Configuration.Refresh()
         refresh.intervalSeconds = 86_400
         refresh.retryAfterFailureSeconds = 600
-        let first = RefreshScheduler.delay(afterFailures: 1, configuration: refresh)
+        let first = RefreshSource.delay(afterFailures: 1, configuration: refresh)
         #expect(first >= 600 && first <= 660)
-        let third = RefreshScheduler.delay(afterFailures: 3, configuration: refresh)
+        let third = RefreshSource.delay(afterFailures: 3, configuration: refresh)
         #expect(third >= 2_400 && third <= 2_640)
-        let many = RefreshScheduler.delay(afterFailures: 50, configuration: refresh)
+        let many = RefreshSource.delay(afterFailures: 50, configuration: refresh)
         #expect(many >= 86_400 && many <= 86_400 * 1.1)
     }
 }

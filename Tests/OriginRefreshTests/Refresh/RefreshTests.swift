@@ -53,7 +53,7 @@ import TestSupport
         for name in replaced { #expect(harness.pipeline.publisher.writer.exists(name)) }
         // Eight days of 304s later: no publish, but the grace period (7 days) of the old files is over.
         let later = Date().addingTimeInterval(8 * 86_400)
-        let summary = harness.pipeline.cycle.run(.online, state: &harness.state, published: &harness.published, now: { later })
+        let summary = harness.pipeline.fetchStage.run(.online, state: &harness.state, published: &harness.published, now: { later })
         #expect(summary.result == .unchanged)
         for name in replaced { #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period") }
         let served = try #require(summary.published?.content, "a generation without the expired files is served")
@@ -87,8 +87,8 @@ import TestSupport
         let installed = LogLines()
         var recent = PersistentState()
         recent.lastRefreshAt = Date()
-        let notDue = RefreshScheduler(pipeline: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
-        notDue.start()
+        let notDue = RefreshSource(stages: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
+        notDue.startWhenDue()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
         notDue.trigger()
@@ -99,8 +99,8 @@ import TestSupport
         #expect(installed.lines.count == 1, "and installs the new set")
         notDue.stop()
 
-        let due = RefreshScheduler(pipeline: harness.pipeline, state: PersistentState(), published: nil) { _ in }
-        due.start()
+        let due = RefreshSource(stages: harness.pipeline, state: PersistentState(), published: nil) { _ in }
+        due.startWhenDue()
         due.waitUntilIdle()
         #expect(harness.server.requests.count == 2, "never refreshed: fetch at start")
         due.stop()

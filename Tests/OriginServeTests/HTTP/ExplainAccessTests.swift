@@ -29,7 +29,7 @@ import TestSupport
         #expect(!page.contains("action=\"explain\""), "no form for an endpoint that does not exist")
         #expect(try off.request(Self.explain).status == 404)
 
-        let on = try ServerHarness(admin: AdminEndpoint(token: Self.token) {})
+        let on = try ServerHarness(admin: AdminCredential(token: Self.token))
         defer { on.stop() }
         let withToken = try on.request("/status", headers: Self.html).bodyText
         #expect(withToken.contains("action=\"explain\""))
@@ -39,7 +39,7 @@ import TestSupport
     @Test func aClientThatKeepsFailingTheTokenIsRefusedUntilItsWindowPasses() throws {
         let clock = ManualClock()
         let limiter = AuthFailureLimiter(maxFailures: 5, windowSeconds: 60, clock: { clock.now })
-        let harness = try ServerHarness(admin: AdminEndpoint(token: Self.token) {}, authLimiter: limiter)
+        let harness = try ServerHarness(admin: AdminCredential(token: Self.token), authLimiter: limiter)
         defer { harness.stop() }
         let wrong = ["Authorization": "Bearer nope"]
         let right = ["Authorization": "Bearer \(Self.token)"]

@@ -113,8 +113,7 @@ import Testing
 
     @Test func adminRefreshNeedsTheBearerToken() throws {
         let calls = LockedLines()
-        let admin = AdminEndpoint(token: "s3cret-token") { calls.append("refresh") }
-        let harness = try ServerHarness(admin: admin)
+        let harness = try ServerHarness(admin: AdminCredential(token: "s3cret-token"), onAdminRefresh: { calls.append("refresh") })
         defer { harness.stop() }
         let missing = try harness.request("/admin/refresh", method: "POST", headers: ["Content-Length": "0"])
         #expect(missing.status == 401)
@@ -132,9 +131,9 @@ import Testing
         #expect(accepted.status == 202)
         #expect(accepted.header("Cache-Control") == "no-store")
         #expect(calls.all == ["refresh"])
-        #expect(AdminEndpoint.fromEnvironment(variable: "TOKEN", environment: [:]) {} == nil)
-        #expect(AdminEndpoint.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": ""]) {} == nil)
-        #expect(AdminEndpoint.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": "t"]) {}?.token == Array("t".utf8))
+        #expect(AdminCredential.fromEnvironment(variable: "TOKEN", environment: [:]) == nil)
+        #expect(AdminCredential.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": ""]) == nil)
+        #expect(AdminCredential.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": "t"])?.token == Array("t".utf8))
     }
 
     @Test func accessLogIsOneLinePerRequestWhenEnabled() throws {

@@ -5,10 +5,10 @@ import OriginConfig
 import OriginStore
 
 /// One refresh: fetch every upstream (conditionally, with retries), check each body, keep good
-/// copies in the state directory, then let `SetRefresh` convert and publish when the copies in use
+/// copies in the state directory, then let `ConvertStage` convert and publish when the copies in use
 /// changed. Whatever fails, the last good copies and the published set stay as they were. Returns
 /// what happened as a `RefreshOutcome`; reporting it is the app's job.
-package struct RefreshCycle: Sendable {
+package struct FetchStage: Sendable {
     package enum Mode: Sendable {
         /// Fetch upstreams first.
         case online
@@ -19,7 +19,7 @@ package struct RefreshCycle: Sendable {
     package var configuration: Configuration
     package var store: StateStore
     package var fetcher: CurlFetcher
-    var setRefresh: SetRefresh
+    var convertStage: ConvertStage
     package var log: Log
     var sleep: @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }
 
@@ -36,7 +36,7 @@ package struct RefreshCycle: Sendable {
             state.lastRefreshAt = outcome.startedAt
         }
         let deadline = outcome.startedAt.addingTimeInterval(configuration.refresh.deadlineSeconds)
-        setRefresh.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(),
+        convertStage.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(),
                                    deadline: { now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil })
         do {
             try store.save(state)

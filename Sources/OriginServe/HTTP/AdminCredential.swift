@@ -1,29 +1,25 @@
 import CCryptoShim
 import Foundation
 
-/// `POST /admin/refresh`: the bearer token an operator must present and what to do when they do.
-/// Absent (nil) on the server means the endpoint answers 404, as if it did not exist.
-package struct AdminEndpoint: Sendable {
+/// The admin token an operator presents for `POST /admin/refresh` and `/explain`. Only the
+/// credential: what an accepted refresh does is the server's `onAdminRefresh`. Absent (nil) on the
+/// server means both endpoints answer 404, as if they did not exist.
+package struct AdminCredential: Sendable {
     /// The expected token bytes, compared in constant time.
     var token: [UInt8]
-    /// Called on an event thread when an authorized refresh is accepted (the server answers 202);
-    /// must return quickly, e.g. by scheduling the refresh on another queue.
-    var onRefresh: @Sendable () -> Void
 
-    package init(token: String, onRefresh: @escaping @Sendable () -> Void) {
+    package init(token: String) {
         self.token = Array(token.utf8)
-        self.onRefresh = onRefresh
     }
 
     /// Reads the token from the environment variable the configuration names; nil (endpoint
     /// disabled) when it is unset or empty, so no deployment exposes it by accident.
     package static func fromEnvironment(
         variable: String,
-        environment: [String: String] = ProcessInfo.processInfo.environment,
-        onRefresh: @escaping @Sendable () -> Void
-    ) -> AdminEndpoint? {
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> AdminCredential? {
         guard let token = environment[variable], !token.isEmpty else { return nil }
-        return AdminEndpoint(token: token, onRefresh: onRefresh)
+        return AdminCredential(token: token)
     }
 
     /// Whether an `Authorization` field presents the token: `Bearer <token>` (RFC 6750 §2.1), and

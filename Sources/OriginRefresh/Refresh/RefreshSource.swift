@@ -3,47 +3,52 @@ import Foundation
 import OriginConfig
 import OriginStore
 
-/// Runs refresh cycles one at a time on a private queue: every `refresh.intervalSeconds` plus a
+/// Runs refreshes (`RefreshStages`) one at a time on a `SerialJob`: every `refresh.intervalSeconds` plus a
 /// random jitter, and on demand (`POST /admin/refresh`). Triggers that arrive while a refresh runs
 /// collapse into one follow-up run.
-package final class RefreshScheduler: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "listserver.refresh")
-    private let pipeline: Pipeline
+package final class RefreshSource: SetSource, @unchecked Sendable {
+    package let workName = "refresh"
+    private let stages: RefreshStages
     private let install: @Sendable (SiteContent) -> Void
     private let interval: Double
-    // Touched only on `queue`.
+    /// Set once in `init`, before anything can reach it.
+    private var job: SerialJob!
+    // Touched only by the job's runs, one at a time.
     private var state: PersistentState
     /// The set being served, kept in memory: each refresh publishes over it.
     private var published: PublishedSet?
-    private var timer: DispatchSourceTimer?
-    private var stopped = false
-    private var followUpQueued = false
     /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
     private var consecutiveFailures = 0
 
-    package init(pipeline: Pipeline, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
-        self.pipeline = pipeline
+    package init(stages: RefreshStages, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
+        self.stages = stages
         self.state = state
         self.published = published
         self.install = install
-        interval = pipeline.resolved.configuration.refresh.intervalSeconds
+        interval = stages.resolved.configuration.refresh.intervalSeconds
+        job = SerialJob(label: "listserver.refresh") { [weak self] _ in self?.runOnline() }
     }
 
     /// Runs one refresh and hands a changed set to the HTTP layer, from memory.
     @discardableResult
-    private func refresh(_ mode: RefreshCycle.Mode) -> RefreshOutcome {
-        let outcome = pipeline.run(mode, state: &state, published: &published)
+    private func refresh(_ mode: FetchStage.Mode) -> RefreshOutcome {
+        let outcome = stages.run(mode, state: &state, published: &published)
         if let set = outcome.published { install(set.content) }
         MemoryTuning.releaseFreeMemory()
         return outcome
     }
 
+    /// With a set served: `startWhenDue`; with none yet: `startFromSnapshot`.
+    package func start() {
+        if published == nil { startFromSnapshot() } else { startWhenDue() }
+    }
+
     /// Publishes from what is on disk (last good copies or bundled snapshots) without fetching,
     /// then fetches at once. For a start with nothing published yet.
     package func startFromSnapshot() {
-        queue.async {
+        job.start {
             self.refresh(.offline)
-            self.runOnline()
+            return 0
         }
     }
 
@@ -51,61 +56,42 @@ package final class RefreshScheduler: @unchecked Sendable {
     /// Before that, publishes copies already on disk that the served set was not built from (a
     /// crash between keeping a new copy and publishing it); when nothing changed that check costs
     /// a hash, not a conversion.
-    package func start(now: Date = Date()) {
-        queue.async {
+    package func startWhenDue(now: Date = Date()) {
+        job.start {
             // Without a record of the served set's sources (state lost), leave the served set alone
             // until a fetch: converting the snapshot could replace a newer upstream set.
             if self.state.publishedSources != nil { self.refresh(.offline) }
             let due = self.state.lastRefreshAt.map { $0.addingTimeInterval(self.interval).timeIntervalSince(now) } ?? 0
-            if due <= 0 {
-                self.runOnline()
-            } else {
-                self.schedule(after: due)
-            }
+            return due > 0 ? self.announceNext(in: due) : due
         }
     }
 
-    /// Asks for a refresh now (admin endpoint). Returns at once.
-    package func trigger() {
-        queue.async {
-            if self.followUpQueued { return }
-            self.followUpQueued = true
-            self.queue.async {
-                self.followUpQueued = false
-                self.runOnline()
-            }
-        }
-    }
+    package func trigger() { job.trigger() }
 
-    /// Stops scheduling; a refresh already running finishes (its writes are atomic either way).
-    package func stop() {
-        queue.async {
-            self.stopped = true
-            self.timer?.cancel()
-            self.timer = nil
-        }
-    }
+    /// A refresh already running finishes (its writes are atomic either way).
+    package func stop() { job.stop() }
 
     /// Waits until queued work (e.g. a refresh in progress) is done. For tests and the CLI.
-    package func waitUntilIdle() {
-        queue.sync {}
-    }
+    package func waitUntilIdle() { job.waitUntilIdle() }
 
-    /// Waits at most `seconds` for queued work; false when a refresh is still running then.
-    package func waitUntilIdle(timeout seconds: Double) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        queue.async { done.signal() }
-        return done.wait(timeout: .now() + seconds) == .success
-    }
+    package func waitUntilIdle(timeout seconds: Double) -> Bool { job.waitUntilIdle(timeout: seconds) }
 
-    private func runOnline() {
-        guard !stopped else { return }
+    /// One online refresh; returns the seconds until the next one and shows them in /status.
+    private func runOnline() -> Double {
         if case .failed = refresh(.online).result {
             consecutiveFailures += 1
         } else {
             consecutiveFailures = 0
         }
-        schedule(after: Self.delay(afterFailures: consecutiveFailures, configuration: pipeline.resolved.configuration.refresh))
+        return announceNext(in: Self.delay(afterFailures: consecutiveFailures, configuration: stages.resolved.configuration.refresh))
+    }
+
+    /// Shows when the next refresh runs (/status, the log); returns `seconds`.
+    private func announceNext(in seconds: Double) -> Double {
+        let at = Date().addingTimeInterval(seconds)
+        stages.reporting.status.update { $0.lastRefresh?.nextAt = at }
+        stages.reporting.log.info("next refresh in \(Int(seconds)) s")
+        return seconds
     }
 
     /// Seconds until the next refresh: the interval plus jitter after a success; after failures,
@@ -117,18 +103,5 @@ package final class RefreshScheduler: @unchecked Sendable {
         let backoff = configuration.retryAfterFailureSeconds * pow(2, Double(min(failures - 1, 20)))
         let capped = min(configuration.intervalSeconds, backoff)
         return capped + Double.random(in: 0...(capped * 0.1))
-    }
-
-    private func schedule(after seconds: Double) {
-        guard !stopped else { return }
-        timer?.cancel()
-        let next = DispatchSource.makeTimerSource(queue: queue)
-        next.schedule(deadline: .now() + seconds)
-        next.setEventHandler { [weak self] in self?.runOnline() }
-        next.resume()
-        timer = next
-        let at = Date().addingTimeInterval(seconds)
-        pipeline.reporting.status.update { $0.lastRefresh?.nextAt = at }
-        pipeline.reporting.log.info("next refresh in \(Int(seconds)) s")
     }
 }

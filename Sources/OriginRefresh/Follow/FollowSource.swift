@@ -2,11 +2,13 @@ import Dispatch
 import Foundation
 import OriginStore
 
-/// Polls the primary every `follow.intervalSeconds` (and on `POST /admin/refresh`) on a private
-/// queue, one poll at a time; installs what `SetFollower` returns and reports every outcome in
-/// /status. Refusals and failures leave the served set as it is.
-package final class FollowScheduler: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "listserver.follow")
+/// Polls the primary every `follow.intervalSeconds` (and on `POST /admin/refresh`) on a
+/// `SerialJob`, one poll at a time; installs what `SetFollower` returns and reports every outcome
+/// in /status. Refusals and failures leave the served set as it is.
+package final class FollowSource: SetSource, @unchecked Sendable {
+    package let workName = "follow poll"
+    /// Set once in `init`, before anything can reach it.
+    private var job: SerialJob!
     private let follower: SetFollower
     private let installer: FollowInstaller
     private let store: StateStore
@@ -14,12 +16,10 @@ package final class FollowScheduler: @unchecked Sendable {
     private let log: Log
     private let interval: Double
     private let install: @Sendable (PublishedSet) -> Void
-    // Touched only on `queue`.
+    // Touched only by the job's polls, one at a time.
     private var state: PersistentState
     private var published: PublishedSet?
     private var etag: String?
-    private var timer: DispatchSourceTimer?
-    private let stopping = StopFlag()
 
     package init(follower: SetFollower, installer: FollowInstaller, store: StateStore, state: PersistentState, published: PublishedSet?,
          status: StatusBoard, log: Log, interval: Double, install: @escaping @Sendable (PublishedSet) -> Void) {
@@ -34,42 +34,31 @@ package final class FollowScheduler: @unchecked Sendable {
         self.install = install
         let generation = published?.manifest.generation
         status.update { $0.follow = FollowStatus(primary: follower.manifestURL.absoluteString, servedGeneration: generation) }
+        job = SerialJob(label: "listserver.follow") { [weak self] isStopping in
+            guard let self else { return nil }
+            self.poll(isStopping: isStopping)
+            return self.interval
+        }
     }
 
     /// Polls at once, then every interval.
-    package func start() {
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now(), repeating: interval, leeway: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.poll() }
-        self.timer = timer
-        timer.resume()
-    }
+    package func start() { job.start() }
 
-    /// An extra poll now (admin refresh); queued behind a running one.
-    package func trigger() {
-        queue.async { [weak self] in self?.poll() }
-    }
+    /// An extra poll now (admin refresh), after a running one; one waiting absorbs the next.
+    package func trigger() { job.trigger() }
 
     /// Stops polling. A poll in progress stops before its next request (each one bounded by
     /// `fetch`'s timeouts); `waitUntilIdle(timeout:)` bounds the wait for it.
-    package func stop() {
-        stopping.set()
-        timer?.cancel()
-    }
+    package func stop() { job.stop() }
 
     /// Waits at most `seconds` for a poll in progress; false when it still runs then (its writes
     /// are atomic, so the served set stays the last good one).
-    package func waitUntilIdle(timeout seconds: Double) -> Bool {
-        let done = DispatchSemaphore(value: 0)
-        queue.async { done.signal() }
-        return done.wait(timeout: .now() + seconds) == .success
-    }
+    package func waitUntilIdle(timeout seconds: Double) -> Bool { job.waitUntilIdle(timeout: seconds) }
 
-    private func poll() {
-        guard !stopping.isSet else { return }
+    private func poll(isStopping: @escaping @Sendable () -> Bool) {
         let now = Date()
         do {
-            guard let set = try follower.poll(held: published, heldETag: etag, now: now, cancelled: { [stopping] in stopping.isSet }) else {
+            guard let set = try follower.poll(held: published, heldETag: etag, now: now, cancelled: isStopping) else {
                 if let current = published, let expired = installer.expire(current, history: &state.history, now: now) {
                     published = expired
                     install(expired)
@@ -114,12 +103,4 @@ package final class FollowScheduler: @unchecked Sendable {
     private func save() {
         do { try store.save(state) } catch { log.error("follow: saving the publish history failed: \(error)") }
     }
-}
-
-/// Set once by `stop`, read by the poll between requests.
-package final class StopFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    package func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }

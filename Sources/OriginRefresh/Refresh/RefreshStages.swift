@@ -3,13 +3,14 @@ import Foundation
 import OriginConfig
 import OriginStore
 
-/// The refresh side of the server, wired from the configuration: state store, fetcher, converter,
-/// publish gate, publisher, and the reporting of each outcome. Shared by `serve` and `fetch`.
-package struct Pipeline: Sendable {
+/// The stages of one refresh, wired from the configuration: `FetchStage` (fetch every upstream,
+/// keep good copies) → `ConvertStage` (convert, gate) → `Publisher` (publish), and the reporting
+/// of each outcome. Shared by `serve` (through `RefreshSource`) and `fetch`.
+package struct RefreshStages: Sendable {
     package var resolved: ResolvedConfiguration
     package var store: StateStore
     package var publisher: Publisher
-    var cycle: RefreshCycle
+    var fetchStage: FetchStage
     package var reporting: RefreshReporting
 
     package init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?, signer: ManifestSigner? = nil) {
@@ -21,10 +22,10 @@ package struct Pipeline: Sendable {
                               signer: signer)
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
-        let setRefresh = SetRefresh(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,
+        let convertStage = ConvertStage(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,
                                     publisher: publisher, converter: converter, log: refreshLog)
-        cycle = RefreshCycle(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
-                             setRefresh: setRefresh, log: refreshLog)
+        fetchStage = FetchStage(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
+                                convertStage: convertStage, log: refreshLog)
         reporting = RefreshReporting(status: status, log: refreshLog,
                                      history: RefreshHistory(store: RefreshHistoryStore(directory: resolved.stateDirectory), log: refreshLog),
                                      compileTimes: gate?.compileTimes)
@@ -40,8 +41,8 @@ package struct Pipeline: Sendable {
     }
 
     /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
-    package func run(_ mode: RefreshCycle.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
-        let outcome = cycle.run(mode, state: &state, published: &published)
+    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
+        let outcome = fetchStage.run(mode, state: &state, published: &published)
         reporting.report(outcome)
         return outcome
     }

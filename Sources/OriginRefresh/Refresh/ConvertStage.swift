@@ -7,7 +7,7 @@ import OriginStore
 /// The converting half of a refresh: when the upstream copies in use differ from the ones the
 /// published set was built from, convert them (with the published set's layout state and lists)
 /// and publish through the one publish path. Otherwise only expire files past their grace period.
-package struct SetRefresh: Sendable {
+package struct ConvertStage: Sendable {
     package var configuration: Configuration
     /// Directory `config.json` lives in; relative snapshot paths resolve against it.
     package var baseDirectory: String
