@@ -29,6 +29,14 @@ let package = Package(
         .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
+        // WebKitGTK 4.1's content-filter compiler, loaded at run time with dlopen: no WebKit at build
+        // time, and a server without WebKitGTK installed still runs.
+        .target(name: "CWebKitShim", path: "Sources/CNIOShim/WebKit", linkerSettings: [.linkedLibrary("dl")]),
+        // The one child-process runner (posix_spawn, own waitpid), for production and the tests.
+        .target(name: "ProcessRunner"),
+        // Compiles lists in real WebKit in long-lived helper processes of our own binary; the
+        // publish gate and `listserver verify` use it.
+        .target(name: "WebKitCompiler", dependencies: ["CWebKitShim", "ProcessRunner"]),
         // The one hand-written JSON byte writer and its one string escaping (the converter's), used by
         // the converter's rules, the manifest and `explain`'s answers. No dependencies.
         .target(name: "JSONBytes"),
@@ -55,9 +63,10 @@ let package = Package(
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
         // the command table (`sync` is the one part that uses ListSync).
-        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CappedHTTPClient", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "JSONBytes"]),
-        // `listserver`: the process entry point; it hands the command line to ListOrigin.
-        .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
+        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CappedHTTPClient", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "JSONBytes", "WebKitCompiler", "ProcessRunner"]),
+        // `listserver`: the process entry point; it hands the command line to ListOrigin, or runs
+        // the WebKit compile helper when started as one.
+        .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "WebKitCompiler"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
         .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
@@ -70,11 +79,11 @@ let package = Package(
         // Release timing of conversion alone (`swift run -c release ConvertTiming [lists...]`); not a product.
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["ProcessRunner"], path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
         .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
-                                                           "ManifestSigning"]),
+                                                           "ManifestSigning", "WebKitCompiler", "ProcessRunner"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "TestSupport"]),
