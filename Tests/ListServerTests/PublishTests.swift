@@ -279,8 +279,7 @@ import Glibc
     }
 
     @Test func realWebKitGateKeepsThePreviousVersionOfAListItRejects() throws {
-        let location = try #require(WebKitToolLocation.find(), "the WebKit helper (scripts/webkit/compile.py and python3-gi with WebKit2 4.1) is needed")
-        let gate = DeferredWebKitGate(location: location, required: true, log: LogLines().log)
+        let gate = DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
         let dir = ScratchDirectory()
         var origin = Origin(publisher(dir.path, gate: gate))
         let first = try origin.publish(Self.output([("net-00", Self.a1), ("css", Self.b1)]))
