@@ -46,6 +46,17 @@ public enum PipeIO {
         return bytes
     }
 
+    /// Reads up to and including the first newline (one byte at a time: what follows stays in the
+    /// pipe); nil at end of file before any newline.
+    public static func readLine(_ fd: Int32, deadline: Date? = nil) throws -> String? {
+        var line: [UInt8] = []
+        while let byte = try readExactly(fd, 1, deadline: deadline) {
+            line.append(byte[0])
+            if byte[0] == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+        }
+        return nil
+    }
+
     /// The deadline of `readExactly` passed.
     public struct TimedOut: Error {}
 }

@@ -35,6 +35,7 @@ public final class RunningChild: @unchecked Sendable {
     private let lock = NSLock()
     private var exitStatus: Int32?
     private var inputClosed = false
+    private var signalNumber: Int32?
 
     /// Starts `executable` (a path) with `arguments` and `environment` (nil: this process's), its
     /// streams where asked. Every descriptor the parent keeps is close-on-exec, so children started
@@ -101,7 +102,7 @@ public final class RunningChild: @unchecked Sendable {
         var reaped: pid_t
         repeat { reaped = waitpid(pid, &status, WNOHANG) } while reaped < 0 && errno == EINTR
         guard reaped == pid else { return nil }
-        exitStatus = Self.exitCode(status)
+        record(status)
         return exitStatus
     }
 
@@ -113,7 +114,7 @@ public final class RunningChild: @unchecked Sendable {
         if let exitStatus { return exitStatus }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        exitStatus = Self.exitCode(status)
+        record(status)
         return exitStatus!
     }
 
@@ -140,7 +141,16 @@ public final class RunningChild: @unchecked Sendable {
         inputClosed = true
     }
 
-    private static func exitCode(_ status: Int32) -> Int32 {
-        (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+    /// The signal that ended the child; nil while it runs or when it exited by itself.
+    public var terminatingSignal: Int32? {
+        _ = poll()
+        return lock.withLock { signalNumber }
+    }
+
+    /// Called with the lock held.
+    private func record(_ status: Int32) {
+        let signal = status & 0x7f
+        signalNumber = signal == 0 ? nil : signal
+        exitStatus = signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 }

@@ -24,7 +24,7 @@ import TestSupport
         defer { withExtendedLifetime(upstream) {} }  // the primary refreshes from it throughout
         try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [try FollowerSupport.publicKey(port: primary.port)])
-        let follower = try ServeTests.ServerProcess(directory: scratch.sub("follower"), environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
+        let follower = try ServeTests.ServerChild(directory: scratch.sub("follower"), environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
         let manifest = try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == manifest })
 

@@ -40,7 +40,7 @@ import TestSupport
         let first: SiteContent
         let primary: SignedSyncVarnishTests.RestartableOrigin
         let scratch = ScratchDirectory("follower-refusals")
-        let follower: ServeTests.ServerProcess
+        let follower: ServeTests.ServerChild
         /// The manifest the follower should be serving now.
         var served: [UInt8]
         /// The follower's last `follow` status object.
@@ -54,7 +54,7 @@ import TestSupport
             primary = try SignedSyncVarnishTests.RestartableOrigin(content: first)
             try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                     keys: [keyA.key.publicKey.base64], interval: 0.2)
-            follower = try ServeTests.ServerProcess(directory: scratch.sub("follower"))
+            follower = try ServeTests.ServerChild(directory: scratch.sub("follower"))
             served = first.manifest!.identity
         }
 
@@ -123,7 +123,7 @@ import TestSupport
             #expect(shownKey == keyA.key.publicKey.base64)
             try FollowerSupport.writeFollowerConfig(scratch.sub("second"), manifest: "http://127.0.0.1:\(follower.port)/manifest.json",
                                                     keys: [shownKey], interval: 0.2)
-            let second = try ServeTests.ServerProcess(directory: scratch.sub("second"))
+            let second = try ServeTests.ServerChild(directory: scratch.sub("second"))
             let chained = try await eventually(timeout: 20, interval: 0.1) { [served] in try manifest(second.port) == served }
             #expect(chained, "a follower of a follower serves the same set")
             let names = FollowerSupport.servedNames(FollowerSupport.servedFiles(scratch.sub("second/public")))

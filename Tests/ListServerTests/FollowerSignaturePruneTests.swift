@@ -21,7 +21,7 @@ import TestSupport
         let scratch = ScratchDirectory("follower-prune")
         try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [short.key.publicKey.base64], interval: 0.2)
-        let follower = try ServeTests.ServerProcess(directory: scratch.sub("follower"))
+        let follower = try ServeTests.ServerChild(directory: scratch.sub("follower"))
         let public_ = scratch.sub("follower/public")
         let firstName = PublishedSignature.name(forManifest: try #require(first.manifestSHA256))
         try #require(try await eventually(timeout: 6, interval: 0.05) {

@@ -25,7 +25,7 @@ enum FollowerSupport {
     /// A converting primary on day 0 of the chain: the snapshot is day 0's lists, the upstream
     /// serves day 0, and the primary has published (admin token `t`). `extra` goes into its config.
     static func startPrimary(_ scratch: ScratchDirectory, extra: String = "") async throws
-        -> (primary: ServeTests.ServerProcess, directory: String, upstream: UpstreamServer) {
+        -> (primary: ServeTests.ServerChild, directory: String, upstream: UpstreamServer) {
         let snap = scratch.sub("snap")
         try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
         for id in ["easylist", "easyprivacy"] {
@@ -36,7 +36,7 @@ enum FollowerSupport {
         let directory = scratch.sub("primary")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try ServeTests.writeConfig(directory, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap, extra: extra)
-        let primary = try ServeTests.ServerProcess(directory: directory, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
+        let primary = try ServeTests.ServerChild(directory: directory, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
         try #require(try await ServeTests.waitFor200(primary, "/manifest.json", seconds: 180) != nil, "the primary never published")
         return (primary, directory, upstream)
     }

@@ -27,7 +27,7 @@ import ListOrigin
         let followerDir = scratch.sub("follower")
         try FollowerSupport.writeFollowerConfig(followerDir, manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [try FollowerSupport.publicKey(port: primary.port)])
-        let follower = try ServeTests.ServerProcess(directory: followerDir)
+        let follower = try ServeTests.ServerChild(directory: followerDir)
 
         for index in 0..<days {
             if index > 0 {

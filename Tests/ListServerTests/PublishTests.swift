@@ -62,7 +62,7 @@ import Glibc
     /// Published gzip files checked by tools that share no code with ours: Debian's `gzip -d`
     /// inflates each to its identity file, the header carries no modification time, and two
     /// separate `listserver convert` processes write identical bytes. Within a few percent of plain level 9.
-    @Test func publishedGzipInflatesWithGzipAndIsTheSameFromEveryProcess() throws {
+    @Test func publishedGzipInflatesWithGzipAndIsTheSameFromEveryRun() throws {
         let binary = try FaultTests.listserverBinary()
         let scratch = ScratchDirectory("gzip")
         let input = scratch.sub("easylist.txt")

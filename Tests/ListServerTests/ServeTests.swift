@@ -14,26 +14,19 @@ import Glibc
 /// from the published set, the admin refresh, and SIGTERM.
 @Suite(.serialized) struct ServeTests {
     /// A running `listserver serve` with its own config, public and state directories.
-    final class ServerProcess {
-        let process = Process()
+    final class ServerChild {
+        let process: RunningChild
         let port: Int
         let output: String
 
         init(directory: String, environment: [String: String] = [:], timeout: Double = 60, port fixedPort: Int = 0) throws {
             let binary = try FaultTests.listserverBinary()
             output = directory + "/serve-\(UUID().uuidString.prefix(6)).out"
-            _ = FileManager.default.createFile(atPath: output, contents: nil)
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)]
-            var env = ProcessInfo.processInfo.environment
-            env.removeValue(forKey: "LISTSERVER_ADMIN_TOKEN")
-            for (key, value) in environment { env[key] = value }
-            process.environment = env
-            process.standardOutput = FileHandle(forWritingAtPath: output)
-            _ = FileManager.default.createFile(atPath: directory + "/serve.err", contents: nil)
-            let errors = FileHandle(forWritingAtPath: directory + "/serve.err")
-            process.standardError = errors
-            try process.run()
+            var changes: [String: String?] = ["LISTSERVER_ADMIN_TOKEN": nil]
+            for (key, value) in environment { changes[key] = value }
+            process = try RunningChild(binary, ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)],
+                                       environment: RunningChild.environment(changing: changes),
+                                       stdout: .file(output), stderr: .file(directory + "/serve.err"))
             var found: Int?
             // Until the port is announced, or the process exits without announcing it.
             _ = eventually(timeout: timeout, interval: 0.02) { [process, output] in
@@ -45,7 +38,7 @@ import Glibc
                 return !process.isRunning
             }
             guard let found else {
-                process.terminate()
+                process.stop(grace: 5)
                 throw UpstreamServer.ServerError("listserver serve did not announce its port within \(timeout) s: \((try? String(contentsOfFile: directory + "/serve.err", encoding: .utf8)) ?? "")")
             }
             port = found
@@ -53,22 +46,22 @@ import Glibc
 
         func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-        /// SIGTERM and wait (bounded); returns the exit status.
+        /// SIGTERM and wait (bounded); returns the exit status, -1 when it had to be killed.
         func terminate() -> Int32 {
-            kill(process.processIdentifier, SIGTERM)
+            process.signal(SIGTERM)
             _ = eventually(timeout: 30, interval: 0.02) { !process.isRunning }
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.signal(SIGKILL)
+                process.wait()
                 return -1
             }
-            return process.terminationStatus
+            return process.wait()
         }
 
         deinit {
             if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                process.signal(SIGKILL)
+                process.wait()
             }
         }
     }
@@ -100,7 +93,7 @@ import Glibc
     }
 
     /// Polls `path` until it answers 200 or `seconds` pass.
-    static func waitFor200(_ server: ServerProcess, _ path: String, seconds: Double) async throws -> Data? {
+    static func waitFor200(_ server: ServerChild, _ path: String, seconds: Double) async throws -> Data? {
         var found: Data?
         _ = await eventually(timeout: seconds) {
             guard let (status, data) = try? await request(server.url(path)), status == 200 else { return false }
@@ -116,7 +109,7 @@ import Glibc
         closed.stop()
         try Self.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: Self.repositorySnapshot)
 
-        let cold = try ServerProcess(directory: scratch.path)
+        let cold = try ServerChild(directory: scratch.path)
         let manifestData = try await Self.waitFor200(cold, "/manifest.json", seconds: 60)
         let manifest = try #require(manifestData, "the bundled set must be served within 60 s")
         let lists = try JSONDecoder().decode(ListSyncManifest.self, from: manifest).lists
@@ -147,7 +140,7 @@ import Glibc
         #expect(cold.terminate() == 0, "SIGTERM drains and exits 0")
 
         // Warm start: the same set, served from disk without converting.
-        let warm = try ServerProcess(directory: scratch.path)
+        let warm = try ServerChild(directory: scratch.path)
         let warmManifest = try await Self.waitFor200(warm, "/manifest.json", seconds: 10)
         #expect(warmManifest == manifest)
         // The manifest is offered gzip too, and it decodes to the same bytes.
@@ -176,7 +169,7 @@ import Glibc
         upstream.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 400), etag: "\"1\""))
         upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p1\""))
         try Self.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"))
-        let server = try ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "s3cret"])
+        let server = try ServerChild(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "s3cret"])
         // Start: snapshot set, then the immediate fetch publishes the upstream set.
         var upstreamStatus: [[String: Any]] = []
         _ = try await eventually(timeout: 10) {
@@ -217,7 +210,7 @@ import Glibc
         var config = try String(contentsOfFile: scratch.sub("config.json"), encoding: .utf8)
         config = config.replacingOccurrences(of: #""totalTimeoutSeconds": 5"#, with: #""totalTimeoutSeconds": 1, "maxBodyBytes": 1048576"#)
         try Array(config.utf8).write(to: scratch.sub("config.json"))
-        let server = try ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
+        let server = try ServerChild(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
 
         func easylistStatus() async throws -> [String: Any]? {
             let (_, body) = try await Self.request(server.url("/status"))
@@ -270,7 +263,7 @@ import Glibc
         let closed = try UpstreamServer()
         closed.stop()
         try Self.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: scratch.sub("snap"))
-        let server = try ServerProcess(directory: scratch.path)
+        let server = try ServerChild(directory: scratch.path)
         #expect(try await Self.waitFor200(server, "/manifest.json", seconds: 60) != nil)
         #expect(try await Self.request(server.url("/admin/refresh")).0 == 404)
         #expect(try await Self.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer x"]).0 == 404)

@@ -76,7 +76,7 @@ import Glibc
 
         /// Times one admin refresh and one explain load on a warm server, then stops it with SIGTERM.
         func calibrate() async throws -> Window {
-            let first = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
+            let first = try ServeTests.ServerChild(directory: scratch.path, environment: environment)
             let warm = await eventually(timeout: 60) { self.manifest != nil && ShutdownStressTests.idle(first) }
             try #require(warm, "the first start never published a set")
             try nextUpstream()
@@ -103,7 +103,7 @@ import Glibc
             // Spread over the window: a low-discrepancy fraction per run of this scenario.
             let fraction = (Double(run / Scenario.allCases.count) * 0.618_034).truncatingRemainder(dividingBy: 1)
             try nextUpstream()
-            let server = try ServeTests.ServerProcess(directory: scratch.path, environment: environment)
+            let server = try ServeTests.ServerChild(directory: scratch.path, environment: environment)
             let load = scenario == .httpLoad ? HTTPLoad(port: server.port, files: ShutdownStressTests.fileNames(scratch.sub("public"))) : nil
             let delay: Double
             switch scenario {
@@ -155,14 +155,14 @@ import Glibc
         return nil
     }
 
-    static func idle(_ server: ServeTests.ServerProcess) -> Bool {
+    static func idle(_ server: ServeTests.ServerChild) -> Bool {
         guard let response = try? RawHTTPResponse.get(port: server.port, path: "/status"),
               let status = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
               let upstreams = status["upstreams"] as? [[String: Any]] else { return false }
         return upstreams.count == 2 && upstreams.allSatisfy { $0["lastResult"] as? String == "updated" }
     }
 
-    static func post(_ server: ServeTests.ServerProcess, _ path: String) throws {
+    static func post(_ server: ServeTests.ServerChild, _ path: String) throws {
         let fd = try LoopbackSocket.connect(port: server.port)
         defer { close(fd) }
         let request = Array("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
@@ -171,22 +171,22 @@ import Glibc
         _ = recv(fd, &buffer, buffer.count, 0)
     }
 
-    static func explainStatus(_ server: ServeTests.ServerProcess) -> Int? {
+    static func explainStatus(_ server: ServeTests.ServerChild) -> Int? {
         try? RawHTTPResponse.get(port: server.port, path: "/explain?url=https%3A%2F%2Fads.example%2Fx.js",
                                  headers: ["Authorization": "Bearer \(token)"]).status
     }
 
     /// SIGTERM, then a bounded wait: "exit N", "signal N" or "hung".
-    static func terminate(_ server: ServeTests.ServerProcess) -> String {
+    static func terminate(_ server: ServeTests.ServerChild) -> String {
         let process = server.process
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         _ = eventually(timeout: 30, interval: 0.005) { !process.isRunning }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
             return "hung"
         }
-        return process.terminationReason == .exit ? "exit \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+        return process.terminatingSignal.map { "signal \($0)" } ?? "exit \(process.wait())"
     }
 
     /// Two threads GETting the set's files on keep-alive-less connections until stopped.

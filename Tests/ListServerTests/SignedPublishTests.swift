@@ -58,7 +58,7 @@ import Glibc
         let closed = try UpstreamServer()
         closed.stop()
         try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: try Self.smallSnapshot(in: scratch))
-        let server = try ServeTests.ServerProcess(directory: scratch.path)
+        let server = try ServeTests.ServerChild(directory: scratch.path)
         let manifestData = try #require(try await ServeTests.waitFor200(server, "/manifest.json", seconds: 60))
         let manifest = try Manifest.decode(manifestData)
         let generation = try #require(manifest.generation, "a served manifest carries a generation")

@@ -58,12 +58,12 @@ import TestSupport
     }
 
     /// Refresh rows on the page as served now.
-    static func refreshRows(_ server: ServeTests.ServerProcess) async throws -> Int {
+    static func refreshRows(_ server: ServeTests.ServerChild) async throws -> Int {
         let page = String(decoding: try await ServeTests.request(server.url("/status.html")).1, as: UTF8.self)
         return page.components(separatedBy: "<tr class=\"refresh ").count - 1
     }
 
-    static func waitForRows(_ server: ServeTests.ServerProcess, atLeast count: Int) async throws {
+    static func waitForRows(_ server: ServeTests.ServerChild, atLeast count: Int) async throws {
         let shown = await eventually(timeout: 60) { (try? await refreshRows(server)) ?? 0 >= count }
         if !shown { Issue.record("the page did not show \(count) refreshes within 60 s") }
     }
@@ -98,13 +98,13 @@ import TestSupport
 
     /// `listserver serve` with the snapshot set, then the upstream set, then an admin refresh with one new rule.
     fileprivate static func serverWithThreeRefreshes(_ scratch: ScratchDirectory, _ upstream: UpstreamServer) async throws
-        -> (ServeTests.ServerProcess, ListSyncManifestForTests) {
+        -> (ServeTests.ServerChild, ListSyncManifestForTests) {
         try ServeTests.smallSnapshot(scratch.sub("snap"))
         upstream.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 400), etag: "\"1\""))
         upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n||ads.example^$csp=script-src 'none'\n/ad(s|v)/\n".utf8),
                                                  etag: "\"p1\""))
         try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"))
-        let server = try ServeTests.ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
+        let server = try ServeTests.ServerChild(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
         try await waitForRows(server, atLeast: 2)
         upstream.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 400) + Array("||fresh-ads.example^\n".utf8), etag: "\"2\""))
         #expect(try await ServeTests.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
@@ -153,7 +153,7 @@ import TestSupport
 
     /// After a restart the history and the skipped rules (from report.json) are still there.
     static func historyAndSkippedRulesSurviveARestart(_ scratch: ScratchDirectory) async throws {
-        let restarted = try ServeTests.ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
+        let restarted = try ServeTests.ServerChild(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
         let again = String(decoding: try await ServeTests.request(restarted.url("/status"), headers: ["Accept": "text/html"]).1, as: UTF8.self)
         #expect(again.components(separatedBy: "<tr class=\"refresh ").count - 1 >= 3, "the history survived the restart")
         #expect(again.contains("<td>option-csp</td>"), "skipped rules come from report.json after a restart")

@@ -47,14 +47,12 @@ import Glibc
 
     /// The edge's backend fetches of the manifest from varnishlog, runs of equal lines folded with their count.
     static func manifestFetches(_ cdn: VarnishCDN) -> [String] {
-        let log = Process()
-        log.executableURL = URL(fileURLWithPath: "/usr/bin/varnishncsa")
-        log.arguments = ["-n", cdn.workdir.path, "-d", "-b", "-q", "BereqURL eq \"/manifest.json\"",
-                         "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o"]
-        let pipe = Pipe()
-        log.standardOutput = pipe
-        guard (try? log.run()) != nil else { return ["varnishncsa did not run"] }
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        let filter = #"BereqURL eq "/manifest.json""#
+        guard let log = try? ChildRun.run("/usr/bin/varnishncsa", ["-n", cdn.workdir.path, "-d", "-b", "-q", filter,
+                                                                   "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o"], timeout: 60) else {
+            return ["varnishncsa did not run"]
+        }
+        let lines = log.stdoutText.split(separator: "\n").map(String.init)
         var folded: [(first: String, last: String, fetch: String, count: Int)] = []
         for line in lines {
             let time = String(line.prefix { $0 != " " })
@@ -104,9 +102,9 @@ import Glibc
     /// A converting primary on day 0 (its first upstream refresh over) and a follower serving the
     /// same set; both answer with 1 s manifest caching, so the edge goes back to them every second.
     struct Origins {
-        var primary: ServeTests.ServerProcess
+        var primary: ServeTests.ServerChild
         var primaryDir: String
-        var follower: ServeTests.ServerProcess
+        var follower: ServeTests.ServerChild
         var upstream: UpstreamServer
         var key: String
         var day0: [UInt8]
@@ -123,7 +121,7 @@ import Glibc
         let key = try FollowerSupport.publicKey(port: primary.port)
         try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
                                                 keys: [key], interval: 0.5, extra: http)
-        let follower = try ServeTests.ServerProcess(directory: scratch.sub("follower"))
+        let follower = try ServeTests.ServerChild(directory: scratch.sub("follower"))
         let day0 = try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day0 })
         return Origins(primary: primary, primaryDir: primaryDir, follower: follower, upstream: upstream, key: key, day0: day0)
@@ -199,15 +197,13 @@ import Glibc
         let day1 = try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day1 })
         #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 }, "devices stopped syncing after the publish")
-        kill(origins.primary.process.processIdentifier, SIGKILL)
-        // Not waitUntilExit: Foundation reaps children one by one and blocks on the running varnishd,
-        // so the killed primary is reaped only once the edge stops (its object is kept until then).
-        let killed = origins.primary
+        origins.primary.process.signal(SIGKILL)
+        origins.primary.process.wait()
         let port = origins.primary.port
         #expect(await eventually(timeout: 10, interval: 0.05) { !VarnishCDN.accepts(port: port) }, "the killed primary still accepts")
         let killedAt = counters.count
         #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= killedAt + total / 5 }, "devices stopped syncing while the primary was down")
-        origins.primary = try ServeTests.ServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120, port: origins.primary.port)
+        origins.primary = try ServeTests.ServerChild(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120, port: origins.primary.port)
         #expect(try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body == day1, "the restarted primary serves its set from disk")
         timelineDone.done = true
         await devicesRun.value
@@ -248,7 +244,6 @@ import Glibc
               + "\(notFound.count) 404 for named files, \(stores.count - stale.count) of \(stores.count) devices on the newest set, \(Int(wall)) s")
         cdn.stop()
         cdnStopped = true
-        _ = killed
         #expect(origins.primary.terminate() == 0)
         #expect(follower.terminate() == 0)
     }
