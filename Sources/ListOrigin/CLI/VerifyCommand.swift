@@ -10,6 +10,7 @@ enum VerifyCommand: Command {
     static let synopsis = "DIR    (a directory holding manifest.json)"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--timeout", takesValue: true, help: "seconds allowed per list (default 180)"),
+        FlagSpec(name: "--helpers", takesValue: true, help: "WebKit helper processes compiling at once (default: one per core)"),
     ]
     static let maxPositional = 1
 
@@ -29,7 +30,8 @@ enum VerifyCommand: Command {
             return 1
         }
         let timeout = try arguments.value("--timeout").map { Double(try ArgumentParser.integer($0, flag: "--timeout", range: 1...3600)) }
-        let pool = WebKitCompilerPool(helper: .thisExecutable())
+        let helpers = try arguments.value("--helpers").map { try ArgumentParser.integer($0, flag: "--helpers", range: 1...64) }
+        let pool = WebKitCompilerPool(helper: .thisExecutable(), size: helpers ?? ProcessInfo.processInfo.activeProcessorCount)
         let version: String
         do {
             version = try pool.probe()
