@@ -1,8 +1,9 @@
 import Foundation
 import ListOrigin
+import OriginStore
 import WebKitCompiler
 
-/// `listserver`: the process entry point. Everything else is the `ListOrigin` library.
+/// `listserver`: the process entry point. Everything else is the `ListOrigin` library and its stages.
 @main
 enum ListServerMain {
     static func main() {

@@ -5,6 +5,8 @@ import Testing
 import TestSupport
 import WebKitCompiler
 @testable import ListOrigin
+@testable import OriginRefresh
+@testable import OriginStore
 
 /// Real WebKit accepts what must be accepted and rejects, with its own message, what it rejects:
 /// the publish gate depends on both.

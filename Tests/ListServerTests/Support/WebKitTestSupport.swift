@@ -5,6 +5,7 @@ import Testing
 import TestSupport
 import WebKitCompiler
 @testable import ListOrigin
+@testable import OriginRefresh
 
 /// Paths and the compiler for tests that need real WebKitGTK, shared by the WebKit suites. A missing
 /// WebKit fails the test with the install hint instead of skipping it: CI installs WebKitGTK, so a
