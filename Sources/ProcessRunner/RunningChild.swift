@@ -71,8 +71,20 @@ public final class RunningChild: @unchecked Sendable {
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
+        // The child starts with no signal blocked and default dispositions: a thread that blocks
+        // SIGTERM (the server's signal handling, the test runner's threads) or a process that ignores
+        // SIGPIPE must not pass that on, or SIGTERM would stay pending in the child.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
         childEnds.forEach { close($0) }
         childEnds = []
         guard spawned == 0 else {
@@ -123,12 +135,18 @@ public final class RunningChild: @unchecked Sendable {
         if poll() == nil { kill(pid, signal) }
     }
 
+    /// The exit status once the child exits within `seconds`; nil when it is still running then.
+    public func waitForExit(within seconds: Double) -> Int32? {
+        let deadline = Date().addingTimeInterval(seconds)
+        while poll() == nil, Date() < deadline { usleep(10_000) }
+        return poll()
+    }
+
     /// SIGTERM, then SIGKILL when the child has not exited within `grace` seconds; its exit status.
     @discardableResult
     public func stop(grace: Double = 10) -> Int32 {
         signal(SIGTERM)
-        let deadline = Date().addingTimeInterval(grace)
-        while poll() == nil, Date() < deadline { usleep(10_000) }
+        if let status = waitForExit(within: grace) { return status }
         signal(SIGKILL)
         return wait()
     }

@@ -101,9 +101,9 @@ public final class WebKitCompiler: @unchecked Sendable {
     public var isUsable: Bool { lock.withLock { broken == nil } && child.isRunning }
 
     deinit {
-        // End of file on its stdin ends the helper.
+        // End of file on its stdin ends the helper, which then removes its filter store.
         child.closeInput()
-        if child.poll() == nil { child.stop(grace: 5) }
+        if child.waitForExit(within: 5) == nil { child.stop(grace: 2) }
         close(child.output)
     }
 }

@@ -70,6 +70,18 @@ import WebKitCompiler
         #expect(compiler.isUsable)
     }
 
+    /// Helpers leave nothing behind: when their pool is dropped, their stdin closes, and each
+    /// removes its filter store before it exits.
+    @Test func droppedHelpersRemoveTheirFilterStores() throws {
+        let scratch = ScratchDirectory("webkit-store")
+        var pool: WebKitCompilerPool? = WebKitCompilerPool(helper: try WebKitTestSupport.helper(environment: ["TMPDIR": scratch.path]), size: 2)
+        let good = WebKitInput(id: "good", json: Array(("[" + WebKitTestSupport.rule(#""url-filter":"ads""#) + "]").utf8))
+        #expect(pool?.compile([good, good, good]).map(\.ok) == [true, true, true])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).count == 2, "each helper's store is in TMPDIR")
+        pool = nil
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
+    }
+
     /// The library name from the environment, pointed at one that does not exist: WebKit is absent.
     static let missingWebKit: [String: String?] = [WebKitCompiler.libraryVariable: "libwebkit2gtk-absent.so.0"]
 
