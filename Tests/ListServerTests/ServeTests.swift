@@ -67,14 +67,14 @@ import Glibc
         }
     }
 
-    static func writeConfig(_ directory: String, upstreamBase: String, snapshotDirectory: String, extra: String = "") throws {
+    static func writeConfig(_ directory: String, upstreamBase: String, snapshotDirectory: String, verifyWithWebKit: String = "off", extra: String = "") throws {
         let config = """
         {"publicDir": "public", "stateDir": "state",
          "upstreams": [{"id": "easylist", "url": "\(upstreamBase)/easylist.txt", "snapshot": "\(snapshotDirectory)/easylist.txt"},
                        {"id": "easyprivacy", "url": "\(upstreamBase)/easyprivacy.txt", "snapshot": "\(snapshotDirectory)/easyprivacy.txt"}],
          "refresh": {"attempts": 1, "retryBaseDelaySeconds": 0.01},
          "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 5},
-         "publish": {"verifyWithWebKit": "off"}\(extra)}
+         "publish": {"verifyWithWebKit": "\(verifyWithWebKit)"}\(extra)}
         """
         try Array(config.utf8).write(to: directory + "/config.json")
     }

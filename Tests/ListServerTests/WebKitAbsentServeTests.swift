@@ -17,15 +17,7 @@ import WebKitCompiler
         for id in ["easylist", "easyprivacy"] {
             try Array("[Adblock Plus 2.0]\n||\(id)-ads.example^\n".utf8).write(to: scratch.sub("\(id).txt"))
         }
-        let config = """
-        {"publicDir": "public", "stateDir": "state",
-         "upstreams": [{"id": "easylist", "url": "http://127.0.0.1:\(closed.port)/easylist.txt", "snapshot": "easylist.txt"},
-                       {"id": "easyprivacy", "url": "http://127.0.0.1:\(closed.port)/easyprivacy.txt", "snapshot": "easyprivacy.txt"}],
-         "refresh": {"attempts": 1, "retryBaseDelaySeconds": 0.01},
-         "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 5},
-         "publish": {"verifyWithWebKit": "\(gate)"}}
-        """
-        try Array(config.utf8).write(to: scratch.sub("config.json"))
+        try ServeTests.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: scratch.path, verifyWithWebKit: gate)
     }
 
     static func log(_ scratch: ScratchDirectory) -> String {
