@@ -1,16 +1,20 @@
 import Foundation
 
 /// Up to `size` helpers, started on first use and kept for later batches, each compiling its share
-/// of a batch at the same time: WebKit compiles one list on one core.
+/// of a batch at the same time: WebKit compiles one list on one core. A helper holds about 75 MB
+/// after loading WebKit and 160 MB after compiling the 2025-10 set, so one left idle for
+/// `idleSeconds` is stopped; the next batch starts a new one (about half a second).
 public final class WebKitCompilerPool: @unchecked Sendable {
     public let helper: WebKitCompiler.Helper
     public let size: Int
+    public let idleSeconds: Double
     private let lock = NSLock()
-    private var idle: [WebKitCompiler] = []
+    private var idle: [(compiler: WebKitCompiler, since: DispatchTime)] = []
 
-    public init(helper: WebKitCompiler.Helper, size: Int = ProcessInfo.processInfo.activeProcessorCount) {
+    public init(helper: WebKitCompiler.Helper, size: Int = ProcessInfo.processInfo.activeProcessorCount, idleSeconds: Double = 60) {
         self.helper = helper
         self.size = max(1, size)
+        self.idleSeconds = idleSeconds
     }
 
     /// Starts one helper (when none is idle) to learn whether WebKit loads here, and its version.
@@ -57,12 +61,28 @@ public final class WebKitCompilerPool: @unchecked Sendable {
     }
 
     private func checkOut() throws(WebKitCompileFailure) -> WebKitCompiler {
-        if let compiler = lock.withLock({ idle.popLast() }) { return compiler }
+        if let compiler = lock.withLock({ idle.popLast()?.compiler }) { return compiler }
         return try WebKitCompiler(helper: helper)
     }
 
     private func checkIn(_ compiler: WebKitCompiler) {
         guard compiler.isUsable else { return }
-        lock.withLock { idle.append(compiler) }
+        lock.withLock { idle.append((compiler, .now())) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + idleSeconds) { [weak self] in self?.stopIdle() }
+    }
+
+    /// Stops the helpers idle for `idleSeconds` or more.
+    private func stopIdle() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        func isStale(_ entry: (compiler: WebKitCompiler, since: DispatchTime)) -> Bool {
+            Double(now - min(now, entry.since.uptimeNanoseconds)) >= idleSeconds * 1e9
+        }
+        var stale = lock.withLock {
+            let stale = idle.filter(isStale).map(\.compiler)
+            idle.removeAll(where: isStale)
+            return stale
+        }
+        // Released here, outside the lock: each compiler's deinit ends its helper and waits for it.
+        stale.removeAll()
     }
 }

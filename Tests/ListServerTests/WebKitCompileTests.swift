@@ -82,6 +82,18 @@ import WebKitCompiler
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty)
     }
 
+    /// A helper left idle is stopped (it holds WebKit's memory); the next batch starts another.
+    @Test func idleHelpersAreStoppedAndReplaced() async throws {
+        let scratch = ScratchDirectory("webkit-idle")
+        let pool = WebKitCompilerPool(helper: try WebKitTestSupport.helper(environment: ["TMPDIR": scratch.path]), size: 1, idleSeconds: 0.5)
+        let good = WebKitInput(id: "good", json: Array(("[" + WebKitTestSupport.rule(#""url-filter":"ads""#) + "]").utf8))
+        #expect(pool.compile([good]).map(\.ok) == [true])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).count == 1, "one helper, its store in TMPDIR")
+        let stopped = await eventually(timeout: 30) { (try? FileManager.default.contentsOfDirectory(atPath: scratch.path).isEmpty) == true }
+        #expect(stopped, "the idle helper was stopped and removed its store")
+        #expect(pool.compile([good]).map(\.ok) == [true])
+    }
+
     /// The library name from the environment, pointed at one that does not exist: WebKit is absent.
     static let missingWebKit: [String: String?] = [WebKitCompiler.libraryVariable: "libwebkit2gtk-absent.so.0"]
 
