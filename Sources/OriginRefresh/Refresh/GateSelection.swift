@@ -16,7 +16,7 @@ package enum GateSelection {
 }
 
 /// The WebKit gate, probed on first use (on the refresh queue), so starting the server and
-/// serving the last set never waits for WebKit to load. Its helpers stay up between batches.
+/// serving the last set never waits for WebKit to load. Its helpers stay up between close batches.
 package final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
     private let pool: WebKitCompilerPool
     /// "on": a missing WebKit rejects every list (fail closed). "auto": it disables the gate.
