@@ -7,7 +7,7 @@ import PackageDescription
 let originTestDependencies: [Target.Dependency] = [
     "ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync",
     "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "OriginTestSupport",
-    "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes",
+    "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner",
 ]
 
 let package = Package(
@@ -36,6 +36,14 @@ let package = Package(
         .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
+        // WebKitGTK 4.1's content-filter compiler, loaded at run time with dlopen: no WebKit at build
+        // time, and a server without WebKitGTK installed still runs.
+        .target(name: "CWebKitShim", path: "Sources/CNIOShim/WebKit", linkerSettings: [.linkedLibrary("dl")]),
+        // The one child-process runner (posix_spawn, own waitpid), for production and the tests.
+        .target(name: "ProcessRunner"),
+        // Compiles lists in real WebKit in long-lived helper processes of our own binary; the
+        // publish gate and `listserver verify` use it.
+        .target(name: "WebKitCompiler", dependencies: ["CWebKitShim", "ProcessRunner"]),
         // The one hand-written JSON byte writer and its one string escaping (the converter's), used by
         // the converter's rules, the manifest and `explain`'s answers. No dependencies.
         .target(name: "JSONBytes"),
@@ -67,13 +75,14 @@ let package = Package(
         // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
         .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // Fetch, convert, gate and publish on a schedule, or follow a primary: produces sets.
-        .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore"]),
+        .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore", "WebKitCompiler"]),
         // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
         .target(name: "OriginServe", dependencies: ["OriginStore", "OriginConfig", "Converter", "CCryptoShim", "CIDNShim", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "HTTPServerCore", "JSONBytes", "ListFormat"]),
         // The command line and the composition root: wires a set source to the server.
-        .target(name: "ListOrigin", dependencies: ["OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning"]),
-        // `listserver`: the process entry point; it hands the command line to ListOrigin.
-        .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore"]),
+        .target(name: "ListOrigin", dependencies: ["OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning", "WebKitCompiler"]),
+        // `listserver`: the process entry point; it hands the command line to ListOrigin, or runs
+        // the WebKit compile helper when started as one.
+        .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore", "WebKitCompiler"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
         .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
@@ -86,12 +95,12 @@ let package = Package(
         // Release timing of conversion alone (`swift run -c release ConvertTiming [lists...]`); not a product.
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["ProcessRunner"], path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
         // Fixtures and harnesses the origin's test targets share: the in-process server, scripted origins,
         // a Varnish edge, WebKit runs, followers, the upstream lists the tests convert.
-        .target(name: "OriginTestSupport", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes"], path: "Tests/OriginSupport"),
+        .target(name: "OriginTestSupport", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner"], path: "Tests/OriginSupport"),
         // The origin's tests, one target per stage module, fast tier: in-process code and loopback sockets.
         .testTarget(name: "OriginConfigTests", dependencies: originTestDependencies),
         .testTarget(name: "OriginStoreTests", dependencies: originTestDependencies),

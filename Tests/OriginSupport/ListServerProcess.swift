@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import ProcessRunner
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -9,25 +10,18 @@ import Glibc
 
 /// A running `listserver serve` with its own config, public and state directories.
 package final class ListServerProcess {
-    package let process = Process()
+    package let process: RunningChild
     package let port: Int
     package let output: String
 
     package init(directory: String, environment: [String: String] = [:], timeout: Double = 60, port fixedPort: Int = 0) throws {
         let binary = try ListServerBinary.path()
         output = directory + "/serve-\(UUID().uuidString.prefix(6)).out"
-        _ = FileManager.default.createFile(atPath: output, contents: nil)
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)]
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "LISTSERVER_ADMIN_TOKEN")
-        for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.standardOutput = FileHandle(forWritingAtPath: output)
-        _ = FileManager.default.createFile(atPath: directory + "/serve.err", contents: nil)
-        let errors = FileHandle(forWritingAtPath: directory + "/serve.err")
-        process.standardError = errors
-        try process.run()
+        var changes: [String: String?] = ["LISTSERVER_ADMIN_TOKEN": nil]
+        for (key, value) in environment { changes[key] = value }
+        process = try RunningChild(binary, ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)],
+                                   environment: RunningChild.environment(changing: changes),
+                                   stdout: .file(output), stderr: .file(directory + "/serve.err"))
         var found: Int?
         // Until the port is announced, or the process exits without announcing it.
         _ = eventually(timeout: timeout, interval: 0.02) { [process, output] in
@@ -39,7 +33,7 @@ package final class ListServerProcess {
             return !process.isRunning
         }
         guard let found else {
-            process.terminate()
+            process.stop(grace: 5)
             throw UpstreamServer.ServerError("listserver serve did not announce its port within \(timeout) s: \((try? String(contentsOfFile: directory + "/serve.err", encoding: .utf8)) ?? "")")
         }
         port = found
@@ -47,35 +41,35 @@ package final class ListServerProcess {
 
     package func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)")! }
 
-    /// SIGTERM and wait (bounded); returns the exit status.
+    /// SIGTERM and wait (bounded); returns the exit status, -1 when it had to be killed.
     package func terminate() -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         _ = eventually(timeout: 30, interval: 0.02) { !process.isRunning }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
             return -1
         }
-        return process.terminationStatus
+        return process.wait()
     }
 
     deinit {
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
         }
     }
 }
 
 extension ListServerProcess {
-    package static func writeConfig(_ directory: String, upstreamBase: String, snapshotDirectory: String, extra: String = "") throws {
+    package static func writeConfig(_ directory: String, upstreamBase: String, snapshotDirectory: String, verifyWithWebKit: String = "off", extra: String = "") throws {
         let config = """
         {"publicDir": "public", "stateDir": "state",
          "upstreams": [{"id": "easylist", "url": "\(upstreamBase)/easylist.txt", "snapshot": "\(snapshotDirectory)/easylist.txt"},
                        {"id": "easyprivacy", "url": "\(upstreamBase)/easyprivacy.txt", "snapshot": "\(snapshotDirectory)/easyprivacy.txt"}],
          "refresh": {"attempts": 1, "retryBaseDelaySeconds": 0.01},
          "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 5},
-         "publish": {"verifyWithWebKit": "off"}\(extra)}
+         "publish": {"verifyWithWebKit": "\(verifyWithWebKit)"}\(extra)}
         """
         try Array(config.utf8).write(to: directory + "/config.json")
     }

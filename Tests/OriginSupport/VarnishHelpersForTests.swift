@@ -17,7 +17,7 @@ package final class VarnishCDN {
 
     package let port: Int
     package let workdir: TemporaryDirectory
-    private let process: Process
+    private let process: RunningChild
     private let logPath: String
 
     /// `secondPort`: a second origin (a follower) behind the VCL's fallback director; nil: both backends are `originPort`.
@@ -36,17 +36,13 @@ package final class VarnishCDN {
         try vcl.write(toFile: vclPath, atomically: true, encoding: .utf8)
         port = try Self.freeLoopbackPort()
         logPath = workdir.path + "/varnishd.log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.varnishd)
         // -F: foreground, so terminating this process ends Varnish. default_grace=0: no grace
         // beyond what the origin's stale-while-revalidate grants (honour the origin's headers).
-        process.arguments = ["-F", "-n", workdir.path, "-a", "127.0.0.1:\(port)", "-f", vclPath,
-                             "-s", "malloc,64m", "-p", "default_grace=0", "-p", "thread_pool_min=20"]
-        let log = FileHandle(forWritingAtPath: logPath)
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
+        // stdout and stderr both to the log: the shell's 2>&1 keeps one file description.
+        let arguments = ["-F", "-n", workdir.path, "-a", "127.0.0.1:\(port)", "-f", vclPath,
+                         "-s", "malloc,64m", "-p", "default_grace=0", "-p", "thread_pool_min=20"]
+        process = try RunningChild("/bin/sh", ["-c", #"exec "$0" "$@" >"$LOG" 2>&1"#, Self.varnishd] + arguments,
+                                   environment: RunningChild.environment(changing: ["LOG": logPath]))
         // Bounded wait for the listener (VCL compilation takes a second or two).
         let listening = eventually(timeout: 20, interval: 0.1) { [process, port] in Self.accepts(port: port) || !process.isRunning }
         if !listening || !process.isRunning {
@@ -60,9 +56,10 @@ package final class VarnishCDN {
 
     package func stop() {
         if process.isRunning {
-            process.terminate()
+            process.signal(SIGTERM)
             _ = eventually(timeout: 10) { [process] in !process.isRunning }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.signal(SIGKILL)
+            process.wait()
         }
         workdir.remove()
     }

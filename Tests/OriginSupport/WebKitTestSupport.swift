@@ -3,18 +3,31 @@ import Foundation
 import TestSupport
 import ListSync
 import Testing
+import TestSupport
+import WebKitCompiler
 @testable import ListOrigin
 @testable import OriginRefresh
 
-/// Paths and the verifier for tests that need real WebKitGTK, shared by the WebKit suites. A missing
+/// Paths and the compiler for tests that need real WebKitGTK, shared by the WebKit suites. A missing
 /// WebKit fails the test with the install hint instead of skipping it: CI installs WebKitGTK, so a
 /// skip would hide a gap.
 package enum WebKitTestSupport {
 
-    package static func verifier() throws -> WebKitVerifier {
-        let location = try #require(WebKitToolLocation.find(currentDirectory: Repository.root.path),
-                                    "scripts/webkit/compile.py or a Python interpreter was not found under \(Repository.root.path)")
-        return try WebKitVerifier.probe(location)
+    /// The built `listserver` as the WebKit compile helper, as the server starts it.
+    package static func helper(environment: [String: String?] = [:]) throws -> WebKitCompiler.Helper {
+        WebKitCompiler.Helper(executable: try ListServerBinary.path(), environment: RunningChild.environment(changing: environment))
+    }
+
+    /// One helper, started (WebKit loaded) before it is returned.
+    package static func compiler() throws -> WebKitCompiler {
+        try WebKitCompiler(helper: try helper())
+    }
+
+    /// The Python that runs the test tools under scripts/webkit: the project venv (it sees the system's
+    /// PyGObject), else the system's.
+    package static var python: String {
+        let venv = Repository.root.appendingPathComponent(".venv/bin/python").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/python3"
     }
 
     package static func source(_ relativePath: String, id: String) throws -> FilterListSource {
@@ -46,13 +59,12 @@ package enum WebKitTestSupport {
         return directory
     }
 
-    /// Runs a script under scripts/webkit with the verifier's interpreter and returns its stdout.
+    /// Runs a script under scripts/webkit with `python` and returns its stdout.
     package static func runScript(_ name: String, _ arguments: [String], under launcher: [String] = [], timeout: Double) throws -> (status: Int32, stdout: Data, stderr: String) {
-        let location = try #require(WebKitToolLocation.find(currentDirectory: Repository.root.path), "no Python interpreter found")
         let script = Repository.root.appendingPathComponent("scripts/webkit/\(name)").path
-        let command = launcher + [location.python.path, script] + arguments
-        let finished = try ChildProcess(executable: URL(fileURLWithPath: command[0]), arguments: Array(command.dropFirst()), timeout: timeout).run()
-        return (finished.status, finished.stdout, String(decoding: finished.stderr, as: UTF8.self))
+        let command = launcher + [python, script] + arguments
+        let finished = try ChildRun.run(command[0], Array(command.dropFirst()), timeout: timeout)
+        return (finished.status, finished.stdout, finished.stderr)
     }
 
     package static func rule(_ trigger: String) -> String {

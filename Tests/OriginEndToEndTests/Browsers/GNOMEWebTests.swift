@@ -102,9 +102,8 @@ import Testing
         var arguments = ["--home", home.path, "--page", page.path, "--out", out.path]
         for line in gsettings { arguments += ["--gsettings", line] }
         if ageSidecars > 0 { arguments += ["--age-sidecars", String(ageSidecars)] }
-        let location = try #require(WebKitToolLocation.find(currentDirectory: Repository.root.path), "no Python interpreter found")
         let script = Repository.root.appendingPathComponent("scripts/gnome-web/epiphany_run.py").path
-        let finished = try ChildRun.run(location.python.path, [script] + arguments, timeout: 400)
+        let finished = try ChildRun.run(WebKitTestSupport.python, [script] + arguments, timeout: 400)
         let result = try JSONDecoder().decode(RunResult.self, from: try Data(contentsOf: out))
         #expect(finished.status == 0, "GNOME Web did not finish the page: \(finished.stderr)\n\(result.filter_log.suffix(20).joined(separator: "\n"))")
         return result

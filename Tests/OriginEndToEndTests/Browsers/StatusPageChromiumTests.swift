@@ -28,8 +28,8 @@ import TestSupport
         let common = ["--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + profile, "--no-first-run",
                       "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-default-apps",
                       "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1", "--enable-logging=stderr", "--v=0"]
-        let finished = try ChildProcess(executable: URL(fileURLWithPath: binary), arguments: common + arguments + [url], timeout: 90).run()
-        let run = BrowserRun(stdout: String(decoding: finished.stdout, as: UTF8.self), stderr: String(decoding: finished.stderr, as: UTF8.self))
+        let finished = try ChildRun.run(binary, common + arguments + [url], timeout: 90)
+        let run = BrowserRun(stdout: finished.stdoutText, stderr: finished.stderr)
         try #require(finished.status == 0, "chromium exited with \(finished.status): \(run.stderr.suffix(2000))")
         return run
     }

@@ -48,14 +48,12 @@ import Glibc
 
     /// The edge's backend fetches of the manifest from varnishlog, runs of equal lines folded with their count.
     static func manifestFetches(_ cdn: VarnishCDN) -> [String] {
-        let log = Process()
-        log.executableURL = URL(fileURLWithPath: "/usr/bin/varnishncsa")
-        log.arguments = ["-n", cdn.workdir.path, "-d", "-b", "-q", "BereqURL eq \"/manifest.json\"",
-                         "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o"]
-        let pipe = Pipe()
-        log.standardOutput = pipe
-        guard (try? log.run()) != nil else { return ["varnishncsa did not run"] }
-        let lines = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
+        let filter = #"BereqURL eq "/manifest.json""#
+        guard let log = try? ChildRun.run("/usr/bin/varnishncsa", ["-n", cdn.workdir.path, "-d", "-b", "-q", filter,
+                                                                   "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o"], timeout: 60) else {
+            return ["varnishncsa did not run"]
+        }
+        let lines = log.stdoutText.split(separator: "\n").map(String.init)
         var folded: [(first: String, last: String, fetch: String, count: Int)] = []
         for line in lines {
             let time = String(line.prefix { $0 != " " })
@@ -200,10 +198,8 @@ import Glibc
         let day1 = try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body
         try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day1 })
         #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 }, "devices stopped syncing after the publish")
-        kill(origins.primary.process.processIdentifier, SIGKILL)
-        // Not waitUntilExit: Foundation reaps children one by one and blocks on the running varnishd,
-        // so the killed primary is reaped only once the edge stops (its object is kept until then).
-        let killed = origins.primary
+        origins.primary.process.signal(SIGKILL)
+        origins.primary.process.wait()
         let port = origins.primary.port
         #expect(await eventually(timeout: 10, interval: 0.05) { !VarnishCDN.accepts(port: port) }, "the killed primary still accepts")
         let killedAt = counters.count
@@ -249,7 +245,6 @@ import Glibc
               + "\(notFound.count) 404 for named files, \(stores.count - stale.count) of \(stores.count) devices on the newest set, \(Int(wall)) s")
         cdn.stop()
         cdnStopped = true
-        _ = killed
         #expect(origins.primary.terminate() == 0)
         #expect(follower.terminate() == 0)
     }

@@ -29,11 +29,11 @@ import Glibc
         let polling = try await eventually(timeout: 20, interval: 0.05) { !primary.requests(for: "/manifest.json").isEmpty }
         try #require(polling, "the follower never asked the primary")
         let started = Date()
-        kill(follower.process.processIdentifier, SIGTERM)
+        follower.process.signal(SIGTERM)
         let exited = await eventually(timeout: 20, interval: 0.05) { !follower.process.isRunning }
         let seconds = Date().timeIntervalSince(started)
         #expect(exited, "the follower still runs \(Int(seconds)) s after SIGTERM, waiting for its hanging poll")
-        if exited { #expect(follower.process.terminationStatus == 0) }
+        if exited { #expect(follower.process.wait() == 0) }
         // The grace (1 s) bounds the wait for the poll, plus the HTTP drain's own grace.
         #expect(seconds < 10, "exit took \(seconds) s")
     }

@@ -206,25 +206,21 @@ import Glibc
         }
 
         /// Writes the next round's input and starts publishing it.
-        func startRound() throws -> (Process, Before) {
+        func startRound() throws -> (RunningChild, Before) {
             rounds += 1
             let input = scratch.sub("round.txt")
             try FaultTests.roundInput(rounds, rules: 1_500).write(to: input)
             let before = Before(names: Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []),
                                 manifest: FileManager.default.contents(atPath: directory + "/manifest.json"))
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: binary)
-            process.arguments = ["convert", "--input", input, "--out", directory, "--chunk-size", "150", "--signing-key", key.privateKeyPath]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try RunningChild(binary, ["convert", "--input", input, "--out", directory, "--chunk-size", "150", "--signing-key", key.privateKeyPath],
+                                           stdout: .null, stderr: .null)
             return (process, before)
         }
 
-        func letFinish(_ process: Process) {
-            process.waitUntilExit()
+        func letFinish(_ process: RunningChild) {
+            let status = process.wait()
             completed += 1
-            #expect(process.terminationStatus == 0, "round \(rounds): convert failed")
+            #expect(status == 0, "round \(rounds): convert failed")
             checkTheSetOnDisk()
             guard let data = FileManager.default.contents(atPath: directory + "/manifest.json") else { return }
             sawManifest = true
@@ -237,7 +233,7 @@ import Glibc
 
         /// Waits (bounded) until the run starts writing its set, kills it within the next few
         /// milliseconds, counts where the kill landed and checks what it left.
-        func kill(_ process: Process, whilePublishingOver before: Before) {
+        func kill(_ process: RunningChild, whilePublishingOver before: Before) {
             var writing = false
             _ = eventually(timeout: 20, interval: 0.0002) {
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
@@ -248,11 +244,11 @@ import Glibc
             // also land late in the publish (the manifest rename, and anything after it).
             usleep(UInt32.random(in: 0...(rounds % 3 == 0 ? 40_000 : 4_000)))
             let running = process.isRunning
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
             let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
             let manifestAfter = FileManager.default.contents(atPath: directory + "/manifest.json")
-            if running, process.terminationReason == .uncaughtSignal, writing, manifestAfter == before.manifest {
+            if running, process.terminatingSignal != nil, writing, manifestAfter == before.manifest {
                 killsMidPublish += 1
                 if names.contains(where: { $0.contains(".tmp-") }) { killsMidWrite += 1 }
             }

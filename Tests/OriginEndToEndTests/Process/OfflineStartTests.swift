@@ -3,6 +3,7 @@ import TestSupport
 import OriginTestSupport
 import ListOrigin
 import Testing
+import TestSupport
 
 /// The README's promise: with no network at all, a first start serves the full bundled set.
 /// The time bound here is generous (tests share the CPU); the 60 s figure is measured by running
@@ -21,18 +22,12 @@ import Testing
     }
 
     @Test func servesTheBundledSnapshotWithOnlyLoopback() throws {
-        let root = Repository.root
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let binary = try ListServerBinary.path()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [root.appendingPathComponent("scripts/offline-check.sh").path, binary, "180"]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.standardError
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "offline-check.sh failed: \(String(decoding: data, as: UTF8.self))")
+        // stderr straight to the test's, as the script's progress.
+        let process = try RunningChild("/bin/bash", [root.appendingPathComponent("scripts/offline-check.sh").path, binary, "180"], stdout: .pipe)
+        let data = FileHandle(fileDescriptor: process.output, closeOnDealloc: true).readDataToEndOfFile()
+        #expect(process.wait() == 0, "offline-check.sh failed: \(String(decoding: data, as: UTF8.self))")
         let line = try #require(String(decoding: data, as: UTF8.self).split(separator: "\n").last(where: { $0.hasPrefix("{") }))
         let report = try JSONDecoder().decode(Report.self, from: Data(line.utf8))
         #expect(report.lists >= 5)

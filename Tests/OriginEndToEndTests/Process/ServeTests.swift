@@ -16,10 +16,6 @@ import Glibc
 /// from the published set, the admin refresh, and SIGTERM.
 @Suite(.serialized) struct ServeTests {
 
-
-
-
-
     @Test func coldStartWithoutNetworkServesTheBundledSetThenWarmStartServesItAtOnce() async throws {
         let scratch = ScratchDirectory("serve-cold")
         let closed = try UpstreamServer()
@@ -72,7 +68,6 @@ import Glibc
         #expect(log.contains("serving the published set"), "the warm start loads the set from disk: \(log.suffix(400))")
         #expect(warm.terminate() == 0)
     }
-
 
     @Test func adminRefreshFetchesAndPublishesTheNewUpstreamVersion() async throws {
         let scratch = ScratchDirectory("serve-admin")

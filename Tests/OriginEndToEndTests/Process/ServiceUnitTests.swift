@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import OriginTestSupport
 import Testing
+import TestSupport
 
 /// deploy/listserver.service is a unit systemd accepts, and its sandbox rates an exposure of 2.5 or
 /// lower in `systemd-analyze security`. systemd need not be running.
@@ -10,16 +11,9 @@ import Testing
     static let analyze = "/usr/bin/systemd-analyze"
 
     func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.analyze)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        // One pipe for both streams, in the order systemd-analyze wrote them.
+        let finished = try ChildRun.run("/bin/sh", ["-c", #"exec "$0" "$@" 2>&1"#, Self.analyze] + arguments)
+        return (finished.status, finished.stdoutText)
     }
 
     /// `verify` under a scratch root that holds systemd's own units, the unit, and the built binary

@@ -180,14 +180,14 @@ import Glibc
     /// SIGTERM, then a bounded wait: "exit N", "signal N" or "hung".
     static func terminate(_ server: ListServerProcess) -> String {
         let process = server.process
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         _ = eventually(timeout: 30, interval: 0.005) { !process.isRunning }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
             return "hung"
         }
-        return process.terminationReason == .exit ? "exit \(process.terminationStatus)" : "signal \(process.terminationStatus)"
+        return process.terminatingSignal.map { "signal \($0)" } ?? "exit \(process.wait())"
     }
 
     /// Two threads GETting the set's files on keep-alive-less connections until stopped.

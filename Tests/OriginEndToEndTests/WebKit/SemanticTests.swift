@@ -30,7 +30,7 @@ import ListOrigin
         let disagreements = directory.appendingPathComponent("disagreements.txt")
         let finished = try WebKitTestSupport.runScript("semantic.py", [
             directory.path,
-            "--abp", repository.appendingPathComponent("snapshot/easylist.txt").path, repository.appendingPathComponent("snapshot/easyprivacy.txt").path,
+            "--abp", Repository.root.appendingPathComponent("snapshot/easylist.txt").path, Repository.root.appendingPathComponent("snapshot/easyprivacy.txt").path,
             "--json", "--disagreements", disagreements.path,
         ], timeout: 600)
         let stderr = finished.stderr

@@ -188,7 +188,7 @@ import TestSupport
 /// Python TLS server (the only TLS server here without writing one) that redirects.
 @Suite struct FetchTLSTests {
     final class TLSRedirector {
-        let process = Process()
+        let process: RunningChild
         let port: Int
         let certificate: String
         let directory = ScratchDirectory("tls")
@@ -218,23 +218,22 @@ import TestSupport
             server.serve_forever()
             """
             try Array(script.utf8).write(to: directory.sub("tls.py"))
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [directory.sub("tls.py"), certificate, key, directory.sub("list.txt"), downgradeTarget]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
-            let line = String(decoding: pipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            process = try RunningChild("/usr/bin/python3", [directory.sub("tls.py"), certificate, key, directory.sub("list.txt"), downgradeTarget],
+                                       stdout: .pipe)
+            let announced = try? PipeIO.readLine(process.output, deadline: Date().addingTimeInterval(30))
+            let line = (announced ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             guard let port = Int(line) else {
-                kill(process.processIdentifier, SIGKILL)
+                process.signal(SIGKILL)
+                process.wait()
                 throw UpstreamServer.ServerError("the Python TLS server did not start (printed \"\(line)\")")
             }
             self.port = port
         }
 
         deinit {
-            // SIGKILL: a child spawned from a test thread inherits its blocked signal mask, so SIGTERM would stay pending.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            process.wait()
+            close(process.output)
         }
     }
 

@@ -104,8 +104,7 @@ import HTTPServerCore
     /// The page's Compile column comes from the real WebKit gate: a list it accepts leaves its
     /// compile time, a list it rejects leaves none.
     @Test func theWebKitGateKeepsTheCompileSecondsOfTheListsItAccepts() throws {
-        let location = try #require(WebKitToolLocation.find(currentDirectory: Repository.root.path), "WebKit helper not found")
-        let gate = DeferredWebKitGate(location: location, required: true, log: LogLines().log)
+        let gate = DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
         let good = RuleList(id: "network-hosts-00", json: Array(#"[{"trigger":{"url-filter":"ads\\.example"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
         let bad = RuleList(id: "network-paths-00", json: Array(#"[{"trigger":{"url-filter":"(a|b)"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
         let verdicts = gate.rejections(of: [good, bad])

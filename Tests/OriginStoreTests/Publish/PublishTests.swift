@@ -41,7 +41,7 @@ import Glibc
     /// Published gzip files checked by tools that share no code with ours: Debian's `gzip -d`
     /// inflates each to its identity file, the header carries no modification time, and two
     /// separate `listserver convert` processes write identical bytes. Within a few percent of plain level 9.
-    @Test func publishedGzipInflatesWithGzipAndIsTheSameFromEveryProcess() throws {
+    @Test func publishedGzipInflatesWithGzipAndIsTheSameFromEveryRun() throws {
         let binary = try ListServerBinary.path()
         let scratch = ScratchDirectory("gzip")
         let input = scratch.sub("easylist.txt")
@@ -258,8 +258,7 @@ import Glibc
     }
 
     @Test func realWebKitGateKeepsThePreviousVersionOfAListItRejects() throws {
-        let location = try #require(WebKitToolLocation.find(), "the WebKit helper (scripts/webkit/compile.py and python3-gi with WebKit2 4.1) is needed")
-        let gate = DeferredWebKitGate(location: location, required: true, log: LogLines().log)
+        let gate = DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
         let dir = ScratchDirectory()
         var origin = PublishingOrigin(PublishingOrigin.publisher(dir.path, gate: gate))
         let first = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)]))
