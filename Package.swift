@@ -36,8 +36,9 @@ let package = Package(
         .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
-        // The one hand-written JSON byte writer and its one string escaping (the converter's), used by
-        // the converter's rules, the manifest and `explain`'s answers. No dependencies.
+        // JSON over bytes: the one hand-written writer and its one string escaping (the converter's rules,
+        // the manifest, `explain`'s answers), and the one streaming reader with its UTF-8 check (the
+        // converter's validator, the decision engine's list loader). No dependencies.
         .target(name: "JSONBytes"),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
         .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar", "JSONBytes"]),
@@ -46,7 +47,7 @@ let package = Package(
         .target(name: "URLFilterGrammar"),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
         // and downstream of it: its answers carry the converter's `SourceLine`s.
-        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter"]),
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter", "JSONBytes"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.

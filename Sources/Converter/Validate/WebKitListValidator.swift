@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// Checks a whole content-blocker list (JSON bytes) the way WebKit's ContentExtensions parser would,
 /// so a list that would be rejected, or would lose rules silently, is caught before it is published.
 /// Rules follow /work/shared/docs/webkit-format.md (measured on WebKitGTK 2.50).
@@ -26,7 +28,7 @@ public struct WebKitListValidator: Sendable {
     /// (escaped ones decoded into one reused buffer), and Strings are built only for problem messages.
     public func problems(in json: [UInt8]) -> [Problem] {
         json.withUnsafeBufferPointer { buffer in
-            guard UTF8Scan.isValid(buffer) else {
+            guard UTF8Validation.isValid(buffer) else {
                 return [Problem(ruleIndex: nil, message: "the list is not valid UTF-8 (WebKit: Failed to parse the JSON String)")]
             }
             return JSONCursor.reading(buffer) { Self.listProblems(&$0) }
@@ -107,23 +109,5 @@ public struct WebKitListValidator: Sendable {
         } else if let actionProblem {
             problems.append(Problem(ruleIndex: index, message: actionProblem))
         }
-    }
-}
-
-/// Comparing decoded JSON bytes with a known name in place, without building a String.
-package enum ByteName {
-    /// Length first, then the bytes: most keys differ in length from the name they are tested against.
-    @inline(__always) package static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        guard let actual = bytes.baseAddress else { return true }
-        let expected = name.utf8Start
-        for index in 0..<bytes.count where actual[index] != expected[index] { return false }
-        return true
-    }
-
-    /// Index of the name in `names` equal to `bytes`, or nil.
-    @inline(__always) static func index(of bytes: UnsafeBufferPointer<UInt8>, in names: [StaticString]) -> Int? {
-        for index in names.indices where equals(bytes, names[index]) { return index }
-        return nil
     }
 }
