@@ -55,8 +55,12 @@ let package = Package(
         // One capped libcurl GET with one redirect policy: the origin's upstream fetcher and, on Linux,
         // ListSync's capped reads. Links libcurl only.
         .target(name: "CappedHTTPClient", dependencies: ["CCurlShim"]),
+        // The one durable file write (temp, fsync, rename or link, fsync the directory; one temp-name
+        // format): the origin's published files and state, the signing key, the device's store.
+        // Foundation and libc only, so the device library can use it.
+        .target(name: "DurableFile"),
         // The device-side sync client: Foundation only, reusable by an app.
-        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListSync", dependencies: ["DurableFile", "ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
@@ -66,7 +70,7 @@ let package = Package(
         .target(name: "OriginConfig", dependencies: ["ListFormat"]),
         // Layout and publish: sets on disk (hashed files, gzip, patches, signed manifest), the state
         // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
-        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "DurableFile", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // Fetch, convert, gate and publish on a schedule, or follow a primary: produces sets.
         .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore"]),
         // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
@@ -77,7 +81,7 @@ let package = Package(
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
-        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
+        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat", "DurableFile"]),
         // Prints the cost of signing a manifest (scripts/bench/sign.sh).
         .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat", "CCryptoShim"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
@@ -102,6 +106,7 @@ let package = Package(
         // The end-to-end tier: real WebKit, Varnish, GNOME Web, Chromium, `listserver` processes, kill -9,
         // systemd and network namespaces. `scripts/test.sh --fast` skips it.
         .testTarget(name: "OriginEndToEndTests", dependencies: originTestDependencies),
+        .testTarget(name: "DurableFileTests", dependencies: ["DurableFile", "TestSupport"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "ListFormatTests", dependencies: ["ListFormat"]),
         .testTarget(name: "CappedHTTPClientTests", dependencies: ["CappedHTTPClient", "TestSupport"]),

@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 
 /// One refresh as the status page plots it: what happened, in plain words, and what it cost a
@@ -141,7 +142,7 @@ package struct RefreshHistoryStore: Sendable {
         let bytes = Array((try? encoder.encode(file)) ?? Data())
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try AtomicFile.write(bytes, to: path)
+            try DurableFile.write(bytes, to: path)
         } catch {
             throw StateError.write(path: path, reason: "\(error)")
         }
