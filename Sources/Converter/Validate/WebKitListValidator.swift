@@ -18,9 +18,6 @@ public struct WebKitListValidator: Sendable {
         public var description: String { ruleIndex.map { "rule \($0): \(message)" } ?? message }
     }
 
-    /// WebKit's limit on rules per list ("Too many rules in JSON array" above it).
-    public static let maximumRules = 150_000
-
     public init() {}
 
     /// Every problem in the list; empty means WebKit compiles it with all its rules.
@@ -64,8 +61,8 @@ public struct WebKitListValidator: Sendable {
         }
         var problems: [Problem] = []
         if count == 0 { problems.append(Problem(ruleIndex: nil, message: "empty list (WebKit: Empty extension)")) }
-        if count > Self.maximumRules {
-            problems.append(Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(Self.maximumRules)"))
+        if count > WebKitLimits.rulesPerList {
+            problems.append(Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(WebKitLimits.rulesPerList)"))
         }
         return problems + ruleProblems
     }
