@@ -76,7 +76,7 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
 }
 
 /// `refresh-history.json` in the state directory: the last `limit` refreshes, oldest first.
-/// Rewritten whole with `AtomicFile` (about 400 small records), so a crash leaves the old or the
+/// Rewritten whole with `DurableFile` (about 400 small records), so a crash leaves the old or the
 /// new file. Versioned like `state.json`; a problem never stops the server.
 package struct RefreshHistoryStore: Sendable {
     package static let fileName = "refresh-history.json"
