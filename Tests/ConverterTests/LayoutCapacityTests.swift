@@ -39,8 +39,9 @@ import Testing
         var rules = LayoutFixture.noGuards()
         rules.network = [LayoutFixture.block("a.example")] + (0..<3).map { LayoutFixture.exception(nil, key: "@@/e\($0)/") }
         var small = ConverterConfiguration(chunkSize: 3, maxLists: 2)
-        small.settingNames.chunkSize = "--chunk-size"
-        #expect(throws: ConversionError.layoutImpossible("network-hosts lists must carry 3 exceptions but the chunk size is 3; raise --chunk-size")) {
+        small.settingNames.chunkSize = "conversion.chunkSize in config.json"
+        #expect(throws: ConversionError.layoutImpossible(
+            "network-hosts lists must carry 3 exceptions but the chunk size is 3; raise conversion.chunkSize in config.json")) {
             _ = try ListLayout(configuration: small).layOut(rules, previous: nil)
         }
     }
