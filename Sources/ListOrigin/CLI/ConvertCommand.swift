@@ -53,7 +53,8 @@ enum ConvertCommand: Command {
         }
         var configuration = Pipeline.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
-        configuration.settingNames.chunkSize = "--chunk-size"
+        // `convert` reads no config.json: its chunk size is a flag, its list limit the default.
+        configuration.settingNames = .init(chunkSize: "--chunk-size")
 
         var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds
         if let text = arguments.value("--grace-period") {
