@@ -44,8 +44,9 @@ let package = Package(
         // Compiles lists in real WebKit in long-lived helper processes of our own binary; the
         // publish gate and `listserver verify` use it.
         .target(name: "WebKitCompiler", dependencies: ["CWebKitShim", "ProcessRunner"]),
-        // The one hand-written JSON byte writer and its one string escaping (the converter's), used by
-        // the converter's rules, the manifest and `explain`'s answers. No dependencies.
+        // JSON over bytes: the one hand-written writer and its one string escaping (the converter's rules,
+        // the manifest, `explain`'s answers), and the one streaming reader with its UTF-8 check (the
+        // converter's validator, the decision engine's list loader). No dependencies.
         .target(name: "JSONBytes"),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
         .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar", "JSONBytes"]),
@@ -54,7 +55,7 @@ let package = Package(
         .target(name: "URLFilterGrammar"),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
         // and downstream of it: its answers carry the converter's `SourceLine`s.
-        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter"]),
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter", "JSONBytes"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
@@ -62,18 +63,22 @@ let package = Package(
         // One capped libcurl GET with one redirect policy: the origin's upstream fetcher and, on Linux,
         // ListSync's capped reads. Links libcurl only.
         .target(name: "CappedHTTPClient", dependencies: ["CCurlShim"]),
+        // The one durable file write (temp, fsync, rename or link, fsync the directory; one temp-name
+        // format): the origin's published files and state, the signing key, the device's store.
+        // Foundation and libc only, so the device library can use it.
+        .target(name: "DurableFile"),
         // The device-side sync client: Foundation only, reusable by an app.
-        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListSync", dependencies: ["DurableFile", "ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin in stages (docs/architecture.md); each module may import only those below it.
         // What the origin is told: config.json, strictly read, its paths resolved, and the version.
-        .target(name: "OriginConfig", dependencies: ["ListFormat"]),
+        .target(name: "OriginConfig", dependencies: ["ListFormat", "Converter"]),
         // Layout and publish: sets on disk (hashed files, gzip, patches, signed manifest), the state
         // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
-        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "DurableFile", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // Fetch, convert, gate and publish on a schedule, or follow a primary: produces sets.
         .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore", "WebKitCompiler"]),
         // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
@@ -85,7 +90,7 @@ let package = Package(
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore", "WebKitCompiler"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
-        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
+        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat", "DurableFile"]),
         // Prints the cost of signing a manifest (scripts/bench/sign.sh).
         .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat", "CCryptoShim"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
@@ -110,6 +115,7 @@ let package = Package(
         // The end-to-end tier: real WebKit, Varnish, GNOME Web, Chromium, `listserver` processes, kill -9,
         // systemd and network namespaces. `scripts/test.sh --fast` skips it.
         .testTarget(name: "OriginEndToEndTests", dependencies: originTestDependencies),
+        .testTarget(name: "DurableFileTests", dependencies: ["DurableFile", "TestSupport"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "ListFormatTests", dependencies: ["ListFormat"]),
         .testTarget(name: "CappedHTTPClientTests", dependencies: ["CappedHTTPClient", "TestSupport"]),

@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 
 /// Everything `config.json` can set. Every key is optional in the file and documented in the
@@ -49,8 +50,8 @@ package struct Configuration: Sendable, Equatable {
     }
 
     package struct Conversion: Sendable, Equatable {
-        package var chunkSize = 30_000
-        package var maxLists = 16
+        package var chunkSize = ConverterConfiguration.defaultChunkSize
+        package var maxLists = ConverterConfiguration.defaultMaxLists
         /// Refreshes a list may keep its previous bytes when it only lost removed rules (0: apply
         /// removals at once). Above 0 also moves recent rules into lists that change anyway.
         /// The same as `convert --removal-grace`.

@@ -45,6 +45,9 @@ import Testing
         #expect(configuration.conversion.removalGraceRuns == 3)
         #expect(RefreshStages.converterConfiguration(configuration.conversion).removalGraceRuns == 3)
         #expect(RefreshStages.converterConfiguration(configuration.conversion).promotesRecentIntoChangedLists)
+        // A layout refusal names the config keys to raise, not `convert`'s flag.
+        #expect(RefreshStages.converterConfiguration(configuration.conversion).settingNames
+                == .init(chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json"))
         #expect(configuration.http.accessLog)
     }
 

@@ -22,7 +22,7 @@ enum ConvertCommand: Command {
                  help: "directory of the previous set: its layout.json keeps unchanged rules in place (default: the set already in --out)"),
         FlagSpec(name: "--grace-period", takesValue: true,
                  help: "seconds superseded files stay in --out, and patches are written from them (default 604800; convert keeps no history, so a file's clock starts at its mtime)"),
-        FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default 30000)"),
+        FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default \(ConverterConfiguration.defaultChunkSize))"),
         FlagSpec(name: "--removal-grace", takesValue: true,
                  help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"),
         FlagSpec(name: "--no-validate", takesValue: false, help: "skip the WebKit validity check of new lists (benchmarks only)"),
@@ -53,6 +53,8 @@ enum ConvertCommand: Command {
         }
         var configuration = RefreshStages.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
+        // `convert` reads no config.json: its chunk size is a flag, its list limit the default.
+        configuration.settingNames = .init(chunkSize: "--chunk-size")
 
         var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds
         if let text = arguments.value("--grace-period") {

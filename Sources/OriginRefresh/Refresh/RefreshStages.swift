@@ -34,6 +34,7 @@ package struct RefreshStages: Sendable {
     /// What `config.json`'s `conversion` section asks of the converter; `convert`'s flags map to the same fields.
     package static func converterConfiguration(_ conversion: Configuration.Conversion) -> ConverterConfiguration {
         var configuration = ConverterConfiguration(chunkSize: conversion.chunkSize, maxLists: conversion.maxLists)
+        configuration.settingNames = .init(chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json")
         configuration.removalGraceRuns = conversion.removalGraceRuns
         // Batching removals and promoting recent rules into lists that change anyway go together.
         configuration.promotesRecentIntoChangedLists = conversion.removalGraceRuns > 0

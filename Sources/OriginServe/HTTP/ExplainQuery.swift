@@ -1,5 +1,6 @@
 import ContentBlockerEngine
 import Foundation
+import HTTPServerCore
 
 /// `GET /explain?url=…&page=…&type=…`, checked before any work: the parameters percent-decoded
 /// (`+` is a space, as an HTML form sends it), each refusal a status and a reason that names no
@@ -68,29 +69,6 @@ package struct ExplainQuery: Equatable {
 
     /// Percent-decodes a query component (`+` is a space); nil for a bad escape or bytes that are not UTF-8.
     package static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
-            }
-        }
-        return String(validating: out, as: UTF8.self)
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        PercentDecoding.decode(bytes, plus: .space).flatMap { String(validating: $0, as: UTF8.self) }
     }
 }

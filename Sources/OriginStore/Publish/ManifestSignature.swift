@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 import ListFormat
 import ManifestSigning
@@ -215,9 +216,9 @@ extension SetWriter {
 
     private func atomicSync(_ directory: String) throws {
         do {
-            try AtomicFile.syncDirectory(directory)
-        } catch let error as AtomicFile.WriteError {
-            throw PublishError.write(error.path, "\(error.operation): \(String(cString: strerror(error.code)))")
+            try DurableFile.syncDirectory(directory)
+        } catch let error as DurableFileError {
+            throw PublishError.write(error.path, error.reason)
         }
     }
 

@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -81,9 +82,9 @@ package struct StateStore: Sendable {
             throw StateError.write(path: parent, reason: "cannot create directory")
         }
         do {
-            try AtomicFile.write(bytes, to: path)
-        } catch let error as AtomicFile.WriteError {
-            throw StateError.write(path: error.path, reason: "\(error.operation): \(String(cString: strerror(error.code)))")
+            try DurableFile.write(bytes, to: path)
+        } catch let error as DurableFileError {
+            throw StateError.write(path: error.path, reason: error.reason)
         } catch {
             throw StateError.write(path: path, reason: "\(error)")
         }

@@ -46,7 +46,7 @@ import TestSupport
             let run = try Self.convertPeak(binary, input: input.path, out: scratch.path + "/out-\(name)")
             #expect(run.status == 1, "\(name): \(run.stderr)")
             #expect(run.stderr.contains("the rules do not fit the list limits"), "\(name): \(run.stderr)")
-            #expect(run.stderr.contains("raise the chunk size or the list limit"), "\(name): \(run.stderr)")
+            #expect(run.stderr.contains("raise --chunk-size or the list limit"), "\(name): \(run.stderr)")
             #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out-\(name)/manifest.json"))
             peaks.append(run.peak)
         }

@@ -1,19 +1,21 @@
-/// A streaming JSON reader (RFC 8259) over bytes for the list validator: it checks syntax as it goes
-/// and hands out strings without building a document tree, so an 11 MB list is checked without copying
-/// it. Depth is bounded so hostile input cannot overflow the stack.
-package struct JSONCursor {
-    package struct SyntaxError: Error {
-        package var offset: Int
-        package var message: String
+/// A streaming JSON reader (RFC 8259) over bytes, the reading side of `JSONWriter`: it checks syntax
+/// as it goes and hands out strings without building a document tree, so the converter's validator
+/// checks an 11 MB list, and the decision engine loads one, without copying it. Depth is bounded so
+/// hostile input cannot overflow the stack. The steps a list walk runs per rule are `@inlinable`,
+/// because they are the validator's hot path and it lives in another module.
+public struct JSONCursor {
+    public struct SyntaxError: Error {
+        public var offset: Int
+        public var message: String
     }
 
-    static let maximumDepth = 64
+    public static let maximumDepth = 64
 
-    package let bytes: UnsafeBufferPointer<UInt8>
+    public let bytes: UnsafeBufferPointer<UInt8>
     /// Where strings with escapes are decoded. At least as long as `bytes`, because decoding never
     /// lengthens a string, so writes into it need no bounds checks beyond the input's own.
-    private let decoded: UnsafeMutableBufferPointer<UInt8>
-    package var index = 0
+    @usableFromInline let decoded: UnsafeMutableBufferPointer<UInt8>
+    public var index = 0
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>, decoded: UnsafeMutableBufferPointer<UInt8>) {
         self.bytes = bytes
@@ -21,7 +23,7 @@ package struct JSONCursor {
     }
 
     /// Runs `body` with a cursor at the start of `bytes`; the decode buffer lives as long as the call.
-    package static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows -> R {
+    public static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows -> R {
         // Large buffers are mmapped, so only the pages escaped strings touch are ever faulted in.
         let decoded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         defer { decoded.deallocate() }
@@ -29,17 +31,17 @@ package struct JSONCursor {
         return try body(&cursor)
     }
 
-    package func fail(_ message: String) -> SyntaxError { SyntaxError(offset: index, message: message) }
+    public func fail(_ message: String) -> SyntaxError { SyntaxError(offset: index, message: message) }
 
-    package var atEnd: Bool { index >= bytes.count }
+    public var atEnd: Bool { index >= bytes.count }
 
     /// The next byte after whitespace, without consuming it (0 at the end).
-    @inline(__always) package mutating func peek() -> UInt8 {
+    @inlinable @inline(__always) public mutating func peek() -> UInt8 {
         skipWhitespace()
         return index < bytes.count ? bytes[index] : 0
     }
 
-    @inline(__always) package mutating func skipWhitespace() {
+    @inlinable @inline(__always) public mutating func skipWhitespace() {
         while index < bytes.count {
             let byte = bytes[index]
             guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return }
@@ -49,41 +51,41 @@ package struct JSONCursor {
 
     // The structural steps below run a few times per rule: inlined, with their errors built out of line.
 
-    @inline(__always) mutating func expect(_ byte: UInt8) throws {
+    @inlinable @inline(__always) public mutating func expect(_ byte: UInt8) throws {
         guard peek() == byte else { throw expected(byte) }
         index += 1
     }
 
-    @inline(never) private func expected(_ byte: UInt8) -> SyntaxError { fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+    @usableFromInline @inline(never) func expected(_ byte: UInt8) -> SyntaxError { fail("expected '\(Character(Unicode.Scalar(byte)))'") }
 
     /// After the first element/member: true when another follows (`,` consumed), false at the closing byte (consumed).
-    @inline(__always) package mutating func next(closing: UInt8) throws -> Bool {
+    @inlinable @inline(__always) public mutating func next(closing: UInt8) throws -> Bool {
         let byte = peek()
         if byte == UInt8(ascii: ",") { index += 1; return true }
         if byte == closing { index += 1; return false }
         throw expectedSeparator(closing)
     }
 
-    @inline(never) private func expectedSeparator(_ closing: UInt8) -> SyntaxError {
+    @usableFromInline @inline(never) func expectedSeparator(_ closing: UInt8) -> SyntaxError {
         fail("expected ',' or '\(Character(Unicode.Scalar(closing)))'")
     }
 
     /// Consumes `[`; returns false (and consumes `]`) when the array is empty.
-    @inline(__always) package mutating func beginArray() throws -> Bool {
+    @inlinable @inline(__always) public mutating func beginArray() throws -> Bool {
         try expect(UInt8(ascii: "["))
         if peek() == UInt8(ascii: "]") { index += 1; return false }
         return true
     }
 
     /// Consumes `{`; returns false (and consumes `}`) when the object is empty.
-    @inline(__always) package mutating func beginObject() throws -> Bool {
+    @inlinable @inline(__always) public mutating func beginObject() throws -> Bool {
         try expect(UInt8(ascii: "{"))
         if peek() == UInt8(ascii: "}") { index += 1; return false }
         return true
     }
 
     /// Reads a member key and its `:`; the key's decoded bytes, valid until the next string is read.
-    package mutating func key() throws -> UnsafeBufferPointer<UInt8> {
+    @inlinable public mutating func key() throws -> UnsafeBufferPointer<UInt8> {
         guard peek() == UInt8(ascii: "\"") else { throw fail("expected an object key") }
         let key = try string()
         try expect(UInt8(ascii: ":"))
@@ -93,7 +95,7 @@ package struct JSONCursor {
     /// Reads the string at the cursor (which must be on its opening quote) and returns its decoded bytes:
     /// a view of the input when it has no escapes (no copy), else of the decode buffer. Either is valid
     /// only until the next string is read.
-    package mutating func string() throws -> UnsafeBufferPointer<UInt8> {
+    @inlinable public mutating func string() throws -> UnsafeBufferPointer<UInt8> {
         index += 1
         let start = index
         let count = bytes.count
@@ -119,7 +121,7 @@ package struct JSONCursor {
     }
 
     /// The 8 input bytes at `offset` as one word, the first in the lowest bits (the caller checks `offset + 8 <= count`).
-    @inline(__always) private func word(at offset: Int) -> UInt64 {
+    @inlinable @inline(__always) func word(at offset: Int) -> UInt64 {
         UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
@@ -127,7 +129,7 @@ package struct JSONCursor {
     /// as their high bits; 0 when there is none. The lowest set bit is exactly the first such byte (the
     /// classic has-zero-byte / has-less-than tests err only in bytes above a true hit), so no byte is
     /// ever skipped wrongly.
-    @inline(__always) static func specialBytes(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always) public static func specialBytes(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quote = word ^ (ones &* 0x22)
         let backslash = word ^ (ones &* 0x5C)
@@ -139,7 +141,7 @@ package struct JSONCursor {
 
     /// The rest of a string whose first escape is at the cursor: the plain run before it is copied, then
     /// everything is decoded into `decoded`.
-    private mutating func escapedString(from start: Int) throws -> UnsafeBufferPointer<UInt8> {
+    @usableFromInline mutating func escapedString(from start: Int) throws -> UnsafeBufferPointer<UInt8> {
         let out = decoded.baseAddress!
         var length = index - start
         out.update(from: bytes.baseAddress! + start, count: length)
@@ -266,7 +268,7 @@ package struct JSONCursor {
     }
 
     /// Checks and skips any value.
-    package mutating func skipValue(depth: Int) throws {
+    public mutating func skipValue(depth: Int) throws {
         guard depth < Self.maximumDepth else { throw fail("nesting deeper than \(Self.maximumDepth)") }
         switch peek() {
         case UInt8(ascii: "{"):
