@@ -8,15 +8,17 @@ enum FrameDomainCondition {
     /// The sites' frame-URL regexes, one per site: WebKit's url-filter grammar has no alternation.
     static func patterns(_ sites: [String]) -> [String] { sites.map(pattern) }
 
-    /// A URL whose host is `site` or one of its subdomains, any scheme and port:
-    /// `^[^:]+://+([^:/]+\.)?example\.com[:/]`.
+    /// A URL whose host is `site` or one of its subdomains, any scheme and port: `||site^` as
+    /// `URLFilterBuilder` writes it, `^[^:]+://+([^:/]+\.)?example\.com[/:]`.
     static func pattern(_ site: String) -> String {
-        var escaped = ""
-        escaped.reserveCapacity(site.utf8.count + 8)
-        for character in site {
-            if character == "." { escaped += "\\." } else { escaped.append(character) }
+        var bytes = URLFilterBuilder.hostAnchorPrefix
+        bytes.reserveCapacity(bytes.count + site.utf8.count + 8)
+        for byte in site.utf8 {
+            if byte == UInt8(ascii: ".") { bytes.append(UInt8(ascii: "\\")) }
+            bytes.append(byte)
         }
-        return "^[^:]+://+([^:/]+\\.)?" + escaped + "[:/]"
+        bytes += URLFilterBuilder.hostEndClass
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Every type a typeless trigger matches except document loads: the part a frame condition judges exactly.
