@@ -18,8 +18,8 @@ import Testing
         top.example#?#.box:-abp-has(> .sponsored)
         """
 
-    /// Runs hiding_check.py on `target`'s lists of `filters` with the pages of `plan`.
-    static func run(_ target: ConversionTarget, pages: [[String: Any]]) throws -> [String: [String: [String]?]] {
+    /// Runs hiding_check.py on `target`'s lists of `filters` with `pages`.
+    static func run(_ target: ConversionTarget, filters: String = filters, pages: [[String: Any]]) throws -> [String: [String: [String]?]] {
         let xvfb = "/usr/bin/xvfb-run"
         try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
         var configuration = ConverterConfiguration()
@@ -80,5 +80,24 @@ import Testing
         #expect(top["http://top.example/p"] == ["box-ad"], "#?# with :-abp-has hides through native :has()")
         let elsewhere = try #require(result["http://elsewhere.example/p"])
         #expect(elsewhere["requests"] == ["http://adframe.example/f"])
+    }
+
+    /// A `$generichide` exception on a URL pattern (both targets: `if-top-url`) turns generic hiding
+    /// off on the pages whose URL matches, and only there; the site's own selectors stay.
+    @Test func pagePatternExceptionActsOnMatchingPagesOnly() throws {
+        let filters = """
+            [Adblock Plus 2.0]
+            ##.ad-g
+            top.example##.ad-s
+            @@||top.example/search?$generichide
+            """
+        let all = ["ad-g", "ad-s", "keep"]
+        let pages: [[String: Any]] = [
+            ["url": "http://top.example/search?q=x", "elements": all, "frames": [[String: Any]]()],
+            ["url": "http://top.example/news", "elements": all, "frames": [[String: Any]]()],
+        ]
+        let result = try Self.run(.safari17, filters: filters, pages: pages)
+        #expect(result["http://top.example/search?q=x"]?["http://top.example/search?q=x"] == ["ad-s"])
+        #expect(result["http://top.example/news"]?["http://top.example/news"] == ["ad-g", "ad-s"])
     }
 }
