@@ -3,6 +3,13 @@ import PackageDescription
 
 // No Swift package dependencies: only the toolchain plus system C libraries from apt
 // (libcurl4-openssl-dev, zlib1g-dev, libssl-dev, libidn2-dev, libzstd-dev).
+// What the origin's test targets may use: the stage modules, the libraries under them and the shared support.
+let originTestDependencies: [Target.Dependency] = [
+    "ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync",
+    "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "OriginTestSupport",
+    "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes",
+]
+
 let package = Package(
     name: "ListServer",
     platforms: [.macOS(.v13)],
@@ -82,9 +89,22 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
-                                                           "ManifestSigning"]),
+        // Fixtures and harnesses the origin's test targets share: the in-process server, scripted origins,
+        // a Varnish edge, WebKit runs, followers, the upstream lists the tests convert.
+        .target(name: "OriginTestSupport", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes"], path: "Tests/OriginSupport"),
+        // The origin's tests, one target per stage module, fast tier: in-process code and loopback sockets.
+        .testTarget(name: "OriginConfigTests", dependencies: originTestDependencies),
+        .testTarget(name: "OriginStoreTests", dependencies: originTestDependencies),
+        .testTarget(name: "OriginRefreshTests", dependencies: originTestDependencies),
+        .testTarget(name: "OriginServeTests", dependencies: originTestDependencies),
+        .testTarget(name: "ListOriginTests", dependencies: originTestDependencies),
+        // The end-to-end tier: real WebKit, Varnish, GNOME Web, Chromium, `listserver` processes, kill -9,
+        // systemd and network namespaces. `scripts/test.sh --fast` skips it.
+        .testTarget(name: "OriginEndToEndTests", dependencies: originTestDependencies),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
+        .testTarget(name: "ListFormatTests", dependencies: ["ListFormat"]),
+        .testTarget(name: "CappedHTTPClientTests", dependencies: ["CappedHTTPClient", "TestSupport"]),
+        .testTarget(name: "URLFilterGrammarTests", dependencies: ["URLFilterGrammar"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "OriginStore", "TestSupport"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through

@@ -53,7 +53,7 @@ enum ConvertCommand: Command {
         if let text = arguments.value("--removal-grace") {
             conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: ConfigurationLimits.removalGraceRuns)
         }
-        var configuration = Pipeline.converterConfiguration(conversion)
+        var configuration = RefreshStages.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
         if let text = arguments.value("--target") {
             guard let target = ConversionTarget(rawValue: text) else {
