@@ -39,7 +39,8 @@ struct Pipeline: Sendable {
 
     /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
     func run(_ mode: RefreshCycle.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
-        let outcome = cycle.run(mode, state: &state, published: &published)
+        var outcome = cycle.run(mode, state: &state, published: &published)
+        if let withSites = publishUnprotectedSites(state: &state, published: &published) { outcome.published = withSites }
         reporting.report(outcome)
         return outcome
     }

@@ -13,7 +13,11 @@ struct Configuration: Sendable, Equatable {
     struct Upstream: Sendable, Equatable {
         /// Stable identifier; names state files and shows in /status.
         var id: String
+        /// Where the list comes from: the URL fetched, or for a local upstream its `path` as given.
         var url: String
+        /// A local file read at each refresh instead of a fetch (an operator's own rules), checked
+        /// like a fetched body; relative to the config file's directory.
+        var path: String? = nil
         /// Bundled copy used when nothing better is on disk (offline first start).
         var snapshot: String?
         /// A body must start with this to count as a filter list.
@@ -107,6 +111,9 @@ struct Configuration: Sendable, Equatable {
     var conversion = Conversion()
     var publish = Publish()
     var http = HTTP()
+    /// Hosts where devices turn blocking off, normalised at load; the admin endpoint adds and
+    /// removes more at runtime (kept in `stateDir`). Carried in the manifest, never in a list.
+    var unprotectedSites: [String] = []
     /// nil: this origin converts; set: it follows a primary and never converts.
     var follow: Follow?
 

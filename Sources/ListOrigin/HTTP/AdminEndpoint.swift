@@ -9,6 +9,9 @@ struct AdminEndpoint: Sendable {
     /// Called on an event thread when an authorized refresh is accepted (the server answers 202);
     /// must return quickly, e.g. by scheduling the refresh on another queue.
     var onRefresh: @Sendable () -> Void
+    /// Called on an event thread with a checked `POST /admin/unprotected-sites` change; must return
+    /// quickly. nil (a follower): that endpoint answers 404.
+    var onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil
 
     init(token: String, onRefresh: @escaping @Sendable () -> Void) {
         self.token = Array(token.utf8)

@@ -52,6 +52,9 @@ struct OriginResponder: HTTPResponder {
             // Without a configured token the endpoint does not exist (404 for every method).
             return adminRefresh(request, into: &output)
         }
+        if Self.equals(name, UnprotectedSitesEndpoint.path) {
+            return UnprotectedSitesEndpoint(admin: state.admin, limiter: state.authLimiter, route: OriginRoute.admin.route).respond(request, into: &output)
+        }
         guard method == .get || method == .head else {
             return request.error(405, "method not allowed", route: request.routes.invalid, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
         }

@@ -75,6 +75,16 @@ final class RefreshScheduler: @unchecked Sendable {
         }
     }
 
+    /// Records an admin change to the unprotected sites and publishes the manifest that carries
+    /// them, after any refresh in progress. Returns at once.
+    func changeUnprotectedSite(_ change: UnprotectedSiteChange) {
+        queue.async {
+            if let set = self.pipeline.publishUnprotectedSites(state: &self.state, published: &self.published, change: change) {
+                self.install(set.content)
+            }
+        }
+    }
+
     /// Stops scheduling; a refresh already running finishes (its writes are atomic either way).
     func stop() {
         queue.async {

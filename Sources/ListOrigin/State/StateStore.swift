@@ -73,7 +73,7 @@ struct StateStore: Sendable {
         return path
     }
 
-    private func write(_ bytes: [UInt8], to path: String) throws(StateError) {
+    func write(_ bytes: [UInt8], to path: String) throws(StateError) {
         let parent = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
