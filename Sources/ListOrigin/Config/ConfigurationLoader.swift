@@ -190,8 +190,11 @@ private struct StrictUpstream: Decodable {
         if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }) {
             throw ConfigurationError(file: "", key: path + ".id", problem: "must be lowercase letters, digits and '-' (it names files)")
         }
-        if (url == nil) == (localPath == nil) {
-            throw ConfigurationError(file: "", key: path, problem: "give either \"url\" (fetched) or \"path\" (a local file), not both or neither")
+        if url == nil, localPath == nil {
+            throw ConfigurationError(file: "", key: path + ".url", problem: "required key is missing (or give \"path\": a local file)")
+        }
+        if url != nil, localPath != nil {
+            throw ConfigurationError(file: "", key: path, problem: "give either \"url\" (fetched) or \"path\" (a local file), not both")
         }
         if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ConfigurationError(file: "", key: path + ".url", problem: "must be an http:// or https:// URL")
