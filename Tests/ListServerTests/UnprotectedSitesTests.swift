@@ -73,7 +73,9 @@ import TestSupport
 
         // A list publish keeps the sites; so does a new pipeline over the same state directory (a restart).
         harness.server.set("/easylist.txt", .serve(body: try RefreshTests.easylist(lines: 420)))
+        let manifestsBefore = harness.state.history.count
         #expect(harness.run().result == .published)
+        #expect(harness.state.history.count == manifestsBefore + 1, "one manifest, already carrying the sites: no window without them")
         #expect(try Self.manifest(harness).unprotectedSites == ["broken-shop.example", "configured.example"])
         let edits = try harness.pipeline.store.loadUnprotectedSiteEdits()
         #expect(edits.added == ["broken-shop.example"], "kept in stateDir")
