@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
+@testable import OriginServe
+@testable import OriginStore
 
 /// A local upstream (`upstreams[].path`): an operator's own ABP file, read at each refresh and
 /// checked like a fetched body. A bad file keeps the last good copy and the served set, and the

@@ -3,6 +3,10 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
+@testable import OriginServe
+@testable import OriginStore
 
 /// The two tools of "a site is broken", end to end: a real `listserver serve` (local upstreams, a
 /// signing key, the admin token) behind a real Varnish edge (scripts/varnish/cdn.vcl), and a

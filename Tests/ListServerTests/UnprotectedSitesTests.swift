@@ -4,6 +4,10 @@ import ListFormat
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
+@testable import OriginServe
+@testable import OriginStore
 
 /// Unprotected sites: hosts checked and normalised (config and admin endpoint alike), carried in
 /// the manifest by a publish that writes no list file, kept across list publishes, and the admin
