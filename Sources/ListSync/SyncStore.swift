@@ -53,6 +53,11 @@ public struct SyncStore: Sendable {
         return state.manifest.lists.map { SyncedList(id: $0.id, sha256: $0.sha256, rules: $0.rules, fileURL: fileURL(sha256: $0.sha256)) }
     }
 
+    /// The hosts the last synced manifest unprotects (blocking off there); empty on a fresh device.
+    public func unprotectedSites() throws -> [String] {
+        try loadState()?.manifest.unprotectedSites ?? []
+    }
+
     /// The last fully synced state, or nil on a fresh device.
     public func loadState() throws -> SyncState? {
         guard FileManager.default.fileExists(atPath: stateURL.path) else { return nil }

@@ -14,7 +14,11 @@ package struct Configuration: Sendable, Equatable {
     package struct Upstream: Sendable, Equatable {
         /// Stable identifier; names state files and shows in /status.
         package var id: String
+        /// Where the list comes from: the URL fetched, or for a local upstream its `path` as given.
         package var url: String
+        /// A local file read at each refresh instead of a fetch (an operator's own rules), checked
+        /// like a fetched body; relative to the config file's directory.
+        package var path: String? = nil
         /// Bundled copy used when nothing better is on disk (offline first start).
         package var snapshot: String?
         /// A body must start with this to count as a filter list.
@@ -108,6 +112,9 @@ package struct Configuration: Sendable, Equatable {
     package var conversion = Conversion()
     package var publish = Publish()
     package var http = HTTP()
+    /// Hosts where devices turn blocking off, normalised at load; the admin endpoint adds and
+    /// removes more at runtime (kept in `stateDir`). Carried in the manifest, never in a list.
+    package var unprotectedSites: [String] = []
     /// nil: this origin converts; set: it follows a primary and never converts.
     package var follow: Follow?
 

@@ -69,7 +69,7 @@ import Testing
                                  ("http", defaults.http), ("follow", Configuration.Follow(manifest: "", trustedKeys: []))] {
             keys += Self.fields(value).map { "\(section).\($0)" }
         }
-        keys += ["publicDir", "stateDir"]
+        keys += ["publicDir", "stateDir", "unprotectedSites"]
         let missing = keys.filter { !documented.contains($0) }
         #expect(missing.isEmpty, "keys docs/configuration.md does not document: \(missing)")
     }

@@ -74,7 +74,7 @@ import Testing
     @Test func missingRequiredUpstreamFieldIsNamed() {
         let missing = error(#"{"upstreams":[{"id":"a"}]}"#)
         #expect(missing?.key == "upstreams[0].url")
-        #expect(missing?.problem == "required key is missing")
+        #expect(missing?.problem.hasPrefix("required key is missing") == true)
     }
 
     @Test func invalidValuesAreRejected() {

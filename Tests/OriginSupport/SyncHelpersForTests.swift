@@ -214,6 +214,17 @@ package struct TemporaryDirectory {
 /// A published set built the way the publisher names and encodes it (content-hashed names,
 /// deterministic gzip, the publisher's manifest bytes), ready to `install` in the origin.
 package struct PublishedSetForTests {
+    /// The list files on disk (name → bytes): what a device would download.
+    package static func listFiles(_ directory: String) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".json") || name.hasSuffix(".gz") {
+            guard name != PublishPlan.manifestName, name != PublishPlan.reportName, name != PublishPlan.layoutName else { continue }
+            files[name] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
+        }
+        return files
+    }
+
+
     package var lists: [PlannedList]
     package var manifest: [UInt8]
 

@@ -32,8 +32,13 @@ final class ServerApp: @unchecked Sendable {
     func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
         let configuration = resolved.configuration
         let admin = AdminCredential.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment)
+        var changeSite: (@Sendable (UnprotectedSiteChange) -> Void)?
+        if configuration.follow == nil {
+            changeSite = { [weak self] (change: UnprotectedSiteChange) in self?.changeUnprotectedSite(change) }
+        }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
                                 log: log.child("http"), admin: admin, onAdminRefresh: { [weak self] in self?.source?.trigger() },
+                                onUnprotectedSite: changeSite,
                                 publicDirectory: resolved.publicDirectory)
         let source: any SetSource = if let follow = configuration.follow {
             try makeFollowSource(follow, server: server)
@@ -47,6 +52,12 @@ final class ServerApp: @unchecked Sendable {
         log.info("listening on \(configuration.listen.address):\(port)\(following)")
         source.start()
         return port
+    }
+
+    /// An admin edit of the unprotected sites, handed to the refresher (a follower has none: its
+    /// primary publishes them).
+    private func changeUnprotectedSite(_ change: UnprotectedSiteChange) {
+        (source as? RefreshSource)?.changeUnprotectedSite(change)
     }
 
     /// Stops the set source, drains in-flight responses and gives a run in progress the same grace

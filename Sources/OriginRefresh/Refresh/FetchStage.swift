@@ -27,14 +27,13 @@ package struct FetchStage: Sendable {
     package func run(_ mode: Mode, state: inout PersistentState, published: inout PublishedSet?,
              now: @Sendable () -> Date = { Date() }) -> RefreshOutcome {
         var outcome = RefreshOutcome(mode: mode, startedAt: now())
-        if mode == .online {
-            for upstream in configuration.upstreams {
-                let at = now()
-                outcome.upstreams.append(UpstreamReport(id: upstream.id, url: upstream.url, at: at,
-                                                        outcome: fetchUpstream(upstream, state: &state, now: at)))
-            }
-            state.lastRefreshAt = outcome.startedAt
+        // Local upstreams are read offline too: the file is here, and an edit is taken at start.
+        for upstream in configuration.upstreams where mode == .online || upstream.path != nil {
+            let at = now()
+            outcome.upstreams.append(UpstreamReport(id: upstream.id, url: upstream.url, at: at,
+                                                    outcome: fetchUpstream(upstream, state: &state, now: at)))
         }
+        if mode == .online { state.lastRefreshAt = outcome.startedAt }
         let deadline = outcome.startedAt.addingTimeInterval(configuration.refresh.deadlineSeconds)
         convertStage.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(),
                                    deadline: { now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil })
@@ -56,8 +55,12 @@ package struct FetchStage: Sendable {
         let policy = RetryPolicy(configuration.refresh)
         let fetched: FetchResult
         do {
-            fetched = try policy.run(log: log.child(upstream.id), what: "fetch \(upstream.url)", sleep: sleep) { () throws(FetchError) -> FetchResult in
-                try fetcher.fetch(upstream.url, validators: validators)
+            if let path = upstream.path {
+                fetched = try LocalUpstreamFile(path: path, maxBodyBytes: configuration.fetch.maxBodyBytes).read()
+            } else {
+                fetched = try policy.run(log: log.child(upstream.id), what: "fetch \(upstream.url)", sleep: sleep) { () throws(FetchError) -> FetchResult in
+                    try fetcher.fetch(upstream.url, validators: validators)
+                }
             }
         } catch {
             return .fetchFailed(error)

@@ -68,6 +68,16 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
 
     package func trigger() { job.trigger() }
 
+    /// Records an admin change to the unprotected sites and publishes the manifest that carries
+    /// them, between refreshes (on the job). Returns at once.
+    package func changeUnprotectedSite(_ change: UnprotectedSiteChange) {
+        job.submit {
+            if let set = self.stages.publishUnprotectedSites(state: &self.state, published: &self.published, change: change) {
+                self.install(set.content)
+            }
+        }
+    }
+
     /// A refresh already running finishes (its writes are atomic either way).
     package func stop() { job.stop() }
 

@@ -43,7 +43,8 @@ package struct RefreshStages: Sendable {
 
     /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
     package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
-        let outcome = fetchStage.run(mode, state: &state, published: &published)
+        var outcome = fetchStage.run(mode, state: &state, published: &published)
+        if let withSites = publishUnprotectedSites(state: &state, published: &published) { outcome.published = withSites }
         reporting.report(outcome)
         return outcome
     }

@@ -1,5 +1,6 @@
 import CCryptoShim
 import Foundation
+import OriginConfig
 
 /// The admin token an operator presents for `POST /admin/refresh` and `/explain`. Only the
 /// credential: what an accepted refresh does is the server's `onAdminRefresh`. Absent (nil) on the

@@ -20,18 +20,7 @@ package struct ExplainQuery: Equatable {
 
     /// Parses the query part of a request target (`/explain?…`).
     package static func parse(target: UnsafeBufferPointer<UInt8>) throws(Refusal) -> ExplainQuery {
-        var fields: [String: String] = [:]
-        let target = Array(target)
-        if let mark = target.firstIndex(of: UInt8(ascii: "?")) {
-            for pair in target[(mark + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-                let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : []) else {
-                    throw Refusal(status: 400, reason: "the query is not valid percent-encoded UTF-8")
-                }
-                // The first of a repeated parameter counts.
-                if fields[name] == nil { fields[name] = value }
-            }
-        }
+        let fields = try queryFields(target: target)
         guard let url = fields["url"], !url.isEmpty else {
             throw Refusal(status: 400, reason: "give the request to explain: /explain?url=https://…[&page=https://…][&type=\(typeNames)]")
         }
@@ -66,6 +55,21 @@ package struct ExplainQuery: Equatable {
     }
 
     static let typeNames = ABPRequestType.allCases.map(\.rawValue).joined(separator: ", ")
+
+    /// The query's parameters, percent-decoded; the first of a repeated parameter counts.
+    static func queryFields(target: UnsafeBufferPointer<UInt8>) throws(Refusal) -> [String: String] {
+        var fields: [String: String] = [:]
+        let target = Array(target)
+        guard let mark = target.firstIndex(of: UInt8(ascii: "?")) else { return fields }
+        for pair in target[(mark + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : []) else {
+                throw Refusal(status: 400, reason: "the query is not valid percent-encoded UTF-8")
+            }
+            if fields[name] == nil { fields[name] = value }
+        }
+        return fields
+    }
 
     /// Percent-decodes a query component (`+` is a space); nil for a bad escape or bytes that are not UTF-8.
     package static func decode(_ bytes: ArraySlice<UInt8>) -> String? {

@@ -26,7 +26,8 @@ package final class HTTPServer: @unchecked Sendable {
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
     /// rule provenance there. `onAdminRefresh` is what an authorized `POST /admin/refresh` does.
     package init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminCredential?,
-         onAdminRefresh: @escaping @Sendable () -> Void = {}, publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
+         onAdminRefresh: @escaping @Sendable () -> Void = {},
+         onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
         self.configuration = configuration
         self.listen = listen
         var settings = HTTPServerConfiguration()
@@ -40,7 +41,7 @@ package final class HTTPServer: @unchecked Sendable {
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
         explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
-        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, status: status, explain: explainCache,
+        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
                                           authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
                                           publicDirectory: publicDirectory)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),

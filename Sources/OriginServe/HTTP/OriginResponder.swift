@@ -13,6 +13,8 @@ package struct OriginResponder: HTTPResponder {
         /// What an authorized `POST /admin/refresh` does (the set source's trigger); called on an
         /// event thread, so it must return at once.
         let onAdminRefresh: @Sendable () -> Void
+        /// What an authorized `POST /admin/unprotected-sites` does; nil (a follower): that endpoint is 404.
+        let onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)?
         package let status: StatusBoard
         package let explain: ExplainEngineCache
         /// Counts failed admin token attempts per client address (`/explain`, `/admin/refresh`).
@@ -27,11 +29,13 @@ package struct OriginResponder: HTTPResponder {
                            fileDates: [:], manifestInstalled: false)
         }
 
-        package init(admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {}, status: StatusBoard, explain: ExplainEngineCache,
+        package init(admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {},
+             onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, status: StatusBoard, explain: ExplainEngineCache,
              authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
              adminTokenVariable: String = Configuration.HTTP.defaults.adminTokenEnvironmentVariable, publicDirectory: String? = nil) {
             self.admin = admin
             self.onAdminRefresh = onAdminRefresh
+            self.onUnprotectedSite = onUnprotectedSite
             self.status = status
             self.explain = explain
             self.authLimiter = authLimiter
@@ -46,9 +50,12 @@ package struct OriginResponder: HTTPResponder {
     /// itself); everything else is GET or HEAD, and a set's routes are cold until one is installed.
     package func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
         let route = OriginRoute.route(of: name)
-        if route == .admin {
-            // Without a configured token the endpoint does not exist (404 for every method).
-            return adminRefresh(request, into: &output)
+        // The admin endpoints take any method (to say 405 or 404 themselves); without a configured
+        // token they do not exist (404 for every method).
+        if route == .admin { return adminRefresh(request, into: &output) }
+        if route == .unprotectedSites {
+            return UnprotectedSitesEndpoint(admin: state.admin, apply: state.onUnprotectedSite, limiter: state.authLimiter, route: route.route)
+                .respond(request, into: &output)
         }
         let method = request.head.method
         guard method == .get || method == .head else {
@@ -86,8 +93,8 @@ package struct OriginResponder: HTTPResponder {
             let body = MetricsRenderer(status: state.status.current, activity: state.activity()).render()
             return request.respond(status: 200, route: route.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                    body: body, into: &output)
-        case .admin:
-            return adminRefresh(request, into: &output)
+        case .admin, .unprotectedSites:
+            return request.notFound(into: &output)  // answered above
         }
     }
 

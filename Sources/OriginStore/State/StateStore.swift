@@ -74,7 +74,7 @@ package struct StateStore: Sendable {
         return path
     }
 
-    private func write(_ bytes: [UInt8], to path: String) throws(StateError) {
+    func write(_ bytes: [UInt8], to path: String) throws(StateError) {
         let parent = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
