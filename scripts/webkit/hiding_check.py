@@ -28,7 +28,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webview_check import ListCompileError, ProxyLog, make_proxy, open_webview  # noqa: E402
+from harness import ListCompileError, ProxyLog, make_proxy, open_webview  # noqa: E402
 
 PATH_PREFIX = "/__lshide__/"
 
