@@ -86,13 +86,12 @@ def cause(filter_text, url_host, page_host, top_host, psl):
     return "other"
 
 
-def top_site_for(request, sites, psl):
-    """The top-page host a frame case embeds the request's source in: one of `sites` (sorted) chosen by
-    a hash of the request, never the source's own site."""
-    source_host = normalize_url(to_http(request["source"]))[1]
+def top_site_for(key, source_host, sites, psl):
+    """The top-page host a frame case embeds a document on `source_host` in: one of `sites` (sorted)
+    chosen by a hash of `key` (what the case is about), never the source's own site."""
     own = psl.registrable_domain(source_host)
     others = [site for site in sites if site != own]
-    digest = hashlib.sha256(("%s %s %s" % (request["url"], request["source"], request["type"])).encode()).digest()
+    digest = hashlib.sha256(key.encode()).digest()
     return "www." + others[int.from_bytes(digest[:8], "big") % len(others)]
 
 
@@ -123,7 +122,9 @@ def plan_cases(sample, psl):
     by_top = {}
     for request in sample:
         if request["type"] != "document" and request.get("source") and len(sites) > 1:
-            by_top.setdefault(top_site_for(request, sites, psl), []).append(request)
+            key = "%s %s %s" % (request["url"], request["source"], request["type"])
+            top_host = top_site_for(key, normalize_url(to_http(request["source"]))[1], sites, psl)
+            by_top.setdefault(top_host, []).append(request)
     frames = [(host, top_host, items) for top_host, requests in sorted(by_top.items())
               for host, items in page_groups(requests)]
     navigations = [to_http(r["url"]) for r in sample if r["type"] == "document"]

@@ -10,10 +10,10 @@ and which site exceptions cancel it, is WebKit behaviour that only a WebView sho
 Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/hiding_check.py PLAN.json
 PLAN: {"lists": [[rule, ...], ...],
        "pages": [{"url": "http://a.example/p", "elements": ["ad", "keep"],
-                  "frames": [{"url": "http://b.example/f", "elements": ["ad"]}],
+                  "frames": [{"url": "http://b.example/f", "elements": ["ad"], "markup": "<p id=\"y\"></p>"}],
                   "images": ["http://c.example/x.gif"],
                   "markup": "<ul><li id=\"x1\" data-a=\"b\"></li></ul>"}]}
-"markup" (optional) is extra HTML for the page's body, for selectors a plain <div id class> cannot match;
+"markup" (optional, also in a frame) is extra HTML for the document's body, for selectors a plain <div id class> cannot match;
 its elements with an id are reported like the others.
 Prints {"<page url>": {"<document url>": [hidden ids, sorted]}} as JSON. Exit 0, or 1 when a list
 does not compile or a page does not report, 2 without a display.
@@ -43,10 +43,10 @@ def elements_html(ids):
     return "".join('<div id="%s" class="%s">%s</div>' % (i, i, i) for i in ids)
 
 
-def frame_html(ids):
-    return """<!doctype html><html><head><title>frame</title>%s</head><body>%s<script>
+def frame_html(ids, markup=""):
+    return """<!doctype html><html><head><title>frame</title>%s</head><body>%s%s<script>
 window.addEventListener('load', () => setTimeout(() => parent.postMessage({url: location.href, hidden: hiddenIds()}, '*'), 300));
-</script></body></html>""" % (REPORT_SCRIPT, elements_html(ids))
+</script></body></html>""" % (REPORT_SCRIPT, elements_html(ids), markup)
 
 
 def page_html(ids, frame_urls, images, markup=""):
@@ -98,7 +98,7 @@ def main(argv):
             frame_urls = []
             for frame_number, frame in enumerate(frames):
                 path = "%s%d-%d" % (PATH_PREFIX, number, frame_number)
-                log.pages[path] = frame_html(frame["elements"])
+                log.pages[path] = frame_html(frame["elements"], frame.get("markup", ""))
                 frame_urls.append(frame["url"].rstrip("/") + path)
             path = "%s%d" % (PATH_PREFIX, number)
             log.pages[path] = page_html(page["elements"], frame_urls, page.get("images", []), page.get("markup", ""))
