@@ -128,8 +128,12 @@ struct SiteException: Sendable, Equatable {
     /// One serialized rule object.
     var json: [UInt8]
     var sourceID: String
-    /// Its `if-domain` sites without the `*` (never empty), as written in `json`.
+    /// Its `if-domain` sites without the `*` (never empty), as written in `json`; for a
+    /// `pagePattern` exception, the host its pattern names (empty: any page).
     var pages: [String]
+    /// An exception on the pages whose URL matches a pattern (`if-top-url`), not on whole sites:
+    /// it stays a rule of its own (`SiteExceptionRun`).
+    var pagePattern = false
 }
 
 /// Where the rules of `ConvertedRules` came from: one line each, by index, plus the lines merged

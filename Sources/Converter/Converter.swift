@@ -38,6 +38,8 @@ public struct ConverterConfiguration: Sendable, Equatable {
     /// bytes new with grace 7, but 54.3 % → 58.5 % without grace, as young rules edited later then
     /// touch stable lists).
     public var promotesRecentIntoChangedLists = false
+    /// The WebKit the lists are written for (see `ConversionTarget`).
+    public var target = ConversionTarget.safari17
 
     public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000,
                 removalGraceRuns: Int = 0) {

@@ -35,6 +35,10 @@ struct ListBuilder: Sendable {
             rules.append(rule)
             origins.closeRule(joining: siteExceptions.origins)
         }
+        for pattern in siteExceptions.patternRules {
+            rules.append(pattern.json)
+            origins.closeRule(pattern.origin)
+        }
         if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
             rules += input.rules.navigationGuards
             for _ in input.rules.navigationGuards { origins.closeRule(nil) }

@@ -55,7 +55,11 @@ struct LayoutCapacity: Sendable, Equatable {
             var index = 0
             var line = 0
             while index + 3 <= buffer.count {
-                guard buffer[index] == UInt8(ascii: "#"), buffer[index + 1] == UInt8(ascii: "@"), buffer[index + 2] == UInt8(ascii: "#") else {
+                // `#@#`, or `#@?#` (whose `:-abp-has` selectors are native CSS too).
+                let isSeparator = buffer[index] == UInt8(ascii: "#") && buffer[index + 1] == UInt8(ascii: "@")
+                    && (buffer[index + 2] == UInt8(ascii: "#")
+                        || (buffer[index + 2] == UInt8(ascii: "?") && index + 3 < buffer.count && buffer[index + 3] == UInt8(ascii: "#")))
+                guard isSeparator else {
                     index += 1
                     continue
                 }

@@ -116,7 +116,7 @@ extension RuleConverter {
             switch filter {
             case .siteException(.success(let built)):
                 rules.siteExceptions.append(SiteException(key: key, scope: built.scope, json: built.json, sourceID: sourceID,
-                                                         pages: built.pages))
+                                                         pages: built.pages, pagePattern: built.pagePattern))
                 rules.origins.siteExceptions.append(origin)
                 tally.convert(skippingPart: built.skippedPart, line: key)
             case .network(.success(let built)):
