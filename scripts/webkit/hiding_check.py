@@ -59,11 +59,29 @@ def page_html(ids, frame_urls, images, markup=""):
     frames += markup
     return """<!doctype html><html><head><title>loading</title>%s</head><body>%s%s<script>
 const report = {}; let pending = %d;
-function finish() { report[location.href] = hiddenIds(); document.title = 'done:' + JSON.stringify(report); }
+function finish() { report[location.href] = hiddenIds(); window.lsReport = report; document.title = 'done:' + location.href; }
 window.addEventListener('message', (event) => { report[event.data.url] = event.data.hidden; if (--pending === 0) finish(); });
 window.addEventListener('load', () => { if (pending === 0) setTimeout(finish, 300); });
 setTimeout(finish, 4000);
 </script></body></html>""" % (REPORT_SCRIPT, elements_html(ids), frames, len(frame_urls))
+
+
+def page_report(view):
+    """The JSON text of the loaded page's `lsReport` (set by page_html's finish())."""
+    from gi.repository import GLib
+    loop, holder = GLib.MainLoop(), {}
+
+    def evaluated(source, result, *_):
+        try:
+            holder["text"] = source.evaluate_javascript_finish(result).to_string()
+        except GLib.Error as error:
+            holder["text"] = "null"
+            print("hiding_check.py: reading the page's report failed: %s" % error.message, file=sys.stderr)
+        loop.quit()
+
+    view.evaluate_javascript("JSON.stringify(window.lsReport)", -1, None, None, None, evaluated)
+    loop.run()
+    return holder["text"]
 
 
 def main(argv):
@@ -113,7 +131,7 @@ def main(argv):
 
             def reported_here(title):
                 # The previous page's "done:" title can still be up when this load starts.
-                return title.startswith("done:") and url in json.loads(title[len("done:"):])
+                return title == "done:" + url
 
             def poll():
                 if reported_here(view.get_title() or "") or time.monotonic() - start > 10:
@@ -128,7 +146,8 @@ def main(argv):
             if not reported_here(title):
                 print("page %s did not report within 10 s" % url, file=sys.stderr)
                 return 1
-            reported = json.loads(title[len("done:"):])
+            # The report is read from the page, not the title: WebKit cuts titles at about 1,000 characters.
+            reported = json.loads(page_report(view))
             # Report under the URLs the plan gave (without the harness path).
             named = {page["url"]: reported.get(url)}
             for frame, frame_url in zip(frames, frame_urls):
