@@ -5,8 +5,9 @@
 # other one `listserver convert --target` accepts), and checks each set and SafariConverterLib's
 # list for the same input in real WebKitGTK (Xvfb, loopback proxy) against adblock-rust, for
 # requests issued from their source as the top page and from an iframe of it under another site.
-# Prints the table; the JSON report goes to $OUT.
-#   scripts/webview-frames.sh                        (SAMPLE=1200 requests; ~10 min per set on 2 idle cores)
+# Then the same for element hiding (scripts/webkit/hiding_frames.py) on HIDING_PAGES source sites.
+# Prints both tables; the JSON reports go to $OUT and $OUT less .json plus -hiding.json.
+#   scripts/webview-frames.sh                        (SAMPLE=1200 requests; ~10 min per set on a loaded 2-core machine)
 #   SAMPLE=0 scripts/webview-frames.sh               (every request a page can issue)
 #   TARGETS="safari-17 safari-26" OUT=frames.json scripts/webview-frames.sh
 set -euo pipefail
@@ -40,3 +41,6 @@ mkdir -p "$(dirname "$out")"
 xvfb-run -a "$python" scripts/webkit/frames_check.py "${sets[@]}" \
     --abp "$root/snapshot/easylist.txt" "$root/snapshot/easyprivacy.txt" \
     --sample "${SAMPLE:-1200}" --json-out "$out"
+xvfb-run -a "$python" scripts/webkit/hiding_frames.py "${sets[@]}" \
+    --abp "$root/snapshot/easylist.txt" "$root/snapshot/easyprivacy.txt" \
+    --pages "${HIDING_PAGES:-100}" --json-out "${out%.json}-hiding.json"
