@@ -53,11 +53,20 @@ let package = Package(
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
-        // The origin as a library: fetch, publish, serve, explain, status, the state they keep, and
-        // the command table (`sync` is the one part that uses ListSync).
-        .target(name: "ListOrigin", dependencies: ["Converter", "CNIOShim", "CappedHTTPClient", "CZlibShim", "CCryptoShim", "CIDNShim", "ListFormat", "ListSync", "HTTPServerCore", "ManifestSigning", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "JSONBytes"]),
+        // The origin in stages (docs/architecture.md); each module may import only those below it.
+        // What the origin is told: config.json, strictly read, its paths resolved, and the version.
+        .target(name: "OriginConfig", dependencies: ["ListFormat"]),
+        // Layout and publish: sets on disk (hashed files, gzip, patches, signed manifest), the state
+        // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
+        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        // Fetch, convert, gate and publish on a schedule, or follow a primary: produces sets.
+        .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore"]),
+        // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
+        .target(name: "OriginServe", dependencies: ["OriginStore", "OriginConfig", "Converter", "CCryptoShim", "CIDNShim", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "HTTPServerCore", "JSONBytes", "ListFormat"]),
+        // The command line and the composition root: wires a set source to the server.
+        .target(name: "ListOrigin", dependencies: ["OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning"]),
         // `listserver`: the process entry point; it hands the command line to ListOrigin.
-        .executableTarget(name: "ListServer", dependencies: ["ListOrigin"]),
+        .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
         .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
@@ -73,11 +82,11 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
+        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
                                                            "ManifestSigning"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
-        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "TestSupport"]),
+        .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "OriginStore", "TestSupport"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through
         // the shim on Linux; an app supplies its own zstd on Apple platforms). Foundation only.
         .target(name: "DictionaryPatch", dependencies: ["ListFormat", .target(name: "CZstdShim", condition: .when(platforms: [.linux]))]),

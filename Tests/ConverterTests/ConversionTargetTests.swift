@@ -82,3 +82,20 @@ import Testing
         #expect(json.hasSuffix(#"{"trigger":{"url-filter":".*","if-domain":["*a.example","*b.example"]},"action":{"type":"ignore-previous-rules"}},{"trigger":{"url-filter":".*","if-top-url":["\#(Self.host)c\\.example/p/"]},"action":{"type":"ignore-previous-rules"}}]"#), "\(json)")
     }
 }
+
+/// Layout of `safari-26` rules: a rule judged in the frame acts on any top page.
+@Suite struct ConversionTargetLayoutTests {
+    /// `@@||b.example^$document` turns blocking off on b.example pages, frames included: a block judged
+    /// in an a.example frame must find it in its list, though a.example and b.example are unrelated.
+    @Test func frameRulesCarryEverySiteException() throws {
+        let text = "||ads.example/x$image,domain=a.example\n@@||b.example^$document"
+        for target in ConversionTarget.allCases {
+            var configuration = ConverterConfiguration()
+            configuration.target = target
+            let output = try ListConverter(configuration: configuration).convert([FilterListSource(id: "test", bytes: Array(text.utf8))])
+            let list = try #require(output.lists.first { String(decoding: $0.json, as: UTF8.self).contains("ads\\\\.example/x") })
+            let carries = String(decoding: list.json, as: UTF8.self).contains(#""if-domain":["*b.example"]},"action":{"type":"ignore-previous-rules"}"#)
+            #expect(carries == (target == .safari26), "\(target)")
+        }
+    }
+}

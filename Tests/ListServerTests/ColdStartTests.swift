@@ -1,5 +1,6 @@
 import Foundation
 @testable import ListOrigin
+@testable import OriginServe
 import Testing
 import TestSupport
 

@@ -1,6 +1,7 @@
 import Foundation
 import ListFormat
 @testable import ListOrigin
+@testable import OriginConfig
 import ManifestSigning
 import Testing
 
@@ -51,11 +52,11 @@ import Testing
         }
     }
 
-    /// Every key the README's configuration table documents is one the loader allows, and back.
-    @Test func theReadmeDocumentsEveryKey() throws {
+    /// Every key the configuration reference (docs/configuration.md) documents is one the loader allows, and back.
+    @Test func theReferenceDocumentsEveryKey() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let documented = Set(readme.components(separatedBy: "\n").compactMap { line -> String? in
+        let reference = try String(contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
+        let documented = Set(reference.components(separatedBy: "\n").compactMap { line -> String? in
             guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
             return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
         })
@@ -68,6 +69,6 @@ import Testing
         }
         keys += ["publicDir", "stateDir"]
         let missing = keys.filter { !documented.contains($0) }
-        #expect(missing.isEmpty, "keys README.md does not document: \(missing)")
+        #expect(missing.isEmpty, "keys docs/configuration.md does not document: \(missing)")
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
 import Testing
 
 @Suite struct ConfigurationTests {

@@ -3,6 +3,7 @@ import Converter
 import Foundation
 import Testing
 @testable import ListOrigin
+@testable import OriginServe
 
 /// The Swift decision engine decides as real WebKit does, on the whole dev sample: against a real
 /// WebKitGTK WebView (webview_check.py, under Xvfb) on every request a page can issue and load, and

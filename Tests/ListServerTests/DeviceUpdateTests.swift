@@ -2,6 +2,7 @@ import Converter
 import Foundation
 import ListSync
 @testable import ListOrigin
+@testable import OriginStore
 import Testing
 
 /// What a device pays for a daily update, on the real EasyList/EasyPrivacy daily versions

@@ -6,6 +6,7 @@ import HTTPServerCore
 import ListSync
 import Testing
 @testable import ListOrigin
+@testable import OriginStore
 
 /// RFC 9842 Compression Dictionary Transport on list URLs, over real loopback sockets.
 /// A published set with two versions of `net` (so one patch leads to the current list).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginServe
 
 /// `/explain` is for operators: the status page says how to turn it on when no admin token is
 /// configured, and a client that keeps failing the token is refused (429) for a while, on

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginServe
+@testable import OriginStore
 
 /// `GET /explain` on the real HTTP server over loopback: bad input is refused with a
 /// clear 4xx before any engine load, the admin token is required (Bearer, or Basic with the token

@@ -5,6 +5,7 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginServe
 
 /// `explain` on small ABP inputs converted in process: exact answers for an exception, an
 /// `$important` block, a `$domain` carve-out, `$generichide` and `$document` pages, and bad input.

@@ -3,6 +3,7 @@ import Converter
 import Foundation
 import Testing
 @testable import ListOrigin
+@testable import OriginServe
 
 /// `ExplanationJSON` writes bytes by hand for speed; Foundation's `JSONEncoder` (sorted keys,
 /// unescaped slashes) is the independent reference its layout must equal, byte for byte, on real

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
+@testable import OriginServe
+@testable import OriginStore
 
 /// The libcurl fetcher against a real loopback upstream.
 @Suite struct FetchTests {

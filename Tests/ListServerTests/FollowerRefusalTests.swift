@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// A following `listserver serve` refuses what a device refuses and keeps serving its last good
 /// set, saying why in /status and /metrics; it serves on while the primary is down and catches up

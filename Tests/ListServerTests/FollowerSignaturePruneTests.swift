@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// A follower removes the signature of a manifest that has expired, as its primary does after a
 /// publish, and keeps the current one: its public directory does not grow with every publish.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// Shared by the follower tests: a follower's config, /status as JSON, and the comparison of two
 /// origins' served files (bytes on disk and response headers apart from Date).

@@ -5,6 +5,9 @@ import ListSync
 import TestSupport
 import Testing
 @testable import ListOrigin
+@testable import OriginRefresh
+@testable import OriginServe
+@testable import OriginStore
 
 /// Real GNOME Web (Debian's `epiphany-browser`) as a third-party consumer of the stable list URLs:
 /// its `content-filters` set with the gsettings line `/lists/` prints, in a throw-away home under

@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 @testable import ListOrigin
+@testable import OriginServe
+@testable import OriginStore
 
 /// /healthz, /status, /metrics, POST /admin/refresh and the access log.
 @Suite struct HTTPOperatorTests {

@@ -2,6 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 @testable import ListOrigin
+@testable import OriginStore
 
 /// The headers the origin gives what it publishes: hashed lists are immutable RFC 9842 dictionaries,
 /// the manifest is cached as configured, and only GET and HEAD are allowed. The HTTP mechanics under

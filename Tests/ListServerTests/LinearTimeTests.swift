@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// Conversion and publishing (provenance, skip records, layout, gzip, hashes) stay linear in the
 /// input however its lines are shaped: each hostile shape of about 1 MB converts and publishes in

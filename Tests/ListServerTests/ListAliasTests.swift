@@ -3,6 +3,9 @@ import TestSupport
 import ListSync
 import Testing
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginServe
+@testable import OriginStore
 
 /// Stable list URLs (`/lists/<id>.json`) and their index (`/lists/`) over real loopback sockets:
 /// the current version's bytes and validators under a name that outlives it, short-cached; the

@@ -6,6 +6,7 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 #if canImport(Glibc)
 import Glibc
 #endif

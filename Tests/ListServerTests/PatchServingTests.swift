@@ -3,6 +3,7 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// Published dcz patch files over real loopback sockets, served like list files
 /// (immutable, content-hash ETag, HEAD, conditionals, ranges) but as octet-stream, never gzip-encoded.

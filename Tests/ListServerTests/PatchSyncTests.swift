@@ -1,6 +1,7 @@
 import DictionaryPatchOrigin
 import Foundation
 @testable import ListOrigin
+@testable import OriginStore
 @testable import ListSync
 import ListFormat
 import Testing

@@ -4,6 +4,8 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginRefresh
+@testable import OriginStore
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -3,6 +3,8 @@ import Testing
 import TestSupport
 import ListSync
 @testable import ListOrigin
+@testable import OriginRefresh
+@testable import OriginStore
 
 /// `refresh-history.json`: bounded, survives restarts, tolerates a torn or corrupt file, refuses a
 /// newer version without destroying it; and what one refresh record says a device pays.

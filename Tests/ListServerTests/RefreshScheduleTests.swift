@@ -1,4 +1,6 @@
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
 import Testing
 
 @Suite struct RefreshScheduleTests {

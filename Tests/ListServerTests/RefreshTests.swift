@@ -2,6 +2,9 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginRefresh
+@testable import OriginStore
 
 /// Whole refresh cycles against a real loopback upstream, with small slices of the real lists.
 @Suite struct RefreshTests {

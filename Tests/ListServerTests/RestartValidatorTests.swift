@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// A restarted origin answers with the validators it gave before the restart, for every file it
 /// serves (manifest, lists, patches, signatures): a follower that kept the earlier values and the

@@ -3,6 +3,7 @@ import Testing
 import TestSupport
 import ListSync
 @testable import ListOrigin
+@testable import OriginStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

@@ -3,6 +3,7 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// The manifest and its signature are read with a size cap that stops the transfer as
 /// the bytes arrive. A loopback origin (`UpstreamServer`) serves a real signed set, then answers the signature (or the

@@ -3,6 +3,7 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// The device's capped reads (manifest and signature; libcurl on Linux) follow the same redirect
 /// policy as its list files and the origin's fetcher: a moved manifest or signature is followed, a

@@ -4,6 +4,7 @@ import ListSync
 import Glibc
 #endif
 @testable import ListOrigin
+@testable import OriginStore
 
 /// Watches a public directory with inotify and, the moment a new `manifest.json` is renamed into
 /// place, checks that its signature is already there and verifies. A kill after each publish only

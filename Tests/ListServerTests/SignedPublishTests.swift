@@ -5,6 +5,7 @@ import ManifestSigning
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

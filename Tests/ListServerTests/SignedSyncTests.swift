@@ -5,6 +5,7 @@ import ManifestSigning
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// Signed manifests, the device half: `SyncClient` against the real HTTP server on 127.0.0.1, serving sets
 /// the real publisher signed. Each attack is refused with its reason and the device store stays

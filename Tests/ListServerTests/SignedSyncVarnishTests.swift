@@ -6,6 +6,9 @@ import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginServe
+@testable import OriginStore
 
 /// Signed manifests through a real CDN edge (Varnish with scripts/varnish/cdn.vcl, in front of the real
 /// HTTP server on loopback): a foreign key's signature, an expired manifest and an unsigned one are

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// The versioned, crash-safe state directory.
 @Suite struct StateTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginRefresh
 
 /// The status page in a real browser: Debian's headless Chromium loads it from a running
 /// `listserver serve` with three refreshes in its history (snapshot, upstream, admin refresh),

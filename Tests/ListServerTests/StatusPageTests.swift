@@ -4,6 +4,9 @@ import TestSupport
 import Testing
 import HTTPServerCore
 @testable import ListOrigin
+@testable import OriginRefresh
+@testable import OriginServe
+@testable import OriginStore
 
 /// The HTML status page: escaping, plot geometry, the empty state, and (over a real socket) the
 /// negotiation that keeps JSON the default and the headers that lock the page down.

@@ -1,6 +1,7 @@
 import Foundation
 @testable import ListSync
 @testable import ListOrigin
+@testable import OriginStore
 import ListFormat
 import Testing
 

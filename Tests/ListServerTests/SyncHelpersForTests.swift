@@ -3,6 +3,9 @@ import Foundation
 import Glibc
 #endif
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginServe
+@testable import OriginStore
 import ListSync
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import ListOrigin
+@testable import OriginStore
 
 /// A stable alias through a real Varnish (`scripts/varnish/cdn.vcl`): cached for the manifest's
 /// short max-age, revalidated with its ETag (a 304 when the list did not change), the new version

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import ListSync
 @testable import ListOrigin
+@testable import OriginStore
 import Testing
 import TestSupport
 

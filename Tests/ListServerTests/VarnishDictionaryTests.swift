@@ -4,6 +4,7 @@ import Foundation
 import HTTPServerCore
 import ListSync
 @testable import ListOrigin
+@testable import OriginStore
 import Testing
 import TestSupport
 

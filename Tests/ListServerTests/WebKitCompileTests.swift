@@ -3,6 +3,8 @@ import Foundation
 import ListSync
 import Testing
 @testable import ListOrigin
+@testable import OriginRefresh
+@testable import OriginStore
 
 /// Real WebKit accepts what must be accepted and rejects, with its own message, what it rejects:
 /// the publish gate depends on both.

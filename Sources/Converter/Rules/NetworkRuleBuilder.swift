@@ -9,6 +9,8 @@ struct NetworkRuleBuilder {
         var carveOut: [UInt8]?
         /// The rule's `resource-type` (nil: it has none, so every type).
         var resourceTypes: WebKitResourceTypes?
+        /// Its domain condition is a frame condition (see `NetworkRule.judgedInFrame`).
+        var judgedInFrame = false
     }
 
     struct Built: Equatable {
@@ -120,13 +122,16 @@ struct NetworkRuleBuilder {
                 case .any:
                     add(BuiltRule(json: json(variant, group, nil, action), resourceTypes: types))
                 case .only(let domains):
-                    add(BuiltRule(json: json(variant, group, sites(domains, included: true), action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, sites(domains, included: true), action), resourceTypes: types,
+                                  judgedInFrame: framed))
                 case .except(let domains):
-                    add(BuiltRule(json: json(variant, group, sites(domains, included: false), action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, sites(domains, included: false), action), resourceTypes: types,
+                                  judgedInFrame: framed))
                 case .carvedOut(let included, let excluded):
                     add(BuiltRule(
                         json: json(variant, group, sites(included, included: true), action),
-                        carveOut: json(variant, group, sites(excluded, included: true), "ignore-previous-rules"), resourceTypes: types))
+                        carveOut: json(variant, group, sites(excluded, included: true), "ignore-previous-rules"), resourceTypes: types,
+                        judgedInFrame: framed))
                 }
             }
         }

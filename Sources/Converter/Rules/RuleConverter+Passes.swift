@@ -166,8 +166,8 @@ extension RuleConverter {
                 rules.network.append(NetworkRule(
                     key: index == 0 ? key : key + "#\(index)", kind: built.kind, json: rule.json,
                     anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
-                    navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes,
-                    churn: churn))
+                    navigation: built.navigation, pageCondition: pages, judgedInFrame: rule.judgedInFrame,
+                    resourceTypes: rule.resourceTypes, churn: churn))
                 rules.origins.network.append(origin)
             }
             return true

@@ -1,6 +1,10 @@
 import Dispatch
 import Foundation
 import ListFormat
+import OriginConfig
+import OriginRefresh
+import OriginServe
+import OriginStore
 
 /// The composition root of `listserver serve`: configuration → state → publisher → HTTP server →
 /// refresher, and the signal handling that drains and exits. Serves the last published set at

@@ -3,6 +3,9 @@ import Dispatch
 import Foundation
 import ListFormat
 import ManifestSigning
+import OriginConfig
+import OriginRefresh
+import OriginStore
 
 /// `listserver convert`: ABP files in, a published set (lists, gzip siblings, manifest, report,
 /// layout state) out. The conversion itself is `ListConverter`; publishing is `Publisher`, the same
@@ -43,7 +46,7 @@ enum ConvertCommand: Command {
         let out = arguments.value("--out")
         if !dryRun, out == nil { throw UsageError(description: "--out is required unless --dry-run is given") }
         // The flags set the same fields as config.json's `conversion` section does for the server.
-        var conversion = Configuration.Conversion()
+        var conversion = Configuration.Conversion.defaults
         if let text = arguments.value("--chunk-size") {
             conversion.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: ConfigurationLimits.chunkSize)
         }
@@ -60,13 +63,13 @@ enum ConvertCommand: Command {
             configuration.target = target
         }
 
-        var gracePeriod = Configuration.Publish().gracePeriodSeconds
+        var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds
         if let text = arguments.value("--grace-period") {
             gracePeriod = Double(try ArgumentParser.integer(text, flag: "--grace-period", range: ConfigurationLimits.gracePeriodSeconds))
         }
         let signer = try arguments.value("--signing-key").map { path in
             do {
-                return ManifestSigner(key: try SigningKeyFile.load(path: path), validity: Configuration.Publish().signatureValiditySeconds)
+                return ManifestSigner(key: try SigningKeyFile.load(path: path), validity: Configuration.Publish.defaults.signatureValiditySeconds)
             } catch let error as SigningKeyError {
                 throw InputError(description: "--signing-key: \(error)")
             }

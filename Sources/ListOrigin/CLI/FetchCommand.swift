@@ -1,4 +1,7 @@
 import Foundation
+import OriginConfig
+import OriginRefresh
+import OriginStore
 
 /// `listserver fetch`: one refresh from the command line (fetch → convert → verify gate → publish).
 enum FetchCommand: Command {

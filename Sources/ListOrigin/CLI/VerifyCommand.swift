@@ -1,5 +1,6 @@
 import Foundation
 import ListFormat
+import OriginRefresh
 
 /// `listserver verify DIR`: compiles every list the manifest in DIR names (and only those) in real
 /// WebKit and prints one row per list. Exit 0 when all compile, 1 on any failure, 2 on usage errors.

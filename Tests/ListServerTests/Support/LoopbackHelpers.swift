@@ -1,5 +1,6 @@
 import Foundation
 @testable import ListOrigin
+@testable import OriginStore
 import TestSupport
 #if canImport(Glibc)
 import Glibc

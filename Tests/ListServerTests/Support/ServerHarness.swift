@@ -1,6 +1,9 @@
 import Foundation
 import TestSupport
 @testable import ListOrigin
+@testable import OriginConfig
+@testable import OriginServe
+@testable import OriginStore
 import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but

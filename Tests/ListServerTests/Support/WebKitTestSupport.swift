@@ -3,6 +3,7 @@ import Foundation
 import ListSync
 import Testing
 @testable import ListOrigin
+@testable import OriginRefresh
 
 /// Paths and the verifier for tests that need real WebKitGTK, shared by the WebKit suites. A missing
 /// WebKit fails the test with the install hint instead of skipping it: CI installs WebKitGTK, so a

@@ -1,0 +1,41 @@
+import Foundation
+
+/// Why a set could not be published. The previous set stays served in every case.
+package enum PublishError: Error, CustomStringConvertible, Equatable {
+    case emptySet
+    case invalidListID(String)
+    case duplicateListID(String)
+    case compression(String, String)
+    case reportEncoding(String)
+    /// Writing into the public directory failed (disk full, permissions): path, operation, reason.
+    case write(String, String)
+    /// A file already on disk under a planned name has other bytes than its name promises.
+    case existingFileMismatch(String)
+    /// Every list failed the publish gate and there is no previous version to keep.
+    case gateRejectedAll([String])
+    /// The manifest could not be signed (libcrypto failed); nothing was published.
+    case signing(String)
+
+    package var description: String {
+        switch self {
+        case .emptySet:
+            return "the conversion produced no lists; nothing to publish"
+        case .invalidListID(let id):
+            return "list id \"\(id)\" is not usable as a file name (lowercase letters, digits, '-', '_' only)"
+        case .duplicateListID(let id):
+            return "list id \"\(id)\" appears twice in one set"
+        case .compression(let file, let reason):
+            return "gzip of \(file) failed: \(reason)"
+        case .reportEncoding(let reason):
+            return "the conversion report could not be encoded: \(reason)"
+        case .write(let path, let reason):
+            return "writing \(path) failed: \(reason); the previous set is still served. Check free space and permissions of the public directory"
+        case .existingFileMismatch(let path):
+            return "\(path) exists but its bytes do not match the hash in its name; remove it and publish again"
+        case .gateRejectedAll(let ids):
+            return "WebKit rejected every new list (\(ids.joined(separator: ", "))) and no previous version exists; nothing published"
+        case .signing(let reason):
+            return "signing the manifest failed: \(reason); the previous set is still served"
+        }
+    }
+}
