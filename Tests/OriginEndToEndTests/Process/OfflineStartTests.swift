@@ -22,7 +22,7 @@ import TestSupport
     }
 
     @Test func servesTheBundledSnapshotWithOnlyLoopback() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = Repository.root
         let binary = try ListServerBinary.path()
         // stderr straight to the test's, as the script's progress.
         let process = try RunningChild("/bin/bash", [root.appendingPathComponent("scripts/offline-check.sh").path, binary, "180"], stdout: .pipe)
