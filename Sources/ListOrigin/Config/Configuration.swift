@@ -67,6 +67,10 @@ struct Configuration: Sendable, Equatable {
         var signingKeyFile: String?
         /// A signature's validity: the manifest's `expires` is this long after the signing time.
         var signatureValiditySeconds = 14.0 * 86_400
+        /// Most WebKit compiles spent finding the lines behind rules WebKit rejects, per publish.
+        var isolationMaxCompiles = 200
+        /// Most seconds spent finding them, per publish; past either bound the published set stays.
+        var isolationMaxSeconds = 600.0
     }
 
     struct HTTP: Sendable, Equatable {

@@ -11,8 +11,8 @@ enum PublishError: Error, CustomStringConvertible, Equatable {
     case write(String, String)
     /// A file already on disk under a planned name has other bytes than its name promises.
     case existingFileMismatch(String)
-    /// Every list failed the publish gate and there is no previous version to keep.
-    case gateRejectedAll([String])
+    /// WebKit rejected these lists; nothing was published.
+    case gateRejected([Publisher.GateRejection])
     /// The manifest could not be signed (libcrypto failed); nothing was published.
     case signing(String)
 
@@ -32,8 +32,9 @@ enum PublishError: Error, CustomStringConvertible, Equatable {
             return "writing \(path) failed: \(reason); the previous set is still served. Check free space and permissions of the public directory"
         case .existingFileMismatch(let path):
             return "\(path) exists but its bytes do not match the hash in its name; remove it and publish again"
-        case .gateRejectedAll(let ids):
-            return "WebKit rejected every new list (\(ids.joined(separator: ", "))) and no previous version exists; nothing published"
+        case .gateRejected(let rejections):
+            let lists = rejections.map { "\($0.id): \($0.reason)" }.joined(separator: "; ")
+            return "WebKit rejected \(lists); nothing published, the previous set is still served"
         case .signing(let reason):
             return "signing the manifest failed: \(reason); the previous set is still served"
         }

@@ -28,8 +28,9 @@ struct RefreshCycle: Sendable {
         if mode == .online {
             for upstream in configuration.upstreams {
                 let at = now()
-                outcome.upstreams.append(UpstreamReport(id: upstream.id, url: upstream.url, at: at,
-                                                        outcome: fetchUpstream(upstream, state: &state, now: at)))
+                let fetched = fetchUpstream(upstream, state: &state, now: at)
+                outcome.upstreams.append(UpstreamReport(id: upstream.id, url: upstream.url, at: at, outcome: fetched))
+                state.lastAttempts = (state.lastAttempts ?? [:]).merging([upstream.id: fetched.attempt(at: at)]) { $1 }
             }
             state.lastRefreshAt = outcome.startedAt
         }

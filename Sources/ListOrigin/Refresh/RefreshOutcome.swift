@@ -15,6 +15,8 @@ struct RefreshOutcome: Sendable {
     var stateSaveError: StateError?
     /// The set now published, when it changed (to hand to the HTTP layer); nil otherwise.
     var published: PublishedSet?
+    /// ABP lines dropped from this publish because WebKit rejected their rules.
+    var isolatedLines: [IsolatedLine] = []
 
     /// The refresh as a whole: published, unchanged, or failed with every problem found.
     var result: RefreshResult {
@@ -22,10 +24,6 @@ struct RefreshOutcome: Sendable {
         case .failed(let failure):
             return .failed(failure.description)
         case .published(let publish, _):
-            if !publish.rejections.isEmpty {
-                let text = publish.rejections.map { "\($0.id): \($0.reason) (\($0.keptPrevious ? "previous version kept" : "list left out"))" }
-                return .failed("WebKit rejected \(text.joined(separator: "; "))")
-            }
             return publish.manifestChanged ? .published : (problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; ")))
         case .unchanged, .unchangedFilesExpired, .keptSetOfUnknownOrigin:
             return problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; "))
@@ -100,6 +98,20 @@ enum UpstreamOutcome: Sendable {
         }
     }
 
+    /// The attempt as `state.json` keeps it.
+    func attempt(at: Date) -> PersistentState.FetchAttempt {
+        PersistentState.FetchAttempt(at: at, result: label, httpStatus: httpStatus, error: problem)
+    }
+
+    /// The HTTP status the attempt ended with, when it got one.
+    var httpStatus: Int? {
+        switch self {
+        case .updated, .rejected, .keepFailed: return 200
+        case .notModified: return 304
+        case .fetchFailed(let error): if case .httpStatus(_, let code) = error { return code } else { return nil }
+        }
+    }
+
     /// What went wrong, for the refresh's error; nil when the copy in use is current.
     var problem: String? {
         switch self {
@@ -134,6 +146,8 @@ enum SetFailure: Error, Sendable, CustomStringConvertible {
     case noUsableCopy([String])
     case conversion(String)
     case publish(PublishError)
+    /// WebKit rejected lists and the lines behind the rejected rules could not be isolated.
+    case isolation(String)
     /// The refresh passed `refresh.deadlineSeconds` before `stage`.
     case deadline(stage: String, seconds: Double)
 
@@ -143,6 +157,7 @@ enum SetFailure: Error, Sendable, CustomStringConvertible {
             return "no usable copy of \(ids.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
         case .conversion(let reason): return "conversion failed: \(reason)"
         case .publish(let error): return "publish failed: \(error)"
+        case .isolation(let reason): return "publish held: \(reason); keeping the published set"
         case .deadline(let stage, let seconds):
             return "gave up before \(stage): the refresh ran past its \(Int(seconds)) s deadline (refresh.deadlineSeconds); keeping the published set"
         }

@@ -40,4 +40,15 @@ struct PersistentState: Codable, Sendable, Equatable {
     /// SHA-256 of each upstream copy the published set was converted from; a conversion is due
     /// when the copies in use differ (so a failed publish is retried even after a 304).
     var publishedSources: [String: String]?
+    /// Each upstream's last fetch attempt, good or not, so a restart still shows it (nil: none recorded).
+    var lastAttempts: [String: FetchAttempt]?
+
+    /// One fetch attempt (all its retries) and how it ended.
+    struct FetchAttempt: Codable, Sendable, Equatable {
+        var at: Date
+        /// `UpstreamOutcome.label`.
+        var result: String
+        var httpStatus: Int?
+        var error: String?
+    }
 }

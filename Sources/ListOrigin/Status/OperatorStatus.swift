@@ -18,7 +18,10 @@ struct OperatorStatus: Codable, Sendable, Equatable {
         var source: String
         /// When that copy was fetched (upstream) or the snapshot's date label.
         var sourceDate: String?
+        /// The last fetch that left a current copy (updated or not modified); nil: never.
         var lastFetchAt: Date?
+        /// The last attempt, whatever its outcome (`lastResult`, `lastError`); nil: none yet.
+        var lastAttemptAt: Date?
         /// `UpstreamOutcome.label` (`updated`, `not-modified`, `rejected`, `failed`), or nil before the first attempt.
         var lastResult: String?
         var lastHTTPStatus: Int?
@@ -64,6 +67,8 @@ struct OperatorStatus: Codable, Sendable, Equatable {
     var skippedRules: [SkippedRules]?
     /// Follower mode only: the primary and how well this origin keeps up with it.
     var follow: FollowStatus?
+    /// ABP lines the last publish dropped because WebKit rejected their rules (nil: no publish yet).
+    var isolatedLines: [IsolatedLine]?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).

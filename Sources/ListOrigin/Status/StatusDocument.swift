@@ -29,6 +29,8 @@ struct StatusDocument: Encodable {
     /// Follower mode: seconds since the primary last confirmed the served set, and generations behind.
     var followLagSeconds: Int?
     var followLagGenerations: Int?
+    /// ABP lines left out of the published set because WebKit rejected their rules, with its error.
+    var isolatedLines: [IsolatedLine]?
     var http: HTTPCounters
 
     init(status: OperatorStatus, activity: ServerActivity) {
@@ -48,6 +50,7 @@ struct StatusDocument: Encodable {
         follow = status.follow
         followLagSeconds = status.follow?.lagSeconds(now: activity.now)
         followLagGenerations = status.follow?.lagGenerations
+        isolatedLines = status.isolatedLines
         var byRoute: [String: [String: Int]] = [:]
         for count in activity.metrics.requestCounts {
             byRoute[count.route, default: [:]][count.status] = count.count
