@@ -20,13 +20,17 @@ import TestSupport
 
     static let easyprivacy = FilterListSource(id: "easyprivacy", bytes: Array("[Adblock Plus 2.0]\n||beacon.example^\n||pixel.example^\n".utf8))
 
-    /// Makes the poisoned line's rule one WebKit refuses: `poison` becomes `(poison|venom)`.
-    static let poison: @Sendable (inout ConversionOutput) -> Void = { output in
-        for index in output.lists.indices {
-            let text = String(decoding: output.lists[index].json, as: UTF8.self)
-            output.lists[index].json = Array(text.replacingOccurrences(of: "poison", with: "(poison|venom)").utf8)
+    /// Makes the rule of the line naming `token` one WebKit refuses: `token` becomes `(token|venom)`.
+    static func poisoning(_ token: String) -> @Sendable (inout ConversionOutput) -> Void {
+        { output in
+            for index in output.lists.indices {
+                let text = String(decoding: output.lists[index].json, as: UTF8.self)
+                output.lists[index].json = Array(text.replacingOccurrences(of: token, with: "(\(token)|venom)").utf8)
+            }
         }
     }
+
+    static let poison = poisoning("poison")
 
     static func gate() throws -> DeferredWebKitGate {
         let location = try #require(WebKitToolLocation.find(), "the WebKit helper (scripts/webkit/compile.py and python3-gi with WebKit2 4.1) is needed")
@@ -142,12 +146,7 @@ import TestSupport
             var publishing = PoisonIsolationTests.publishing(scratch.path, gate: gate)
             publishing.reviseOutput = nil
             let first = try publishing.run(sources, previous: nil, history: &history, now: Date(), deadline: { _ in nil })
-            publishing.reviseOutput = poisoned ? { output in
-                for index in output.lists.indices {
-                    let text = String(decoding: output.lists[index].json, as: UTF8.self)
-                    output.lists[index].json = Array(text.replacingOccurrences(of: "poison-timing", with: "(poison-timing|venom)").utf8)
-                }
-            } : nil
+            publishing.reviseOutput = poisoned ? PoisonIsolationTests.poisoning("poison-timing") : nil
             let started = Date()
             let second = try publishing.run(dayTwo, previous: first.outcome.published, history: &history, now: Date(), deadline: { _ in nil })
             seconds[poisoned ? "poisoned" : "clean"] = Date().timeIntervalSince(started)
