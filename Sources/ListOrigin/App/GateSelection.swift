@@ -68,6 +68,14 @@ final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
         }
     }
 
+    /// One helper run, so the lists share one process and its conditions (no parallel split).
+    func compileSeconds(of lists: [RuleList]) -> [Double?] {
+        guard case .success(let verifier) = verifier(), let verdicts = try? verifier.verify(lists), verdicts.count == lists.count else {
+            return lists.map { _ in nil }
+        }
+        return verdicts.map { $0.ok ? $0.seconds : nil }
+    }
+
     /// WebKit compiles one list on one core; split the batch (balanced by size) over the cores.
     private static func verifyInParallel(_ lists: [RuleList], with verifier: WebKitVerifier, times: CompileTimes?) -> [String?] {
         let workers = max(1, min(lists.count, ProcessInfo.processInfo.activeProcessorCount))
