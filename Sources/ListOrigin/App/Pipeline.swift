@@ -9,6 +9,8 @@ struct Pipeline: Sendable {
     var publisher: Publisher
     var cycle: RefreshCycle
     var reporting: RefreshReporting
+    /// The operator's acceptance of a publish the compile-time regression gate holds (admin endpoint).
+    let compileAcceptance = CompileRegressionAcceptance()
 
     init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?, signer: ManifestSigner? = nil) {
         self.resolved = resolved
@@ -17,6 +19,11 @@ struct Pipeline: Sendable {
         publisher = Publisher(writer: SetWriter(directory: resolved.publicDirectory),
                               gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"),
                               signer: signer)
+        let acceptance = compileAcceptance
+        publisher.compileRegression = gate.map {
+            CompileRegressionGate(gate: $0, maxRatio: configuration.publish.compileRegressionRatio,
+                                  rounds: configuration.publish.compileRegressionRounds, acceptance: acceptance)
+        }
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
         let setRefresh = SetRefresh(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,

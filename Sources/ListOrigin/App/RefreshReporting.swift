@@ -43,11 +43,17 @@ struct RefreshReporting: Sendable {
             log.warning("refresh: keeping the published set of unknown origin until every upstream has been fetched")
         case .published(let publish, let report):
             recordPublished(publish, report: report, at: publish.published.content.manifest?.lastModified ?? outcome.startedAt)
-            status.update { $0.isolatedLines = outcome.isolatedLines }
+            status.update {
+                $0.isolatedLines = outcome.isolatedLines
+                if let comparison = publish.compileComparison { $0.compileRegression = comparison }
+            }
         case .failed(let failure):
             switch failure {
             case .noUsableCopy, .deadline: log.error("refresh: \(failure)")
             case .conversion(let reason): log.error("refresh: conversion failed: \(reason); keeping the published set")
+            case .publish(.compileRegression(let comparison)):
+                log.error("refresh: \(failure)")
+                status.update { $0.compileRegression = comparison }
             case .publish, .isolation: log.error("refresh: \(failure)")
             }
         }

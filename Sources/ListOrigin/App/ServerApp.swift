@@ -42,9 +42,11 @@ final class ServerApp: @unchecked Sendable {
         // The scheduler's install target is the server, created next; the admin endpoint's target
         // is the scheduler. A small box breaks the cycle.
         let schedulerBox = SchedulerBox()
-        let admin = AdminEndpoint.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment) {
+        var admin = AdminEndpoint.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment) {
             schedulerBox.scheduler?.trigger()
         }
+        let acceptance = pipeline.compileAcceptance
+        admin?.onAcceptCompileTime = { acceptance.acceptHeld() }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
                                 log: log.child("http"), admin: admin, publicDirectory: resolved.publicDirectory)
         var published: PublishedSet?

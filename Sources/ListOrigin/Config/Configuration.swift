@@ -71,6 +71,11 @@ struct Configuration: Sendable, Equatable {
         var isolationMaxCompiles = 200
         /// Most seconds spent finding them, per publish; past either bound the published set stays.
         var isolationMaxSeconds = 600.0
+        /// A new list version compiling more than this times slower than the one it replaces (or the
+        /// compared lists together) holds the publish until an operator accepts it; 0: never compare.
+        var compileRegressionRatio = 1.25
+        /// Compiles of each version per comparison, alternating old and new.
+        var compileRegressionRounds = 3
     }
 
     struct HTTP: Sendable, Equatable {

@@ -9,6 +9,9 @@ struct AdminEndpoint: Sendable {
     /// Called on an event thread when an authorized refresh is accepted (the server answers 202);
     /// must return quickly, e.g. by scheduling the refresh on another queue.
     var onRefresh: @Sendable () -> Void
+    /// `POST /admin/accept-compile-time`: accepts the publish the compile-time regression gate holds
+    /// and refreshes; returns what was accepted (nil: nothing was held). Same rules as `onRefresh`.
+    var onAcceptCompileTime: @Sendable () -> String? = { nil }
 
     init(token: String, onRefresh: @escaping @Sendable () -> Void) {
         self.token = Array(token.utf8)

@@ -52,6 +52,9 @@ struct OriginResponder: HTTPResponder {
             // Without a configured token the endpoint does not exist (404 for every method).
             return adminRefresh(request, into: &output)
         }
+        if Self.equals(name, "admin/accept-compile-time") {
+            return adminRefresh(request, acceptingCompileTime: true, into: &output)
+        }
         guard method == .get || method == .head else {
             return request.error(405, "method not allowed", route: request.routes.invalid, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
         }
@@ -119,7 +122,8 @@ struct OriginResponder: HTTPResponder {
 
     /// `POST /admin/refresh` with `Authorization: Bearer <token>` (RFC 6750 §2.1), compared in
     /// constant time so response timing leaks nothing about the token.
-    private func adminRefresh(_ request: HTTPRequest, into output: inout OutputQueue) -> HTTPAnswer {
+    /// `POST /admin/accept-compile-time` is the same with the held publish accepted first.
+    private func adminRefresh(_ request: HTTPRequest, acceptingCompileTime: Bool = false, into output: inout OutputQueue) -> HTTPAnswer {
         guard let admin = state.admin else { return request.notFound(into: &output) }
         let route = OriginRoute.admin.route
         guard request.head.method == .post else {
@@ -130,8 +134,12 @@ struct OriginResponder: HTTPResponder {
             challenges: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n", into: &output) {
             return refusal
         }
+        var body = "{\"refresh\":\"accepted\"}\n"
+        if acceptingCompileTime {
+            // Candidates are list ids and hex hash prefixes: nothing to escape.
+            body = "{\"accepted\":\(admin.onAcceptCompileTime().map { "\"\($0)\"" } ?? "null"),\"refresh\":\"accepted\"}\n"
+        }
         admin.onRefresh()
-        return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
-                               into: &output)
+        return request.respond(status: 202, route: route, contentType: "application/json", body: Array(body.utf8), into: &output)
     }
 }

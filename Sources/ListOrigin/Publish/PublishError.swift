@@ -13,6 +13,8 @@ enum PublishError: Error, CustomStringConvertible, Equatable {
     case existingFileMismatch(String)
     /// WebKit rejected these lists; nothing was published.
     case gateRejected([Publisher.GateRejection])
+    /// New list versions compile too much slower than the ones they replace; held for the operator.
+    case compileRegression(CompileRegressionGate.Comparison)
     /// The manifest could not be signed (libcrypto failed); nothing was published.
     case signing(String)
 
@@ -35,6 +37,8 @@ enum PublishError: Error, CustomStringConvertible, Equatable {
         case .gateRejected(let rejections):
             let lists = rejections.map { "\($0.id): \($0.reason)" }.joined(separator: "; ")
             return "WebKit rejected \(lists); nothing published, the previous set is still served"
+        case .compileRegression(let comparison):
+            return comparison.heldDescription
         case .signing(let reason):
             return "signing the manifest failed: \(reason); the previous set is still served"
         }

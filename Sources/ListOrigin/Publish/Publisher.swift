@@ -22,6 +22,8 @@ struct Publisher: Sendable {
         var patches: PatchPlanner.Summary
         /// The set now published: the plan's files and the older ones still inside the grace period.
         var published: PublishedSet
+        /// New versions' compile times against the versions they replace (nil: nothing compared).
+        var compileComparison: CompileRegressionGate.Comparison? = nil
     }
 
     var writer: SetWriter
@@ -32,6 +34,8 @@ struct Publisher: Sendable {
     var log: Log
     /// Signs every manifest (nil: unsigned, as `convert` without `--signing-key`).
     var signer: ManifestSigner? = nil
+    /// Holds a publish whose new versions compile much slower than the ones they replace (nil: never).
+    var compileRegression: CompileRegressionGate? = nil
 
     var retention: Retention { Retention(writer: writer, gracePeriod: gracePeriod) }
     var loader: PublishedSetLoader { PublishedSetLoader(writer: writer, gracePeriod: gracePeriod) }
@@ -42,6 +46,8 @@ struct Publisher: Sendable {
                  now: Date = Date()) throws -> Outcome {
         let named = try PublishPlan.name(output.lists)
         try gateNewLists(named, previous: previous)
+        let comparison = previous.flatMap { compileRegression?.compare(named, previous: $0, provenance: output.provenance) }
+        if let comparison, comparison.held, !comparison.accepted { throw PublishError.compileRegression(comparison) }
         var patches = PatchPlanner.Summary()
         let expired = expiredFiles(keeping: Set(named.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
         var plan = try PublishPlan.make(named: named, report: output.report, layoutState: output.layoutState, knownGzip: {
@@ -63,7 +69,7 @@ struct Publisher: Sendable {
         }
         pruneSignatures(of: &published, now: now)
         return Outcome(plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
-                       removedFiles: removed, patches: patches, published: published)
+                       removedFiles: removed, patches: patches, published: published, compileComparison: comparison)
     }
 
     /// With nothing new to publish, still removes files whose grace period ended (an upstream can

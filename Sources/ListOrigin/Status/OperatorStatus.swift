@@ -69,6 +69,8 @@ struct OperatorStatus: Codable, Sendable, Equatable {
     var follow: FollowStatus?
     /// ABP lines the last publish dropped because WebKit rejected their rules (nil: no publish yet).
     var isolatedLines: [IsolatedLine]?
+    /// The last publish's compile times of new versions against the versions they replace, held or not.
+    var compileRegression: CompileRegressionGate.Comparison?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).

@@ -31,6 +31,8 @@ struct StatusDocument: Encodable {
     var followLagGenerations: Int?
     /// ABP lines left out of the published set because WebKit rejected their rules, with its error.
     var isolatedLines: [IsolatedLine]?
+    /// New list versions' WebKit compile times against the versions they replace, and whether that held the publish.
+    var compileRegression: CompileRegressionGate.Comparison?
     var http: HTTPCounters
 
     init(status: OperatorStatus, activity: ServerActivity) {
@@ -51,6 +53,7 @@ struct StatusDocument: Encodable {
         followLagSeconds = status.follow?.lagSeconds(now: activity.now)
         followLagGenerations = status.follow?.lagGenerations
         isolatedLines = status.isolatedLines
+        compileRegression = status.compileRegression
         var byRoute: [String: [String: Int]] = [:]
         for count in activity.metrics.requestCounts {
             byRoute[count.route, default: [:]][count.status] = count.count
