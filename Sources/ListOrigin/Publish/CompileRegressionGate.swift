@@ -33,8 +33,8 @@ struct CompileRegressionGate: Sendable {
         var candidate: String
     }
 
-    /// Compile times under this are scheduling noise, not a cost a phone feels: such a list is
-    /// shown but never holds a publish on its own.
+    /// A slowdown smaller than this is scheduling noise, not a cost a phone feels: it is shown but
+    /// never holds a publish.
     static let noiseFloorSeconds = 0.05
     static let addedLinesShown = 20
 
@@ -76,7 +76,7 @@ struct CompileRegressionGate: Sendable {
             let old = oldFiles[list.id] == nil ? nil : median[list.id + Self.previousSuffix]
             let ratio = old.map { $0 > 0 ? new / $0 : 1 }
             compared.append(ListComparison(id: list.id, previousSeconds: old, newSeconds: new, ratio: ratio,
-                                           held: (ratio ?? 0) > maxRatio && new >= Self.noiseFloorSeconds))
+                                           held: (ratio ?? 0) > maxRatio && new - (old ?? 0) >= Self.noiseFloorSeconds))
         }
         let oldSum = unchangedSeconds + oldVersions.reduce(0) { $0 + (median[$1.id] ?? 0) }
         let newSum = unchangedSeconds + compared.reduce(0) { $0 + $1.newSeconds }
