@@ -57,6 +57,8 @@ import TestSupport
         let page = String(decoding: StatusPage(status: status, activity: StatusPageTests.activity(), history: []).render(), as: UTF8.self)
         #expect(page.contains("<p id=\"compile-verdict\" class=\"err\">Publish held"))
         #expect(page.contains("<tr data-compiled=\"\(list.id)\">") && page.contains("easylist:322 /ad21[a-z]*banner[0-9]+track[a-z]*21x/"))
+        let metrics = String(decoding: MetricsRenderer(status: status, activity: StatusPageTests.activity()).render(), as: UTF8.self)
+        #expect(metrics.contains("listserver_compile_regression_held 1"))
 
         // The operator accepts: the same new versions publish.
         #expect(acceptance.acceptHeld() == comparison.candidate)

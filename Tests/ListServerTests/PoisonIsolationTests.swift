@@ -158,4 +158,36 @@ import TestSupport
         let clean = seconds["clean"] ?? 0, poisoned = seconds["poisoned"] ?? 0
         print(String(format: "day-two publish of the 2025-10 set: clean %.1f s, with one poisoned line %.1f s (%.2fx)", clean, poisoned, poisoned / clean))
     }
+
+    /// What the compile-time regression gate adds to a day-two publish of the 2025-10 set (one new
+    /// line), against the same publish without it, same run:
+    /// `LISTSERVER_ISOLATION_TIMING=1 swift test --skip-build --filter PoisonIsolationTiming/compileGate`.
+    @Test(.enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time the compile-time gate on the 2025-10 set"), .timeLimit(.minutes(30)))
+    func compileGateCostOnThe202510Set() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let sources = try ["easylist", "easyprivacy"].map { id in
+            FilterListSource(id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
+        }
+        var dayTwo = sources
+        dayTwo[0].bytes += Array("\n||day-two.example^\n".utf8)
+        let gate = try PoisonIsolationTests.gate()
+        var seconds: [Bool: Double] = [:]
+        for compared in [false, true] {
+            let scratch = ScratchDirectory("compile-gate-timing")
+            var history: [PersistentState.PublishRecord] = []
+            var publisher = Publisher(writer: SetWriter(directory: scratch.path), gracePeriod: 3600, gate: gate, log: LogLines().log)
+            let converter = ListConverter()
+            let first = try publisher.publish(try converter.convert(sources), over: nil, history: &history)
+            if compared { publisher.compileRegression = CompileRegressionGate(gate: gate, maxRatio: 1.25, rounds: 3, acceptance: CompileRegressionAcceptance()) }
+            let output = try converter.convert(dayTwo, previousLayout: first.published.layoutState, previousLists: first.published.listBytesByID)
+            let started = Date()
+            let second = try publisher.publish(output, over: first.published, history: &history)
+            seconds[compared] = Date().timeIntervalSince(started)
+            if let comparison = second.compileComparison {
+                print("compared: \(comparison.lists.map { "\($0.id) \(String(format: "%.3f", $0.previousSeconds ?? 0))→\(String(format: "%.3f", $0.newSeconds)) s" }), set \(String(format: "%.3f", comparison.setRatio))x held \(comparison.held)")
+            }
+        }
+        let plain = seconds[false] ?? 0, gated = seconds[true] ?? 0
+        print(String(format: "day-two publish of the 2025-10 set: without the compile-time gate %.1f s, with it %.1f s (%.2fx)", plain, gated, gated / plain))
+    }
 }
