@@ -8,9 +8,10 @@ cd "$(dirname "$0")/.."
 
 # Build: libcurl (fetch), zlib (gzip), libssl (SHA-256, constant-time compare), libidn2 (punycode).
 packages=(libcurl4-openssl-dev zlib1g-dev libssl-dev libidn2-dev)
-packages+=(libzstd-dev)  # patches (issue #12): dcz patches between list versions
-# The publish gate compiles every list with WebKit's real content-blocker compiler.
-packages+=(libwebkit2gtk-4.1-0 gir1.2-webkit2-4.1 python3-gi)
+packages+=(libzstd-dev)  # patches: dcz patches between list versions
+# The publish gate compiles every list with WebKit's real content-blocker compiler (loaded at run
+# time: the server builds and runs without it, and "auto" skips the gate then).
+packages+=(libwebkit2gtk-4.1-0)
 # `listserver explain`: registrable domains (Public Suffix List) for third-party decisions.
 packages+=(publicsuffix)
 if [ "$mode" = test ]; then
@@ -20,11 +21,13 @@ if [ "$mode" = test ]; then
   packages+=(python3-venv python3-pip varnish nginx wrk hyperfine xvfb util-linux time curl systemd)
   # Signed manifests: minisign and Python's cryptography as independent verifiers, openssl to read our PEM keys.
   packages+=(minisign python3-cryptography openssl)
-  packages+=(zstd)  # patches (issue #12): the zstd CLI as an independent decoder of our patches
-  packages+=(chromium fonts-dejavu-core)  # the status page (issue #14) in a real headless browser, with readable screenshots
+  packages+=(zstd)  # patches: the zstd CLI as an independent decoder of our patches
+  packages+=(chromium fonts-dejavu-core)  # the status page in a real headless browser, with readable screenshots
   # GNOME Web on the stable list URLs: the browser, a private D-Bus session, gsettings with a keyfile
   # backend, GNOME's proxy settings, GIO's proxy resolver that reads them, xauth for xvfb-run.
   packages+=(epiphany-browser dbus-daemon libglib2.0-bin gsettings-desktop-schemas glib-networking xauth)
+  # The WebKit test tools under scripts/webkit (WebView checks, evaluate.py, compile.py) drive WebKit from Python.
+  packages+=(gir1.2-webkit2-4.1 python3-gi)
 fi
 
 missing=()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Origin load on a patch day behind a real CDN (issue #12): `listserver serve` refreshes from a
+# Origin load on a patch day behind a real CDN: `listserver serve` refreshes from a
 # loopback upstream holding the real EasyList/EasyPrivacy of day N, one device store is synced to
 # that set, then the upstream moves to day N+1 and POST /admin/refresh publishes it (with dcz
 # patches from day N). Varnish (scripts/varnish/cdn.vcl) starts empty in front of the server and

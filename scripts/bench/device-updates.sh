@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a device pays for each daily update, measured with the real client over HTTP (issue #12).
+# What a device pays for each daily update, measured with the real client over HTTP.
 # Converts the real EasyList/EasyPrivacy days 2020-10-19…29 into ONE directory, as the server's
 # refresh publishes (each day over the set already there: its layout, its grace-period files and
 # the dcz patches written from them), serves it from nginx (gzip_static: the same deterministic .gz

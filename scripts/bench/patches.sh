@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What dcz patches (issue #12) save a device on the real EasyList/EasyPrivacy days 2020-10-19…29.
+# What dcz patches save a device on the real EasyList/EasyPrivacy days 2020-10-19…29.
 # Converts the chain with `listserver convert --previous` (as daily-updates.sh does), then for each
 # one-day step, and for a device a week behind (10-22 → 10-29), patches every list whose bytes
 # changed (`dcz measure`: paired by id, each patch decoded back and checked) and prints the bytes a
@@ -7,7 +7,7 @@
 # with whole files, each as a share of the new set's gzip bytes, the encode time of all of a step's
 # patches (one thread, and both cores), and `zstd -3 --patch-from` on the same pairs as a sanity check.
 # Then the encode time of the publish of 10-29 with patches from each of the 7 versions before it
-# (10-22…28), as issue #12's publisher writes them.
+# (10-22…28), as the publisher writes them.
 #
 # Usage: scripts/bench/patches.sh                (builds release into .build-patches)
 #        LISTSERVER=path DCZ=path scripts/bench/patches.sh

@@ -1,5 +1,7 @@
 import Foundation
 import ManifestSigning
+import OriginConfig
+import OriginStore
 
 /// Finds the key that signs the manifests of `serve` and `fetch`: `publish.signingKeyFile`, else
 /// `signing-key.pem` in the state directory, generated (and its public key printed) on first use.

@@ -1,10 +1,11 @@
 import Foundation
+import OriginConfig
 
 /// `listserver`'s command line: the command table, parsing and dispatch. The executable only calls
 /// `run`; tests and other front ends drive the same table.
 public enum ListServerCommandLine {
-    /// The one version string: `--version`, the HTTP `Server` header and the status page.
-    public static let version = "1.0.0"
+    /// `ListServerVersion.current`, for `--version`.
+    public static let version = ListServerVersion.current
 
     static let commands: [any Command.Type] = [
         ServeCommand.self, ConvertCommand.self, FetchCommand.self, VerifyCommand.self, SyncCommand.self, KeygenCommand.self, ExplainCommand.self,

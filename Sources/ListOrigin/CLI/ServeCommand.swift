@@ -2,6 +2,8 @@ import CNIOShim
 import Dispatch
 import Foundation
 import HTTPServerCore
+import OriginConfig
+import OriginStore
 
 /// `listserver serve`: serve the published set and keep it fresh until SIGTERM/SIGINT.
 enum ServeCommand: Command {

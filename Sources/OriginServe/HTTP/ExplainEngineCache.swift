@@ -1,0 +1,113 @@
+import ContentBlockerEngine
+import Foundation
+import HTTPServerCore
+import ListFormat
+import OriginStore
+
+/// The decision engine for the installed set, built on first use off the event loop and kept for
+/// that manifest's hash only. A request that finds it still loading is told to retry: the event
+/// loop never waits the seconds a load of ~130,000 rules takes. A request against a newer set
+/// drops the old engine and starts loading the new one; nothing is loaded until a valid explain
+/// asks, so a server nobody asks keeps its memory. Rules' ABP lines come from the set's
+/// `provenance.txt` in the public directory, trusted only for the list files it was written for.
+package final class ExplainEngineCache: @unchecked Sendable {
+    package enum Lookup {
+        case ready(ContentBlockerEngine, SetProvenance, manifestSHA256: String)
+        case loading
+        case failed(String)
+        case noSet
+    }
+
+    private enum Entry {
+        case loading
+        case ready(ContentBlockerEngine, SetProvenance)
+        case failed(String)
+    }
+
+    private let lock = NSLock()
+    private var manifestSHA256: String?
+    private var entry: Entry?
+    private var suffixes: PublicSuffixList?
+    private let queue = DispatchQueue(label: "listserver.explain-load", qos: .utility)
+    private let publicSuffixPath: String
+    /// Where the installed set's `provenance.txt` is (the public directory); nil: no sources.
+    private let provenanceDirectory: String?
+
+    package init(provenanceDirectory: String?, publicSuffixPath: String = PublicSuffixFile.defaultPath) {
+        self.provenanceDirectory = provenanceDirectory
+        self.publicSuffixPath = publicSuffixPath
+    }
+
+    /// The engine for `site`'s manifest, or why there is none yet; starts a load when needed.
+    func lookup(_ site: StaticSite) -> Lookup {
+        guard let manifest = site.resource(named: SiteContent.manifestName)?.source else { return .noSet }
+        lock.lock()
+        defer { lock.unlock() }
+        if manifestSHA256 == manifest.sha256, let entry {
+            switch entry {
+            case .ready(let engine, let provenance): return .ready(engine, provenance, manifestSHA256: manifest.sha256)
+            case .loading: return .loading
+            case .failed(let reason): return .failed(reason)
+            }
+        }
+        manifestSHA256 = manifest.sha256
+        entry = .loading   // the previous set's engine is released here
+        queue.async { [self] in
+            let result = Result { try build(site, manifest: manifest) }
+            lock.lock()
+            if manifestSHA256 == manifest.sha256 {
+                switch result {
+                case .success(let (engine, provenance)): entry = .ready(engine, provenance)
+                case .failure(let error): entry = .failed("\(error)")
+                }
+            }
+            lock.unlock()
+            // After the engine is ready: requests need not wait for the heap walk.
+            MemoryTuning.releaseFreeMemory()
+        }
+        return .loading
+    }
+
+    /// A new set is being served: the engine of any other set goes now (hundreds of MB for the
+    /// full lists), not at the next explain call; a load still running for it is discarded.
+    package func installed(manifestSHA256: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard manifestSHA256 != self.manifestSHA256 else { return }
+        self.manifestSHA256 = nil
+        entry = nil
+    }
+
+    /// Whether an engine is held now (loaded, for any set).
+    var holdsEngine: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .ready = entry { return true }
+        return false
+    }
+
+    /// The installed set's lists, in manifest order, each checked against its hash (through
+    /// `ManifestLists`, as `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
+    private func build(_ site: StaticSite, manifest: StaticResource) throws -> (ContentBlockerEngine, SetProvenance) {
+        let lists: [(id: String, json: [UInt8])]
+        let hashes: [String: String]
+        do {
+            let decoded = try ManifestLists.decode(Data(manifest.identity))
+            lists = try ManifestLists.verifiedLists(decoded) { name in site.resource(named: name).map { ($0.source.identity, $0.source.sha256) } }
+            hashes = Dictionary(decoded.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        } catch {
+            throw ExplainError(error, manifestPath: PublishedFileNames.manifest, directory: "")
+        }
+        let set = PublishedRuleSet(directory: provenanceDirectory ?? "", manifestSHA256: manifest.sha256, lists: lists, listSHA256: hashes)
+        let provenance = provenanceDirectory == nil ? SetProvenance.none("none: this server was started without a public directory")
+                                                    : SetProvenance.load(for: set)
+        return (try set.engine(registrableDomains: try publicSuffixes()), provenance)
+    }
+
+    private func publicSuffixes() throws -> PublicSuffixList {
+        if let suffixes { return suffixes }
+        let loaded = try PublicSuffixFile.load(path: publicSuffixPath)
+        suffixes = loaded   // only the load queue touches it
+        return loaded
+    }
+}

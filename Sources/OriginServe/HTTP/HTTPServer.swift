@@ -1,0 +1,105 @@
+import Foundation
+import HTTPServerCore
+import OriginConfig
+import OriginStore
+
+/// The origin's HTTP server: the library's `HTTP1Server` with the origin's responder, fed
+/// `SiteContent` generations. Construct it, `start()` it, `install` each published generation,
+/// and `shutdown(grace:)` it on SIGTERM/SIGINT.
+package final class HTTPServer: @unchecked Sendable {
+    package typealias StartError = HTTP1Server.StartError
+
+    package static let version = ListServerVersion.current
+
+    private let configuration: Configuration.HTTP
+    private let listen: Configuration.Listen
+    private let core: HTTP1Server
+    /// `/explain`'s engine, dropped when another set is installed.
+    let explainCache: ExplainEngineCache
+    private let startedAt = Date()
+    /// Serialises installs; the last generation is kept so `start()` can rebuild the alias index
+    /// with the bound port.
+    private let installLock = NSLock()
+    private var installed: SiteContent?
+    private var boundPort: Int?
+
+    /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
+    /// rule provenance there. `onAdminRefresh` is what an authorized `POST /admin/refresh` does;
+    /// `onAcceptCompileTime` accepts the publish the compile-time gate holds (before that refresh).
+    package init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminCredential?,
+         onAdminRefresh: @escaping @Sendable () -> Void = {}, onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
+         onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
+        self.configuration = configuration
+        self.listen = listen
+        var settings = HTTPServerConfiguration()
+        settings.address = listen.address
+        settings.port = listen.port
+        settings.serverName = "listserver"
+        settings.maxHeaderBytes = configuration.maxHeaderBytes
+        settings.maxURIBytes = configuration.maxURIBytes
+        settings.headerReadTimeoutSeconds = configuration.headerReadTimeoutSeconds
+        settings.keepAliveIdleTimeoutSeconds = configuration.keepAliveIdleTimeoutSeconds
+        settings.maxConnections = configuration.maxConnections
+        settings.accessLog = configuration.accessLog
+        explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
+        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime, onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
+                                          authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
+                                          publicDirectory: publicDirectory)
+        core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
+                           log: { line in log.info(line) })
+        state.activity = { [weak core, startedAt] in
+            guard let core else {
+                return ServerActivity(version: Self.version, startedAt: startedAt, now: Date(), openConnections: 0,
+                                      metrics: HTTPCounters(routeLabels: OriginRoute.routes.labels), fileDates: [:], manifestInstalled: false)
+            }
+            return Self.activity(of: core, startedAt: startedAt)
+        }
+    }
+
+    /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
+    package func start() throws -> Int {
+        let port = try core.start()
+        installLock.lock()
+        defer { installLock.unlock() }
+        boundPort = port
+        if let installed, configuration.publicBaseURL == nil { installLocked(installed) }
+        return port
+    }
+
+    /// Replaces the served generation atomically: requests parsed after this call see the new
+    /// table, responses already queued keep their (reference-counted) old bytes.
+    package func install(_ content: SiteContent) {
+        installLock.lock()
+        defer { installLock.unlock() }
+        installLocked(content)
+    }
+
+    private func installLocked(_ content: SiteContent) {
+        installed = content
+        let base = configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
+        core.install(StaticSite(resources: content.staticResources(configuration, baseURL: base)))
+        explainCache.installed(manifestSHA256: content.manifest?.sha256)
+    }
+
+    /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle
+    /// connections, then closes whatever is left. Blocks until the loops have exited.
+    package func shutdown(grace: Double) {
+        core.shutdown(grace: grace)
+    }
+
+    /// Connections open right now, across all loops.
+    var openConnections: Int { core.openConnections }
+
+    private static func activity(of core: HTTP1Server, startedAt: Date) -> ServerActivity {
+        let site = core.currentSite
+        var fileDates: [String: Date] = [:]
+        for resource in site.sources where resource.name != SiteContent.manifestName {
+            fileDates[resource.name] = resource.lastModified
+        }
+        let manifest = site.resource(named: SiteContent.manifestName)?.source
+        return ServerActivity(
+            version: version, startedAt: startedAt, now: Date(), openConnections: core.openConnections, metrics: core.counters,
+            fileDates: fileDates, manifestInstalled: manifest != nil,
+            servedManifestSHA256: manifest?.sha256, servedManifestPublishedAt: manifest?.lastModified)
+    }
+}
