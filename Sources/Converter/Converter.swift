@@ -7,10 +7,14 @@ public struct FilterListSource: Sendable, Equatable {
     public var id: String
     /// The raw bytes as downloaded (any encoding garbage is handled by the parser).
     public var bytes: [UInt8]
+    /// 1-based numbers of lines WebKit rejected (found by the publish gate's isolation): each is
+    /// skipped as `webkit-rejected` instead of converted, so the rest of the list can be published.
+    public var isolatedLines: Set<Int>
 
-    public init(id: String, bytes: [UInt8]) {
+    public init(id: String, bytes: [UInt8], isolatedLines: Set<Int> = []) {
         self.id = id
         self.bytes = bytes
+        self.isolatedLines = isolatedLines
     }
 }
 

@@ -72,6 +72,15 @@ package struct Configuration: Sendable, Equatable {
         package var signingKeyFile: String?
         /// A signature's validity: the manifest's `expires` is this long after the signing time.
         package var signatureValiditySeconds = 14.0 * 86_400
+        /// Most WebKit compiles spent finding the lines behind rules WebKit rejects, per publish.
+        package var isolationMaxCompiles = 200
+        /// Most seconds spent finding them, per publish; past either bound the published set stays.
+        package var isolationMaxSeconds = 600.0
+        /// A new list version compiling more than this times slower than the one it replaces (or the
+        /// compared lists together) holds the publish until an operator accepts it; 0: never compare.
+        package var compileRegressionRatio = 1.25
+        /// Compiles of each version per comparison, alternating old and new.
+        package var compileRegressionRounds = 3
     }
 
     package struct HTTP: Sendable, Equatable {

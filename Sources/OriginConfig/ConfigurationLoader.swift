@@ -273,6 +273,10 @@ private struct StrictPublish: Decodable {
         v.verifyWithWebKit = try object.value("verifyWithWebKit", default: v.verifyWithWebKit)
         v.signingKeyFile = try object.value("signingKeyFile", default: v.signingKeyFile)
         v.signatureValiditySeconds = try object.positive("signatureValiditySeconds", default: v.signatureValiditySeconds, allowZero: false)
+        v.isolationMaxCompiles = try object.positive("isolationMaxCompiles", default: v.isolationMaxCompiles)
+        v.isolationMaxSeconds = try object.positive("isolationMaxSeconds", default: v.isolationMaxSeconds, allowZero: false)
+        v.compileRegressionRatio = try object.positive("compileRegressionRatio", default: v.compileRegressionRatio, allowZero: true)
+        v.compileRegressionRounds = try object.positive("compileRegressionRounds", default: v.compileRegressionRounds)
         if !["auto", "on", "off"].contains(v.verifyWithWebKit) {
             throw ConfigurationError(file: "", key: "publish.verifyWithWebKit", problem: "must be \"auto\", \"on\" or \"off\"")
         }

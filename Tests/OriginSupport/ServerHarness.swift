@@ -22,7 +22,8 @@ package final class ServerHarness: LoopbackHTTPServer, @unchecked Sendable {
     package static let publishTime = Date(timeIntervalSince1970: 1_603_101_600)
 
     package init(configure: (inout Configuration.HTTP) -> Void = { _ in }, content: SiteContent? = nil, admin: AdminCredential? = nil,
-         onAdminRefresh: @escaping @Sendable () -> Void = {}, onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil,
+         onAdminRefresh: @escaping @Sendable () -> Void = {}, onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
+         onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil,
          status: StatusBoard = StatusBoard(), publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) throws {
         var http = Configuration.HTTP()
         configure(&http)
@@ -30,7 +31,7 @@ package final class ServerHarness: LoopbackHTTPServer, @unchecked Sendable {
         let lines = logLines
         let log = Log(label: "http-test", minimum: .info, sink: { line in lines.append(line) })
         server = HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0), status: status, log: log, admin: admin,
-                              onAdminRefresh: onAdminRefresh, onUnprotectedSite: onUnprotectedSite,
+                              onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime, onUnprotectedSite: onUnprotectedSite,
                               publicDirectory: publicDirectory, authLimiter: authLimiter)
         port = try server.start()
         self.content = try content ?? Self.sampleContent()

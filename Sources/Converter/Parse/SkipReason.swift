@@ -62,4 +62,7 @@ enum SkipReason: String, CaseIterable, Sendable {
     /// A part, not a line (`skippedParts`): the `~` sites of a `#@#` exception, dropped so that the
     /// exception cancels at least what ABP cancels (it then cancels on those sites too).
     case exceptionExclusionWidened = "exception-exclusion-widened"
+    /// A line whose rules WebKit refused to compile (`FilterListSource.isolatedLines`): dropped so
+    /// that the rest of its list can be published.
+    case webkitRejected = "webkit-rejected"
 }

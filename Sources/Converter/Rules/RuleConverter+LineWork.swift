@@ -29,7 +29,7 @@ extension RuleConverter {
                 let lineKey = LineKey(line)
                 let key = lineKey.text
                 let slice = source.bytes[range]
-                let filter: Filter
+                var filter: Filter
                 switch kind {
                 case .cosmetic(let separatorStart):
                     switch CosmeticFilterParser.parse(slice, separatorStart: range.lowerBound + separatorStart) {
@@ -54,6 +54,7 @@ extension RuleConverter {
                         }
                     }
                 }
+                if !source.isolatedLines.isEmpty, source.isolatedLines.contains(lineIndex + 1) { filter = .skipped(.webkitRejected) }
                 var summary = LineSummary(hash: lineKey.hash, role: .rule, churn: churn, line: Int32(lineIndex + 1))
                 switch filter {
                 case .skipped: summary.role = .skipped

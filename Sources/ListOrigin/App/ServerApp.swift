@@ -21,6 +21,8 @@ final class ServerApp: @unchecked Sendable {
     private var server: HTTPServer?
     /// Set before the server starts, read by the admin trigger on event threads afterwards.
     private var source: (any SetSource)?
+    /// Set before the server starts in converting mode; `POST /admin/accept-compile-time` accepts what it holds.
+    private var compileAcceptance: CompileRegressionAcceptance?
 
     init(resolved: ResolvedConfiguration, log: Log) {
         self.resolved = resolved
@@ -38,6 +40,7 @@ final class ServerApp: @unchecked Sendable {
         }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
                                 log: log.child("http"), admin: admin, onAdminRefresh: { [weak self] in self?.source?.trigger() },
+                                onAcceptCompileTime: { [weak self] in self?.compileAcceptance?.acceptHeld() },
                                 onUnprotectedSite: changeSite,
                                 publicDirectory: resolved.publicDirectory)
         let source: any SetSource = if let follow = configuration.follow {
@@ -80,6 +83,7 @@ extension ServerApp {
         let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
         let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
         let stages = RefreshStages(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
+        compileAcceptance = stages.compileAcceptance
         let state: PersistentState
         do {
             state = try stages.store.load()

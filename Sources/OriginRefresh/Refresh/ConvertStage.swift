@@ -17,6 +17,15 @@ package struct ConvertStage: Sendable {
     package var log: Log
     /// Label shown in /status for copies that came from the bundled snapshot.
     var snapshotLabel = BundledSnapshot.label
+    /// Bounds of the search for lines WebKit rejects (`publish.isolation*`).
+    var isolationBounds: PoisonIsolation.Bounds {
+        PoisonIsolation.Bounds(compiles: configuration.publish.isolationMaxCompiles, seconds: configuration.publish.isolationMaxSeconds)
+    }
+    /// Test-only, see `IsolatingPublish.reviseOutput`.
+    var reviseOutput: (@Sendable (inout ConversionOutput) -> Void)? = nil
+    var isolatingPublish: IsolatingPublish {
+        IsolatingPublish(converter: converter, publisher: publisher, bounds: isolationBounds, log: log, reviseOutput: reviseOutput)
+    }
 
     /// `deadline` says, before a stage, whether the refresh has run past its deadline; then the
     /// refresh stops there and the published set stays.
@@ -53,31 +62,23 @@ package struct ConvertStage: Sendable {
             outcome.set = .failed(late)
             return
         }
-        let output: ConversionOutput
+        let result: IsolatingPublish.Published
         do {
-            output = try converter.convert(sources, previousLayout: published?.layoutState, previousLists: published?.listBytesByID ?? [:])
+            result = try isolatingPublish.run(sources, previous: published, history: &state.history, now: now, deadline: deadline)
         } catch {
-            outcome.set = .failed(.conversion("\(error)"))
-            return
-        }
-        if let late = deadline("publishing") {
-            outcome.set = .failed(late)
-            return
-        }
-        let result: Publisher.Outcome
-        do {
-            result = try publisher.publish(output, over: published, history: &state.history, now: now)
-        } catch let error as PublishError {
-            outcome.set = .failed(.publish(error))
-            return
-        } catch {
-            outcome.set = .failed(.publish(.write(publisher.writer.directory, "\(error)")))
+            switch error {
+            case .conversion(let reason): outcome.set = .failed(.conversion(reason))
+            case .publish(let error): outcome.set = .failed(.publish(error))
+            case .isolation(let reason): outcome.set = .failed(.isolation(reason))
+            case .late(let late): outcome.set = .failed(late)
+            }
             return
         }
         state.publishedSources = hashes
-        published = result.published
-        outcome.published = result.published
-        outcome.set = .published(result, output.report)
+        published = result.outcome.published
+        outcome.published = result.outcome.published
+        outcome.isolatedLines = result.isolated
+        outcome.set = .published(result.outcome, result.output.report)
     }
 
     /// With nothing new to publish, still remove files whose grace period ended (an upstream can

@@ -30,8 +30,9 @@ package struct FetchStage: Sendable {
         // Local upstreams are read offline too: the file is here, and an edit is taken at start.
         for upstream in configuration.upstreams where mode == .online || upstream.path != nil {
             let at = now()
-            outcome.upstreams.append(UpstreamReport(id: upstream.id, url: upstream.url, at: at,
-                                                    outcome: fetchUpstream(upstream, state: &state, now: at)))
+            let fetched = fetchUpstream(upstream, state: &state, now: at)
+            outcome.upstreams.append(UpstreamReport(id: upstream.id, url: upstream.url, at: at, outcome: fetched))
+            state.lastAttempts = (state.lastAttempts ?? [:]).merging([upstream.id: fetched.attempt(at: at)]) { $1 }
         }
         if mode == .online { state.lastRefreshAt = outcome.startedAt }
         let deadline = outcome.startedAt.addingTimeInterval(configuration.refresh.deadlineSeconds)

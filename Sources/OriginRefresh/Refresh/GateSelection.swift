@@ -58,4 +58,14 @@ package final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
         }
         return verdicts.map(\.error)
     }
+
+    /// One helper run, so the lists share one process and its conditions (no parallel split).
+    package func compileSeconds(of lists: [RuleList]) -> [Double?] {
+        guard case .success = probe(), let compiler = try? WebKitCompiler(helper: pool.helper),
+              let verdicts = try? compiler.compile(lists.map { WebKitInput(id: $0.id, json: $0.json, rules: $0.ruleCount) }),
+              verdicts.count == lists.count else {
+            return lists.map { _ in nil }
+        }
+        return verdicts.map { $0.ok ? $0.seconds : nil }
+    }
 }

@@ -16,6 +16,8 @@ package struct RefreshOutcome: Sendable {
     var stateSaveError: StateError?
     /// The set now published, when it changed (to hand to the HTTP layer); nil otherwise.
     package var published: PublishedSet?
+    /// ABP lines dropped from this publish because WebKit rejected their rules.
+    package var isolatedLines: [IsolatedLine] = []
 
     /// The refresh as a whole: published, unchanged, or failed with every problem found.
     package var result: RefreshResult {
@@ -23,10 +25,6 @@ package struct RefreshOutcome: Sendable {
         case .failed(let failure):
             return .failed(failure.description)
         case .published(let publish, _):
-            if !publish.rejections.isEmpty {
-                let text = publish.rejections.map { "\($0.id): \($0.reason) (\($0.keptPrevious ? "previous version kept" : "list left out"))" }
-                return .failed("WebKit rejected \(text.joined(separator: "; "))")
-            }
             return publish.manifestChanged ? .published : (problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; ")))
         case .unchanged, .unchangedFilesExpired, .keptSetOfUnknownOrigin:
             return problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; "))
@@ -84,6 +82,20 @@ package enum UpstreamOutcome: Sendable {
         }
     }
 
+    /// The attempt as `state.json` keeps it.
+    func attempt(at: Date) -> PersistentState.FetchAttempt {
+        PersistentState.FetchAttempt(at: at, result: label, httpStatus: httpStatus, error: problem)
+    }
+
+    /// The HTTP status the attempt ended with, when it got one.
+    var httpStatus: Int? {
+        switch self {
+        case .updated, .rejected, .keepFailed: return 200
+        case .notModified: return 304
+        case .fetchFailed(let error): if case .httpStatus(_, let code) = error { return code } else { return nil }
+        }
+    }
+
     /// What went wrong, for the refresh's error; nil when the copy in use is current.
     package var problem: String? {
         switch self {
@@ -118,6 +130,8 @@ package enum SetFailure: Error, Sendable, CustomStringConvertible {
     case noUsableCopy([String])
     case conversion(String)
     case publish(PublishError)
+    /// WebKit rejected lists and the lines behind the rejected rules could not be isolated.
+    case isolation(String)
     /// The refresh passed `refresh.deadlineSeconds` before `stage`.
     case deadline(stage: String, seconds: Double)
 
@@ -127,6 +141,7 @@ package enum SetFailure: Error, Sendable, CustomStringConvertible {
             return "no usable copy of \(ids.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
         case .conversion(let reason): return "conversion failed: \(reason)"
         case .publish(let error): return "publish failed: \(error)"
+        case .isolation(let reason): return "publish held: \(reason); keeping the published set"
         case .deadline(let stage, let seconds):
             return "gave up before \(stage): the refresh ran past its \(Int(seconds)) s deadline (refresh.deadlineSeconds); keeping the published set"
         }

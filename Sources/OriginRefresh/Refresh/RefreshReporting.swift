@@ -45,11 +45,18 @@ package struct RefreshReporting: Sendable {
             log.warning("refresh: keeping the published set of unknown origin until every upstream has been fetched")
         case .published(let publish, let report):
             recordPublished(publish, report: report, at: publish.published.content.manifest?.lastModified ?? outcome.startedAt)
+            status.update {
+                $0.isolatedLines = outcome.isolatedLines
+                if let comparison = publish.compileComparison { $0.compileRegression = comparison }
+            }
         case .failed(let failure):
             switch failure {
             case .noUsableCopy, .deadline: log.error("refresh: \(failure)")
             case .conversion(let reason): log.error("refresh: conversion failed: \(reason); keeping the published set")
-            case .publish: log.error("refresh: \(failure)")
+            case .publish(.compileRegression(let comparison)):
+                log.error("refresh: \(failure)")
+                status.update { $0.compileRegression = comparison }
+            case .publish, .isolation: log.error("refresh: \(failure)")
             }
         }
         if let error = outcome.stateSaveError { log.error("refresh: \(error)") }
@@ -135,10 +142,12 @@ package struct RefreshReporting: Sendable {
         status.update { board in
             board.upstreams = upstreams.map { upstream in
                 let record = state.upstreams[upstream.id]
+                let attempt = state.lastAttempts?[upstream.id]
                 return OperatorStatus.UpstreamStatus(
                     id: upstream.id, url: upstream.url, source: record?.source ?? UpstreamSource.bundledSnapshot,
                     sourceDate: record?.sourceDate ?? (record == nil ? BundledSnapshot.label : nil), lastFetchAt: record?.fetchedAt,
-                    etag: record?.etag, lastModified: record?.lastModified, rules: record?.rules)
+                    lastAttemptAt: attempt?.at, lastResult: attempt?.result, lastHTTPStatus: attempt?.httpStatus,
+                    etag: record?.etag, lastModified: record?.lastModified, lastError: attempt?.error, rules: record?.rules)
             }
         }
     }
@@ -165,7 +174,8 @@ package struct RefreshReporting: Sendable {
         status.update { board in
             var entry = board.upstreams.first { $0.id == upstream.id }
                 ?? OperatorStatus.UpstreamStatus(id: upstream.id, url: upstream.url, source: UpstreamSource.bundledSnapshot)
-            entry.lastFetchAt = upstream.at
+            entry.lastAttemptAt = upstream.at
+            if upstream.outcome.isCurrent { entry.lastFetchAt = upstream.at }
             change(&entry)
             if let index = board.upstreams.firstIndex(where: { $0.id == upstream.id }) {
                 board.upstreams[index] = entry

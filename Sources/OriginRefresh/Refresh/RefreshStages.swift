@@ -12,6 +12,8 @@ package struct RefreshStages: Sendable {
     package var publisher: Publisher
     var fetchStage: FetchStage
     package var reporting: RefreshReporting
+    /// The operator's acceptance of a publish the compile-time regression gate holds (admin endpoint).
+    package let compileAcceptance = CompileRegressionAcceptance()
 
     package init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?, signer: ManifestSigner? = nil) {
         self.resolved = resolved
@@ -20,6 +22,11 @@ package struct RefreshStages: Sendable {
         publisher = Publisher(writer: SetWriter(directory: resolved.publicDirectory),
                               gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"),
                               signer: signer)
+        let acceptance = compileAcceptance
+        publisher.compileRegression = gate.map {
+            CompileRegressionGate(gate: $0, maxRatio: configuration.publish.compileRegressionRatio,
+                                  rounds: configuration.publish.compileRegressionRounds, acceptance: acceptance)
+        }
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
         let convertStage = ConvertStage(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,

@@ -24,9 +24,10 @@ package final class HTTPServer: @unchecked Sendable {
     private var boundPort: Int?
 
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
-    /// rule provenance there. `onAdminRefresh` is what an authorized `POST /admin/refresh` does.
+    /// rule provenance there. `onAdminRefresh` is what an authorized `POST /admin/refresh` does;
+    /// `onAcceptCompileTime` accepts the publish the compile-time gate holds (before that refresh).
     package init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminCredential?,
-         onAdminRefresh: @escaping @Sendable () -> Void = {},
+         onAdminRefresh: @escaping @Sendable () -> Void = {}, onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
          onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
         self.configuration = configuration
         self.listen = listen
@@ -41,7 +42,7 @@ package final class HTTPServer: @unchecked Sendable {
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
         explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
-        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
+        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime, onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
                                           authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
                                           publicDirectory: publicDirectory)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),

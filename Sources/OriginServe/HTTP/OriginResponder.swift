@@ -13,6 +13,9 @@ package struct OriginResponder: HTTPResponder {
         /// What an authorized `POST /admin/refresh` does (the set source's trigger); called on an
         /// event thread, so it must return at once.
         let onAdminRefresh: @Sendable () -> Void
+        /// What an authorized `POST /admin/accept-compile-time` does before that refresh: accepts the
+        /// publish the compile-time regression gate holds; returns what was accepted (nil: nothing held).
+        let onAcceptCompileTime: @Sendable () -> String?
         /// What an authorized `POST /admin/unprotected-sites` does; nil (a follower): that endpoint is 404.
         let onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)?
         package let status: StatusBoard
@@ -30,11 +33,13 @@ package struct OriginResponder: HTTPResponder {
         }
 
         package init(admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {},
+             onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
              onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, status: StatusBoard, explain: ExplainEngineCache,
              authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
              adminTokenVariable: String = Configuration.HTTP.defaults.adminTokenEnvironmentVariable, publicDirectory: String? = nil) {
             self.admin = admin
             self.onAdminRefresh = onAdminRefresh
+            self.onAcceptCompileTime = onAcceptCompileTime
             self.onUnprotectedSite = onUnprotectedSite
             self.status = status
             self.explain = explain
@@ -53,6 +58,7 @@ package struct OriginResponder: HTTPResponder {
         // The admin endpoints take any method (to say 405 or 404 themselves); without a configured
         // token they do not exist (404 for every method).
         if route == .admin { return adminRefresh(request, into: &output) }
+        if route == .acceptCompileTime { return adminRefresh(request, acceptingCompileTime: true, into: &output) }
         if route == .unprotectedSites {
             return UnprotectedSitesEndpoint(admin: state.admin, apply: state.onUnprotectedSite, limiter: state.authLimiter, route: route.route)
                 .respond(request, into: &output)
@@ -93,7 +99,7 @@ package struct OriginResponder: HTTPResponder {
             let body = MetricsRenderer(status: state.status.current, activity: state.activity()).render()
             return request.respond(status: 200, route: route.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                    body: body, into: &output)
-        case .admin, .unprotectedSites:
+        case .admin, .unprotectedSites, .acceptCompileTime:
             return request.notFound(into: &output)  // answered above
         }
     }
@@ -102,9 +108,10 @@ package struct OriginResponder: HTTPResponder {
 
     /// `POST /admin/refresh` with `Authorization: Bearer <token>` (RFC 6750 §2.1), compared in
     /// constant time so response timing leaks nothing about the token.
-    private func adminRefresh(_ request: HTTPRequest, into output: inout OutputQueue) -> HTTPAnswer {
+    /// `POST /admin/accept-compile-time` is the same with the held publish accepted first.
+    private func adminRefresh(_ request: HTTPRequest, acceptingCompileTime: Bool = false, into output: inout OutputQueue) -> HTTPAnswer {
         guard let admin = state.admin else { return request.notFound(into: &output) }
-        let route = OriginRoute.admin.route
+        let route = (acceptingCompileTime ? OriginRoute.acceptCompileTime : OriginRoute.admin).route
         guard request.head.method == .post else {
             return request.error(405, "use POST", route: route, fields: [.allow("POST")], into: &output)
         }
@@ -113,8 +120,12 @@ package struct OriginResponder: HTTPResponder {
             challenges: [.wwwAuthenticate("Bearer realm=\"listserver\"")], into: &output) {
             return refusal
         }
+        var body = "{\"refresh\":\"accepted\"}\n"
+        if acceptingCompileTime {
+            // Candidates are list ids and hex hash prefixes: nothing to escape.
+            body = "{\"accepted\":\(state.onAcceptCompileTime().map { "\"\($0)\"" } ?? "null"),\"refresh\":\"accepted\"}\n"
+        }
         state.onAdminRefresh()
-        return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
-                               into: &output)
+        return request.respond(status: 202, route: route, contentType: "application/json", body: Array(body.utf8), into: &output)
     }
 }

@@ -6,12 +6,12 @@ import HTTPServerCore
 /// the origin itself, and the label /metrics counts it under (the case name, in case order; the
 /// HTTP library appends `not_found`, `invalid` and `options`).
 package enum OriginRoute: Int, CaseIterable {
-    case manifest, list, healthz, status, metrics, admin, explain, lists, unprotectedSites
+    case manifest, list, healthz, status, metrics, admin, explain, lists, unprotectedSites, acceptCompileTime
 
     /// The exact names the origin's endpoints and the manifest own. `lists` owns every name under
     /// `lists/`; `list` every other name (the set's hashed files and its sidecars).
     private static let exactNames: [(name: StaticString, route: OriginRoute)] = [
-        ("admin/refresh", .admin), ("admin/unprotected-sites", .unprotectedSites), ("manifest.json", .manifest), ("healthz", .healthz), ("status", .status),
+        ("admin/refresh", .admin), ("admin/unprotected-sites", .unprotectedSites), ("admin/accept-compile-time", .acceptCompileTime), ("manifest.json", .manifest), ("healthz", .healthz), ("status", .status),
         ("status.html", .status), ("metrics", .metrics), ("explain", .explain),
     ]
 
@@ -25,7 +25,7 @@ package enum OriginRoute: Int, CaseIterable {
     var servesTheSet: Bool {
         switch self {
         case .manifest, .list, .lists: return true
-        case .healthz, .status, .metrics, .admin, .explain, .unprotectedSites: return false
+        case .healthz, .status, .metrics, .admin, .explain, .unprotectedSites, .acceptCompileTime: return false
         }
     }
 

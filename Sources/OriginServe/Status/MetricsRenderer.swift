@@ -56,12 +56,24 @@ package struct MetricsRenderer {
         }
         var fetchSamples: [(labels: String, value: String)] = []
         for upstream in status.upstreams {
-            guard let at = upstream.lastFetchAt else { continue }
+            guard let at = upstream.lastAttemptAt ?? upstream.lastFetchAt else { continue }
             fetchSamples.append(("upstream=\"\(escape(upstream.id))\",result=\"\(escape(upstream.lastResult ?? "none"))\"",
                                  seconds(at.timeIntervalSince1970)))
         }
-        family("listserver_upstream_last_fetch_timestamp_seconds", "gauge", "When each upstream was last fetched (Unix time), by result.",
+        family("listserver_upstream_last_fetch_timestamp_seconds", "gauge", "When each upstream was last fetched or tried (Unix time), by the attempt's result.",
                fetchSamples)
+        if let isolated = status.isolatedLines {
+            family("listserver_isolated_lines", "gauge", "ABP lines the last publish left out because WebKit rejected their rules.",
+                   [("", String(isolated.count))])
+            family("listserver_isolated_line", "gauge", "1 per ABP line left out because WebKit rejected its rules, with WebKit's error.",
+                   isolated.map { ("upstream=\"\(escape($0.upstream))\",line=\"\($0.line)\",list=\"\(escape($0.list))\",error=\"\(escape(String($0.error.prefix(200))))\"", "1") })
+        }
+        if let comparison = status.compileRegression {
+            family("listserver_compile_regression_held", "gauge", "1 while new list versions that compile too slowly hold the publish (accept: POST /admin/accept-compile-time).",
+                   [("", comparison.held && !comparison.accepted ? "1" : "0")])
+            family("listserver_compile_set_ratio", "gauge", "The set's WebKit compile time with the last new versions against the versions they replace.",
+                   [("", String(format: "%.3f", comparison.setRatio))])
+        }
         if let follow = status.follow {
             let primary = "primary=\"\(escape(follow.primary))\""
             if let success = follow.lastSuccessAt {

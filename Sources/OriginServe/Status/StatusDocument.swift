@@ -30,6 +30,10 @@ package struct StatusDocument: Encodable {
     /// Follower mode: seconds since the primary last confirmed the served set, and generations behind.
     var followLagSeconds: Int?
     var followLagGenerations: Int?
+    /// ABP lines left out of the published set because WebKit rejected their rules, with its error.
+    var isolatedLines: [IsolatedLine]?
+    /// New list versions' WebKit compile times against the versions they replace, and whether that held the publish.
+    var compileRegression: CompileRegressionGate.Comparison?
     package var http: HTTPCounters
 
     package init(status: OperatorStatus, activity: ServerActivity) {
@@ -49,6 +53,8 @@ package struct StatusDocument: Encodable {
         follow = status.follow
         followLagSeconds = status.follow?.lagSeconds(now: activity.now)
         followLagGenerations = status.follow?.lagGenerations
+        isolatedLines = status.isolatedLines
+        compileRegression = status.compileRegression
         var byRoute: [String: [String: Int]] = [:]
         for count in activity.metrics.requestCounts {
             byRoute[count.route, default: [:]][count.status] = count.count

@@ -19,6 +19,11 @@ package enum StatusFormat {
         return out
     }
 
+    /// `text` cut to `length` characters, the last one an ellipsis, for a cell whose whole text is its tooltip.
+    static func cut(_ text: String, to length: Int) -> String {
+        text.count > length ? String(text.prefix(length - 1)) + "…" : text
+    }
+
     /// `1234567` → `1,234,567`.
     package static func count(_ value: Int) -> String {
         let digits = String(value.magnitude)

@@ -17,6 +17,8 @@ package struct StatusPage {
     static let refreshRows = 30
     /// A refresh's outcome is cut to this many characters in the table (the whole text is its tooltip).
     static let summaryLength = 140
+    /// A skipped line's example is cut to this many characters (a `snippet` line can name 60 sites).
+    static let exampleLength = 160
     /// WebKit's resource types (`resource-type`), for the explain form.
     static let resourceTypes = ["document", "image", "style-sheet", "script", "font", "raw", "svg-document", "media", "popup", "ping",
                                 "fetch", "websocket", "other"]
@@ -32,7 +34,8 @@ package struct StatusPage {
         var html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         html += "<title>ListServer status</title><style>\(Self.style)</style></head><body>"
-        html += header() + "<main>" + health() + lists() + refreshes() + plots() + skipped() + explainForm() + "</main>"
+        html += header() + "<main>" + health() + lists() + refreshes() + plots()
+        html += compileTime() + isolated() + skipped() + explainForm() + "</main>"
         html += "<footer>listserver \(e(activity.version)) · up \(StatusFormat.age(activity.now.timeIntervalSince(activity.startedAt)))"
         html += " · page rendered \(StatusFormat.time(activity.now)) · <a href=\"status\">JSON</a> (without Accept: text/html) · <a href=\"metrics\">metrics</a> · <a href=\"lists/\">stable list URLs</a></footer>"
         return Array((html + "</body></html>\n").utf8)
@@ -50,6 +53,15 @@ package struct StatusPage {
     }
 
     private var healthy: Bool { activity.manifestInstalled && lastRefresh?.result != RefreshResult.failedLabel }
+
+    /// The error behind a failed last refresh: this process's, else the kept history's (after a
+    /// restart), else an upstream's. Never "none" while the header says the refresh failed.
+    private var lastError: String? {
+        if let error = status.lastRefresh?.error { return error }
+        if status.lastRefresh == nil, let record = history.last, record.result == RefreshResult.failedLabel { return record.summary }
+        if let error = status.upstreams.compactMap(\.lastError).first { return error }
+        return healthy || !activity.manifestInstalled ? nil : "the last refresh failed without a recorded reason; see the server log"
+    }
 
     private func header() -> String {
         let state = !activity.manifestInstalled ? "No set is being served" : healthy ? "Healthy" : "Serving, but the last refresh failed"
@@ -70,10 +82,10 @@ package struct StatusPage {
         if let expires = status.signing?.expires { fact("Signature expires", e(expires)) }
         if let refresh = lastRefresh { fact("Last refresh", "\(e(StatusFormat.time(refresh.at))): \(e(refresh.result))") }
         if let next = status.lastRefresh?.nextAt { fact("Next refresh", e(StatusFormat.time(next))) }
-        let lastError = status.lastRefresh?.error ?? status.upstreams.compactMap(\.lastError).first
+        let lastError = self.lastError
         out += "<div class=\"wide\"><dt>Last error</dt><dd id=\"last-error\">\(lastError.map { "<span class=\"err\">\(e($0))</span>" } ?? "none")</dd></div>"
         out += "</dl><h3>Upstreams</h3><div class=\"scroll\"><table id=\"upstreams\"><thead><tr><th>Upstream</th><th>Copy in use</th>"
-        out += "<th>Dated</th><th>Last fetch</th><th>Result</th><th class=\"num\">Lines</th><th>Error</th></tr></thead><tbody>"
+        out += "<th>Dated</th><th>Last good fetch</th><th>Last attempt</th><th>Outcome</th><th class=\"num\">Lines</th><th>Error</th></tr></thead><tbody>"
         for upstream in status.upstreams {
             let source = upstream.source == UpstreamSource.bundledSnapshot ? "bundled snapshot" : "upstream"
             // Only web URLs become links (a configured `javascript:` or `file:` URL stays text).
@@ -81,6 +93,7 @@ package struct StatusPage {
             let name = web ? "<a href=\"\(e(upstream.url))\" rel=\"noreferrer\">\(e(upstream.id))</a>" : e(upstream.id)
             out += "<tr><td>\(name)</td><td>\(source)</td>"
             out += "<td>\(e(upstream.sourceDate ?? "—"))</td><td>\(e(upstream.lastFetchAt.map(StatusFormat.time) ?? "never"))</td>"
+            out += "<td class=\"attempt\">\(e(upstream.lastAttemptAt.map(StatusFormat.time) ?? "none yet"))</td>"
             out += "<td>\(e(upstream.lastResult ?? "—"))\(upstream.lastHTTPStatus.map { " (\($0))" } ?? "")</td>"
             out += "<td class=\"num\">\(upstream.rules.map(StatusFormat.count) ?? "—")</td><td class=\"wrap\">\(e(upstream.lastError ?? ""))</td></tr>"
         }
@@ -128,9 +141,9 @@ package struct StatusPage {
         let recent = history.suffix(Self.refreshRows).reversed()
         for record in recent {
             let changed = record.listsChanged.isEmpty ? "—" : record.listsChanged.map { "<code>\(e($0))</code>" }.joined(separator: " ")
-            let summary = record.summary.count > Self.summaryLength ? record.summary.prefix(Self.summaryLength - 1) + "…" : record.summary
+            let summary = StatusFormat.cut(record.summary, to: Self.summaryLength)
             out += "<tr class=\"refresh \(e(record.result))\"><td>\(e(StatusFormat.time(record.at)))</td>"
-            out += "<td class=\"wrap\" title=\"\(e(record.summary))\">\(e(String(summary)))</td>"
+            out += "<td class=\"wrap\" title=\"\(e(record.summary))\">\(e(summary))</td>"
             out += "<td class=\"wrap\">\(changed)</td><td class=\"num\">\(StatusFormat.bytes(record.deviceCost.bytesWithPatches))</td>"
             out += "<td class=\"num\">\(StatusFormat.bytes(record.deviceCost.bytesWhole))</td><td class=\"num\">\(record.deviceCost.listsToRecompile)</td></tr>"
         }
@@ -160,7 +173,8 @@ package struct StatusPage {
         out += "<div class=\"scroll\"><table id=\"skipped-table\"><thead><tr><th>Reason</th><th class=\"num\">Lines</th><th>Example</th></tr></thead><tbody>"
         for entry in status.skippedRules ?? [] {
             out += "<tr><td>\(e(entry.reason))</td><td class=\"num\">\(StatusFormat.count(entry.count))</td>"
-            out += "<td class=\"wrap example\"><code>\(e(entry.example ?? ""))</code></td></tr>"
+            let example = entry.example ?? ""
+            out += "<td class=\"wrap example\" title=\"\(e(example))\"><code>\(e(StatusFormat.cut(example, to: Self.exampleLength)))</code></td></tr>"
         }
         if status.skippedRules?.isEmpty != false {
             out += "<tr><td colspan=\"3\">\(status.skippedRules == nil ? "No conversion report yet." : "No line was skipped.")</td></tr>"

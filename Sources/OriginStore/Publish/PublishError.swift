@@ -11,8 +11,10 @@ package enum PublishError: Error, CustomStringConvertible, Equatable {
     case write(String, String)
     /// A file already on disk under a planned name has other bytes than its name promises.
     case existingFileMismatch(String)
-    /// Every list failed the publish gate and there is no previous version to keep.
-    case gateRejectedAll([String])
+    /// WebKit rejected these lists; nothing was published.
+    case gateRejected([Publisher.GateRejection])
+    /// New list versions compile too much slower than the ones they replace; held for the operator.
+    case compileRegression(CompileRegressionGate.Comparison)
     /// The manifest could not be signed (libcrypto failed); nothing was published.
     case signing(String)
 
@@ -32,8 +34,11 @@ package enum PublishError: Error, CustomStringConvertible, Equatable {
             return "writing \(path) failed: \(reason); the previous set is still served. Check free space and permissions of the public directory"
         case .existingFileMismatch(let path):
             return "\(path) exists but its bytes do not match the hash in its name; remove it and publish again"
-        case .gateRejectedAll(let ids):
-            return "WebKit rejected every new list (\(ids.joined(separator: ", "))) and no previous version exists; nothing published"
+        case .gateRejected(let rejections):
+            let lists = rejections.map { "\($0.id): \($0.reason)" }.joined(separator: "; ")
+            return "WebKit rejected \(lists); nothing published, the previous set is still served"
+        case .compileRegression(let comparison):
+            return comparison.heldDescription
         case .signing(let reason):
             return "signing the manifest failed: \(reason); the previous set is still served"
         }

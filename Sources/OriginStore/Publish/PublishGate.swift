@@ -10,11 +10,16 @@ package protocol PublishGate: Sendable {
     func rejections(of lists: [RuleList]) -> [String?]
     /// Where a gate that measures compiles leaves each accepted list's compile time (nil: it does not).
     var compileTimes: CompileTimes? { get }
+    /// WebKit compile seconds of each list, compiled one after the other in one run, in order (the
+    /// compile-time regression gate alternates versions in one batch); nil for a list that failed,
+    /// all nil from a gate that does not time compiles.
+    func compileSeconds(of lists: [RuleList]) -> [Double?]
 }
 
 extension PublishGate {
     package func rejections(of lists: [RuleList]) -> [String?] { lists.map { rejection(of: $0) } }
     package var compileTimes: CompileTimes? { nil }
+    package func compileSeconds(of lists: [RuleList]) -> [Double?] { lists.map { _ in nil } }
 }
 
 /// WebKit compile seconds of the lists a gate accepted since the last `take()`, by list id: what

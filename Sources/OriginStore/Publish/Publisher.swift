@@ -7,12 +7,10 @@ import ListFormat
 /// it in the publish history and prune what only older manifests named once their grace is over.
 /// The new set comes back in memory, ready to serve; nothing is read back from disk.
 package struct Publisher: Sendable {
-    /// A list the gate refused, and what was published for its id instead.
+    /// A list the gate refused, with WebKit's reason.
     package struct GateRejection: Sendable, Equatable {
         package var id: String
         package var reason: String
-        /// True when the list's previous version stayed in the set; false when the id was dropped.
-        package var keptPrevious: Bool
     }
 
     package struct Outcome: Sendable {
@@ -20,11 +18,12 @@ package struct Publisher: Sendable {
         package var manifestChanged: Bool
         package var createdFiles: [String]
         var removedFiles: [String]
-        package var rejections: [GateRejection]
         /// The dcz patches this publish encoded and kept, and the time that took.
         package var patches: PatchPlanner.Summary
         /// The set now published: the plan's files and the older ones still inside the grace period.
         package var published: PublishedSet
+        /// New versions' compile times against the versions they replace (nil: nothing compared).
+        package var compileComparison: CompileRegressionGate.Comparison? = nil
     }
 
     package var writer: SetWriter
@@ -35,6 +34,8 @@ package struct Publisher: Sendable {
     package var log: Log
     /// Signs every manifest (nil: unsigned, as `convert` without `--signing-key`).
     package var signer: ManifestSigner? = nil
+    /// Holds a publish whose new versions compile much slower than the ones they replace (nil: never).
+    package var compileRegression: CompileRegressionGate? = nil
 
     package var retention: Retention { Retention(writer: writer, gracePeriod: gracePeriod) }
     package var loader: PublishedSetLoader { PublishedSetLoader(writer: writer, gracePeriod: gracePeriod) }
@@ -44,13 +45,14 @@ package struct Publisher: Sendable {
     package func publish(_ output: ConversionOutput, over previous: PublishedSet?, history: inout [PersistentState.PublishRecord],
                  now: Date = Date()) throws -> Outcome {
         let named = try PublishPlan.name(output.lists)
-        let (lists, rejections) = try gateNewLists(named, previous: previous)
+        try gateNewLists(named, previous: previous)
+        let comparison = previous.flatMap { compileRegression?.compare(named, previous: $0, provenance: output.provenance) }
+        if let comparison, comparison.held, !comparison.accepted { throw PublishError.compileRegression(comparison) }
         var patches = PatchPlanner.Summary()
-        let expired = expiredFiles(keeping: Set(lists.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
-        var plan = try PublishPlan.make(named: lists, report: output.report, layoutState: output.layoutState, knownGzip: {
+        let expired = expiredFiles(keeping: Set(named.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
+        var plan = try PublishPlan.make(named: named, report: output.report, layoutState: output.layoutState, knownGzip: {
             previous?.content.files[String($0.dropLast(3))]?.gzip
         }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
-        // Keyed to the converted lists' hashes: a list the gate swapped for its previous version has no lines here.
         if !output.provenance.isEmpty { plan.provenance = ProvenanceFile.encode(output.provenance, listSHA256: named.map(\.sha256)) }
         plan.carryUnprotectedSites(from: previous)
         try signPlan(&plan, previous: previous, now: now)
@@ -68,7 +70,7 @@ package struct Publisher: Sendable {
         }
         pruneSignatures(of: &published, now: now)
         return Outcome(plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
-                       removedFiles: removed, rejections: rejections, patches: patches, published: published)
+                       removedFiles: removed, patches: patches, published: published, compileComparison: comparison)
     }
 
     /// With nothing new to publish, still removes files whose grace period ended (an upstream can
@@ -88,35 +90,21 @@ package struct Publisher: Sendable {
     }
 
     /// Compiles, in one batch, the lists whose exact bytes the previous set does not hold (those
-    /// were gated when first published). A rejected list keeps its previous version when there is one.
-    private func gateNewLists(_ lists: [PlannedList], previous: PublishedSet?) throws -> ([PlannedList], [GateRejection]) {
-        guard let gate else { return (lists, []) }
+    /// were gated when first published). Any rejection stops the publish: a list kept from an older
+    /// layout would miss the rules and exceptions the layout moved into it.
+    private func gateNewLists(_ lists: [PlannedList], previous: PublishedSet?) throws {
+        guard let gate else { return }
         let known = previous?.content.files ?? [:]
-        let pending = lists.indices.filter { known[lists[$0].fileName]?.sha256 != lists[$0].sha256 }
-        guard !pending.isEmpty else { return (lists, []) }
-        let asRules = pending.map { RuleList(id: lists[$0].id, json: lists[$0].identity, ruleCount: lists[$0].rules) }
-        var verdicts: [Int: String] = [:]
-        for (index, verdict) in zip(pending, gate.rejections(of: asRules)) {
-            if let verdict { verdicts[index] = verdict }
+        let pending = lists.filter { known[$0.fileName]?.sha256 != $0.sha256 }
+        guard !pending.isEmpty else { return }
+        let asRules = pending.map { RuleList(id: $0.id, json: $0.identity, ruleCount: $0.rules) }
+        let rejections = zip(pending, gate.rejections(of: asRules)).compactMap { list, verdict in
+            verdict.map { GateRejection(id: list.id, reason: $0) }
         }
-        var kept: [PlannedList] = []
-        var rejections: [GateRejection] = []
-        for (index, list) in lists.enumerated() {
-            guard let reason = verdicts[index] else {
-                kept.append(list)
-                continue
-            }
-            if let entry = previous?.manifest.lists.first(where: { $0.id == list.id }), let file = known[entry.file] {
-                kept.append(PlannedList(id: entry.id, rules: entry.rules, sha256: file.sha256, fileName: entry.file,
-                                        identity: file.identity, gzip: file.gzip))
-                rejections.append(GateRejection(id: list.id, reason: reason, keptPrevious: true))
-            } else {
-                rejections.append(GateRejection(id: list.id, reason: reason, keptPrevious: false))
-            }
-            log.error("publish gate: WebKit rejected list \(list.id): \(reason)")
+        guard rejections.isEmpty else {
+            for rejection in rejections { log.error("publish gate: WebKit rejected list \(rejection.id): \(rejection.reason)") }
+            throw PublishError.gateRejected(rejections)
         }
-        if kept.isEmpty { throw PublishError.gateRejectedAll(rejections.map(\.id)) }
-        return (kept, rejections)
     }
 
     /// The set after a publish, built from the plan and what the previous set still serves.

@@ -50,4 +50,22 @@ package struct PersistentState: Codable, Sendable, Equatable {
     /// SHA-256 of each upstream copy the published set was converted from; a conversion is due
     /// when the copies in use differ (so a failed publish is retried even after a 304).
     package var publishedSources: [String: String]?
+    /// Each upstream's last fetch attempt, good or not, so a restart still shows it (nil: none recorded).
+    package var lastAttempts: [String: FetchAttempt]?
+
+    /// One fetch attempt (all its retries) and how it ended.
+    package struct FetchAttempt: Codable, Sendable, Equatable {
+        package var at: Date
+        /// `UpstreamOutcome.label`.
+        package var result: String
+        package var httpStatus: Int?
+        package var error: String?
+
+        package init(at: Date, result: String, httpStatus: Int?, error: String?) {
+            self.at = at
+            self.result = result
+            self.httpStatus = httpStatus
+            self.error = error
+        }
+    }
 }

@@ -26,7 +26,10 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var source: String
         /// When that copy was fetched (upstream) or the snapshot's date label.
         package var sourceDate: String?
+        /// The last fetch that left a current copy (updated or not modified); nil: never.
         package var lastFetchAt: Date?
+        /// The last attempt, whatever its outcome (`lastResult`, `lastError`); nil: none yet.
+        package var lastAttemptAt: Date?
         /// `UpstreamOutcome.label` (`updated`, `not-modified`, `rejected`, `failed`), or nil before the first attempt.
         package var lastResult: String?
         package var lastHTTPStatus: Int?
@@ -35,12 +38,13 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var lastError: String?
         package var rules: Int?
 
-        package init(id: String, url: String, source: String, sourceDate: String? = nil, lastFetchAt: Date? = nil, lastResult: String? = nil, lastHTTPStatus: Int? = nil, etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, rules: Int? = nil) {
+        package init(id: String, url: String, source: String, sourceDate: String? = nil, lastFetchAt: Date? = nil, lastAttemptAt: Date? = nil, lastResult: String? = nil, lastHTTPStatus: Int? = nil, etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, rules: Int? = nil) {
             self.id = id
             self.url = url
             self.source = source
             self.sourceDate = sourceDate
             self.lastFetchAt = lastFetchAt
+            self.lastAttemptAt = lastAttemptAt
             self.lastResult = lastResult
             self.lastHTTPStatus = lastHTTPStatus
             self.etag = etag
@@ -107,6 +111,10 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
     package var skippedRules: [SkippedRules]?
     /// Follower mode only: the primary and how well this origin keeps up with it.
     package var follow: FollowStatus?
+    /// ABP lines the last publish dropped because WebKit rejected their rules (nil: no publish yet).
+    package var isolatedLines: [IsolatedLine]?
+    /// The last publish's compile times of new versions against the versions they replace, held or not.
+    package var compileRegression: CompileRegressionGate.Comparison?
 }
 
 /// Thread-safe holder of `OperatorStatus`, shared by the refresher (writer) and the server (reader).

@@ -12,12 +12,9 @@ import HTTPServerCore
 /// The HTML status page: escaping, plot geometry, the empty state, and (over a real socket) the
 /// negotiation that keeps JSON the default and the headers that lock the page down.
 @Suite struct StatusPageTests {
-    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let now = StatusActivityFixture.now
 
-    static func activity(fileDates: [String: Date] = [:]) -> ServerActivity {
-        ServerActivity(version: "1.0.0", startedAt: now.addingTimeInterval(-3600), now: now, openConnections: 1,
-                       metrics: HTTPCounters(routeLabels: []), fileDates: fileDates, manifestInstalled: true)
-    }
+    static func activity(fileDates: [String: Date] = [:]) -> ServerActivity { StatusActivityFixture.activity(fileDates: fileDates) }
 
     @Test func escapesTheFiveHTMLSpecials() {
         #expect(StatusFormat.html(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")

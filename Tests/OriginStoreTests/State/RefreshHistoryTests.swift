@@ -116,7 +116,7 @@ import ListSync
         }
         let plan = PublishPlan(lists: lists, manifest: [], manifestSHA256: "m", report: [], layoutState: [])
         let set = PublishedSet(directory: "/nonexistent", manifest: .init(lists: []), content: SiteContent(manifest: nil, files: [:]), layoutState: nil)
-        let publish = Publisher.Outcome(plan: plan, manifestChanged: true, createdFiles: [], removedFiles: [], rejections: [],
+        let publish = Publisher.Outcome(plan: plan, manifestChanged: true, createdFiles: [], removedFiles: [],
                                         patches: .init(), published: set)
         var outcome = RefreshOutcome(mode: .online, startedAt: Date(timeIntervalSince1970: 1_800_000_000))
         outcome.set = .published(publish, .init(sources: [], lists: []))
