@@ -51,6 +51,16 @@ final class ServerApp: @unchecked Sendable {
         }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
                                 log: log.child("http"), admin: admin, publicDirectory: resolved.publicDirectory)
+        server.describeSets(configuration.publishedSets, defaultSet: configuration.defaultSet.name)
+        let others: [OtherSet]
+        do {
+            others = try pipeline.loadOtherSets()
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+        for other in others {
+            if let set = other.published { server.install(set.content, set: other.definition.name) }
+        }
         var published: PublishedSet?
         do {
             let loaded = try pipeline.loadPublished(history: state.history)
@@ -63,7 +73,10 @@ final class ServerApp: @unchecked Sendable {
             log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
         }
         if published == nil { status.update { $0.signing = SigningStatus(signer: signer, content: nil) } }
-        let scheduler = RefreshScheduler(pipeline: pipeline, state: state, published: published) { [log, status] content in
+        let scheduler = RefreshScheduler(pipeline: pipeline, state: state, published: published, others: others, installOther: { [log] name, content in
+            server.install(content, set: name)
+            log.info("serving set \(name) manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
+        }) { [log, status] content in
             server.install(content)
             status.update { $0.signing = SigningStatus(signer: signer, content: content) }
             log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")

@@ -21,8 +21,9 @@ package struct Pipeline: Sendable {
                               signer: signer)
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
-        let setRefresh = SetRefresh(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,
-                                    publisher: publisher, converter: converter, log: refreshLog)
+        var setRefresh = SetRefresh(configuration: configuration.restricted(to: configuration.defaultSet), baseDirectory: resolved.baseDirectory,
+                                    store: store, publisher: publisher, converter: converter, log: refreshLog)
+        setRefresh.target = configuration.defaultSet.target
         cycle = RefreshCycle(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
                              setRefresh: setRefresh, log: refreshLog)
         reporting = RefreshReporting(status: status, log: refreshLog,
@@ -41,7 +42,14 @@ package struct Pipeline: Sendable {
 
     /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
     package func run(_ mode: RefreshCycle.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
-        let outcome = cycle.run(mode, state: &state, published: &published)
+        var none: [OtherSet] = []
+        return run(mode, state: &state, published: &published, others: &none)
+    }
+
+    /// Runs one refresh of every set and reports it; each set's `published` becomes its new set.
+    package func run(_ mode: RefreshCycle.Mode, state: inout PersistentState, published: inout PublishedSet?,
+                     others: inout [OtherSet]) -> RefreshOutcome {
+        let outcome = cycle.run(mode, state: &state, published: &published, others: &others)
         reporting.report(outcome)
         return outcome
     }

@@ -16,6 +16,8 @@ package struct RefreshOutcome: Sendable {
     var stateSaveError: StateError?
     /// The set now published, when it changed (to hand to the HTTP layer); nil otherwise.
     package var published: PublishedSet?
+    /// The other sets, in configuration order (the default set's is `set`).
+    package var otherSets: [OtherSetOutcome] = []
 
     /// The refresh as a whole: published, unchanged, or failed with every problem found.
     package var result: RefreshResult {
@@ -29,7 +31,8 @@ package struct RefreshOutcome: Sendable {
             }
             return publish.manifestChanged ? .published : (problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; ")))
         case .unchanged, .unchangedFilesExpired, .keptSetOfUnknownOrigin:
-            return problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; "))
+            if !problems.isEmpty { return .failed(problems.joined(separator: "; ")) }
+            return otherSets.contains { if case .published(let publish, _) = $0.set { publish.manifestChanged } else { false } } ? .published : .unchanged
         }
     }
 
@@ -43,6 +46,7 @@ package struct RefreshOutcome: Sendable {
     private var problems: [String] {
         var problems = upstreams.compactMap { report in report.outcome.problem.map { "\(report.id): \($0)" } }
         if let stateSaveError { problems.append("\(stateSaveError)") }
+        problems += otherSets.compactMap(\.problem)
         return problems
     }
 }

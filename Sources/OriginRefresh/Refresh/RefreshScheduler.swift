@@ -10,30 +10,41 @@ package final class RefreshScheduler: @unchecked Sendable {
     private let queue = DispatchQueue(label: "listserver.refresh")
     private let pipeline: Pipeline
     private let install: @Sendable (SiteContent) -> Void
+    /// Hands a changed set other than the default one to the HTTP layer, by name.
+    private let installOther: @Sendable (String, SiteContent) -> Void
     private let interval: Double
     // Touched only on `queue`.
     private var state: PersistentState
     /// The set being served, kept in memory: each refresh publishes over it.
     private var published: PublishedSet?
+    /// The sets other than the default one, refreshed after it from the same upstream copies.
+    private var others: [OtherSet]
     private var timer: DispatchSourceTimer?
     private var stopped = false
     private var followUpQueued = false
     /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
     private var consecutiveFailures = 0
 
-    package init(pipeline: Pipeline, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
+    package init(pipeline: Pipeline, state: PersistentState, published: PublishedSet?, others: [OtherSet] = [],
+                 installOther: @escaping @Sendable (String, SiteContent) -> Void = { _, _ in },
+                 install: @escaping @Sendable (SiteContent) -> Void) {
         self.pipeline = pipeline
         self.state = state
         self.published = published
+        self.others = others
         self.install = install
+        self.installOther = installOther
         interval = pipeline.resolved.configuration.refresh.intervalSeconds
     }
 
     /// Runs one refresh and hands a changed set to the HTTP layer, from memory.
     @discardableResult
     private func refresh(_ mode: RefreshCycle.Mode) -> RefreshOutcome {
-        let outcome = pipeline.run(mode, state: &state, published: &published)
+        let outcome = pipeline.run(mode, state: &state, published: &published, others: &others)
         if let set = outcome.published { install(set.content) }
+        for other in outcome.otherSets {
+            if let set = other.published { installOther(other.name, set.content) }
+        }
         MemoryTuning.releaseFreeMemory()
         return outcome
     }

@@ -17,6 +17,8 @@ package struct SetRefresh: Sendable {
     package var log: Log
     /// Label shown in /status for copies that came from the bundled snapshot.
     var snapshotLabel = BundledSnapshot.label
+    /// The WebKit target this set converts for (`ConversionTargetName.known`).
+    var target = ConversionTargetName.oldest
 
     /// `deadline` says, before a stage, whether the refresh has run past its deadline; then the
     /// refresh stops there and the published set stays.
@@ -55,6 +57,8 @@ package struct SetRefresh: Sendable {
         }
         let output: ConversionOutput
         do {
+            // TARGET: once the converter takes a `ConversionTarget`, convert this set for `target` here
+            // (the one place a set's target reaches the converter); until then every set converts as safari-17.
             output = try converter.convert(sources, previousLayout: published?.layoutState, previousLists: published?.listBytesByID ?? [:])
         } catch {
             outcome.set = .failed(.conversion("\(error)"))

@@ -6,9 +6,9 @@ import OriginStore
 /// The routes the origin counts its answers under, in the order /metrics lists them (the HTTP
 /// library appends `not_found`, `invalid` and `options`).
 package enum OriginRoute: Int, CaseIterable {
-    case manifest, list, healthz, status, metrics, admin, explain, lists
+    case manifest, list, healthz, status, metrics, admin, explain, lists, sets
 
-    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain", "lists"]
+    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain", "lists", "sets"]
     static let routes = HTTPRoutes(applicationLabels: labels)
 
     var route: HTTPRoute { HTTPRoute(rawValue) }
@@ -66,6 +66,9 @@ package struct OriginResponder: HTTPResponder {
         }
         if ListAliasRoute.claims(name) {
             return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
+        }
+        if SetsRoute.claims(name) {
+            return SetsRoute.respond(request, name: name, into: &output)
         }
         if let resource = site.resource(named: name) {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
