@@ -1,0 +1,148 @@
+import Foundation
+import ListFormat
+import Testing
+import TestSupport
+@testable import ListOrigin
+
+/// One origin publishing three sets (`default`: safari-17, `modern`: safari-26, `de`: the default
+/// upstreams plus a regional list from a loopback upstream), as a real `listserver serve` process.
+@Suite(.serialized) struct SetsTests {
+    /// A small regional list only the `de` set converts; its rule names a host no other list has.
+    static let regionalList = Array("[Adblock Plus 2.0]\n! Title: Test regional list\n||werbung-regional.example^\n##.regional-anzeige\n".utf8)
+    static let regionalHost = "werbung-regional"
+
+    /// A primary with three sets over a loopback upstream; `regional` is what the upstream answers for the regional list.
+    static func startPrimary(_ scratch: ScratchDirectory, regional: UpstreamServer.Behavior, extra: String = "") async throws
+        -> (server: ServeTests.ServerProcess, upstream: UpstreamServer) {
+        let snapshot = try SignedPublishTests.smallSnapshot(in: scratch)
+        let upstream = try UpstreamServer()
+        for id in ["easylist", "easyprivacy"] {
+            upstream.set("/\(id).txt", .serve(body: Array(try Data(contentsOf: URL(fileURLWithPath: snapshot + "/\(id).txt"))), etag: "\"\(id)\""))
+        }
+        upstream.set("/easylistgermany.txt", regional)
+        let base = "http://127.0.0.1:\(upstream.port)"
+        let config = """
+        {"publicDir": "public", "stateDir": "state",
+         "upstreams": [{"id": "easylist", "url": "\(base)/easylist.txt", "snapshot": "\(snapshot)/easylist.txt"},
+                       {"id": "easyprivacy", "url": "\(base)/easyprivacy.txt", "snapshot": "\(snapshot)/easyprivacy.txt"},
+                       {"id": "easylistgermany", "url": "\(base)/easylistgermany.txt"}],
+         "sets": [{"name": "default", "upstreams": ["easylist", "easyprivacy"], "target": "safari-17"},
+                  {"name": "modern", "upstreams": ["easylist", "easyprivacy"], "target": "safari-26"},
+                  {"name": "de", "upstreams": ["easylist", "easyprivacy", "easylistgermany"]}],
+         "refresh": {"attempts": 1, "retryBaseDelaySeconds": 0.01},
+         "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 5},
+         "publish": {"verifyWithWebKit": "off"}\(extra)}
+        """
+        try Array(config.utf8).write(to: scratch.sub("config.json"))
+        let server = try ServeTests.ServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
+        return (server, upstream)
+    }
+
+    static func json(_ server: ServeTests.ServerProcess, _ path: String) throws -> [String: Any] {
+        let response = try RawHTTPResponse.get(port: server.port, path: path)
+        return (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+    }
+
+    /// The `/sets/` entries by name.
+    static func index(_ server: ServeTests.ServerProcess) throws -> [String: [String: Any]] {
+        let sets = try json(server, "/sets/")["sets"] as? [[String: Any]] ?? []
+        return Dictionary(sets.compactMap { entry in (entry["name"] as? String).map { ($0, entry) } }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// Verifies a set's manifest with minisign as a client would fetch it; returns the manifest bytes.
+    static func verifiedManifest(_ server: ServeTests.ServerProcess, path: String, publicKey: String, scratch: ScratchDirectory) throws -> [UInt8] {
+        let manifest = try RawHTTPResponse.get(port: server.port, path: path)
+        try #require(manifest.status == 200, "\(path): \(manifest.status)")
+        let directory = String(path.dropLast("manifest.json".count))
+        let signature = try RawHTTPResponse.get(port: server.port, path: directory + "signatures/\(SHA256Digest.hex(of: manifest.body)).minisig")
+        #expect(signature.status == 200, "\(path): its signature is served beside it")
+        let name = path.replacingOccurrences(of: "/", with: "_")
+        try manifest.body.write(to: scratch.sub(name))
+        try signature.body.write(to: scratch.sub(name + ".minisig"))
+        let verified = try ChildRun.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub(name), "-x", scratch.sub(name + ".minisig")])
+        #expect(verified.status == 0, "\(path): minisign: \(verified.output)")
+        let decoded = try Manifest.decode(Data(manifest.body))
+        for list in decoded.lists {
+            let file = try RawHTTPResponse.get(port: server.port, path: directory + list.file)
+            #expect(file.status == 200 && SHA256Digest.hex(of: file.body) == list.sha256, "\(directory)\(list.file)")
+        }
+        return manifest.body
+    }
+
+    /// Every list body a set's manifest names, concatenated (to look for a rule).
+    static func listText(_ server: ServeTests.ServerProcess, directory: String) throws -> String {
+        let manifest = try Manifest.decode(Data(try RawHTTPResponse.get(port: server.port, path: directory + "manifest.json").body))
+        return try manifest.lists.map { String(decoding: try RawHTTPResponse.get(port: server.port, path: directory + $0.file).body, as: UTF8.self) }
+            .joined()
+    }
+
+    @Test func threeSetsAreServedSignedAndListedAndTheOldURLsServeTheDefaultSet() async throws {
+        let scratch = ScratchDirectory("sets-three")
+        let (server, upstream) = try await Self.startPrimary(scratch, regional: .serve(body: Self.regionalList, etag: "\"de\""))
+        defer { _ = server.terminate(); upstream.stop() }
+        // The cold start publishes from the snapshots; the first fetch then brings the regional list.
+        try #require(try await eventually(timeout: 180) {
+            (try? Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost)) == true
+        }, "the regional set never carried its regional list")
+        // /sets/ names every set with its target, upstreams and absolute manifest URL.
+        let index = try Self.index(server)
+        #expect(Set(index.keys) == ["default", "modern", "de"])
+        #expect(index["modern"]?["target"] as? String == "safari-26")
+        #expect(index["default"]?["target"] as? String == "safari-17")
+        #expect(index["de"]?["upstreams"] as? [String] == ["easylist", "easyprivacy", "easylistgermany"])
+        #expect(index["de"]?["manifest"] as? String == "http://127.0.0.1:\(server.port)/sets/de/manifest.json")
+        #expect(try Self.json(server, "/sets/")["default"] as? String == "default")
+        let page = try RawHTTPResponse.get(port: server.port, path: "/sets/", headers: ["Accept": "text/html"])
+        #expect(page.headers["content-type"]?.hasPrefix("text/html") == true)
+        #expect(String(decoding: page.body, as: UTF8.self).contains("/sets/modern/manifest.json"))
+
+        // Each set's manifest is signed by the origin's key and names files it serves.
+        let key = try FollowerSupport.publicKey(port: server.port)
+        var manifests: [String: [UInt8]] = [:]
+        for name in ["default", "modern", "de"] {
+            manifests[name] = try Self.verifiedManifest(server, path: "/sets/\(name)/manifest.json", publicKey: key, scratch: scratch)
+        }
+        // The old URLs serve the default set, byte for byte, from the directory a single-set origin uses.
+        let root = try Self.verifiedManifest(server, path: "/manifest.json", publicKey: key, scratch: scratch)
+        #expect(root == manifests["default"])
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: scratch.sub("public/manifest.json")))) == root)
+        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: scratch.sub("public/sets/de/manifest.json")))) == manifests["de"])
+        let firstID = try #require(try Manifest.decode(Data(root)).lists.first?.id)
+        #expect(try RawHTTPResponse.get(port: server.port, path: "/lists/\(firstID).json").body
+                == RawHTTPResponse.get(port: server.port, path: "/sets/default/lists/\(firstID).json").body)
+        #expect(try RawHTTPResponse.get(port: server.port, path: "/sets/de/lists/\(firstID).json").status == 200)
+
+        // Only the regional set carries the regional list's rules.
+        #expect(try Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost))
+        #expect(!(try Self.listText(server, directory: "/").contains(Self.regionalHost)))
+        #expect(!(try Self.listText(server, directory: "/sets/modern/").contains(Self.regionalHost)))
+        // The regional upstream was fetched once, though one set uses it; the shared ones once for three sets.
+        #expect(upstream.requests(for: "/easylistgermany.txt").count == 1)
+        #expect(upstream.requests(for: "/easylist.txt").count == 1)
+    }
+
+    @Test func aSetThatCannotConvertKeepsItsPlaceAndDoesNotStopTheOthers() async throws {
+        let scratch = ScratchDirectory("sets-failing")
+        let (server, upstream) = try await Self.startPrimary(scratch, regional: .status(503))
+        defer { _ = server.terminate(); upstream.stop() }
+        var status: [String: Any] = [:]
+        _ = try await eventually(timeout: 180) {
+            status = try Self.json(server, "/status")
+            return (status["lastRefresh"] as? [String: Any])?["result"] as? String == "failed"
+        }
+        let error = (status["lastRefresh"] as? [String: Any])?["error"] as? String ?? ""
+        #expect(error.contains("set de: no usable copy of easylistgermany"), "the failing set is named: \(error)")
+        // The cold start's sets stay served: `de` as it was (without its regional list), the others whole.
+        for path in ["/manifest.json", "/sets/modern/manifest.json", "/sets/de/manifest.json"] {
+            #expect(try RawHTTPResponse.get(port: server.port, path: path).status == 200, "\(path)")
+        }
+        #expect(!(try Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost)))
+        let defaultBefore = try RawHTTPResponse.get(port: server.port, path: "/manifest.json").body
+
+        // Once its upstream answers, the next refresh publishes it.
+        upstream.set("/easylistgermany.txt", .serve(body: Self.regionalList, etag: "\"de\""))
+        #expect(try await ServeTests.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
+        #expect(try await eventually(timeout: 60) { try Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost) })
+        #expect(try RawHTTPResponse.get(port: server.port, path: "/manifest.json").body == defaultBefore, "the default set did not change")
+    }
+}
