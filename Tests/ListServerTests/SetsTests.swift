@@ -116,6 +116,18 @@ import TestSupport
         #expect(try Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost))
         #expect(!(try Self.listText(server, directory: "/").contains(Self.regionalHost)))
         #expect(!(try Self.listText(server, directory: "/sets/modern/").contains(Self.regionalHost)))
+        // A device picks its set from /sets/ by its WebKit and syncs that set's signed manifest.
+        let binary = try FaultTests.listserverBinary()
+        for (flags, expected) in [(["--target", "safari-26"], "modern"), (["--target", "safari-17"], "default"),
+                                  (["--webkit-version", "2.50.6"], "modern"), (["--webkit-version", "2.48.3"], "default")] {
+            let store = scratch.sub("device-\(flags.joined(separator: "-"))")
+            let run = try ChildRun.run(binary, ["sync", "--sets", server.url("/sets/").absoluteString, "--dir", store, "--trusted-key", key, "--json"] + flags)
+            #expect(run.status == 0, "\(flags): \(run.output)")
+            let report = (try? JSONSerialization.jsonObject(with: run.stdout) as? [String: Any]) ?? [:]
+            #expect((report["set"] as? [String: Any])?["name"] as? String == expected, "\(flags): \(run.output)")
+            #expect(report["manifestURL"] as? String == "http://127.0.0.1:\(server.port)/sets/\(expected)/manifest.json", "\(flags): \(run.output)")
+        }
+
         // The regional upstream was fetched once, though one set uses it; the shared ones once for three sets.
         #expect(upstream.requests(for: "/easylistgermany.txt").count == 1)
         #expect(upstream.requests(for: "/easylist.txt").count == 1)
