@@ -1,5 +1,6 @@
 import Foundation
 import ListFormat
+import ListSync
 import Testing
 import TestSupport
 @testable import ListOrigin
@@ -127,6 +128,18 @@ import TestSupport
             #expect((report["set"] as? [String: Any])?["name"] as? String == expected, "\(flags): \(run.output)")
             #expect(report["manifestURL"] as? String == "http://127.0.0.1:\(server.port)/sets/\(expected)/manifest.json", "\(flags): \(run.output)")
         }
+
+        // The reference device picks by its own WebKitGTK version, then compiles the chosen set in WebKit.
+        let device = try WebKitTestSupport.runScript("device.py", [
+            "--store", scratch.sub("webkit-store"), "--dir", scratch.sub("device-webkit"), "--listserver", binary,
+            "--sets", server.url("/sets/").absoluteString, "--json", "--", "--trusted-key", key], timeout: 300)
+        #expect(device.status == 0, "device.py: \(device.stderr)")
+        let deviceReport = (try? JSONSerialization.jsonObject(with: device.stdout) as? [String: Any]) ?? [:]
+        let deviceSync = deviceReport["sync"] as? [String: Any] ?? [:]
+        let version = try #require(deviceSync["webkitVersion"] as? String, "\(deviceReport)")
+        let wanted = DeviceTarget.webKitGTK(version: version) == .safari26 ? "modern" : "default"
+        #expect((deviceSync["set"] as? [String: Any])?["name"] as? String == wanted, "WebKitGTK \(version): \(deviceReport)")
+        #expect((deviceReport["failed"] as? [Any])?.isEmpty == true && (deviceReport["compiled"] as? [Any])?.isEmpty == false, "\(deviceReport)")
 
         // The regional upstream was fetched once, though one set uses it; the shared ones once for three sets.
         #expect(upstream.requests(for: "/easylistgermany.txt").count == 1)
