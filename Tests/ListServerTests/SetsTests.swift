@@ -170,4 +170,35 @@ import TestSupport
         #expect(try await eventually(timeout: 60) { try Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost) })
         #expect(try RawHTTPResponse.get(port: server.port, path: "/manifest.json").body == defaultBefore, "the default set did not change")
     }
+
+    @Test func aFollowerMirrorsEverySet() async throws {
+        let scratch = ScratchDirectory("sets-follow")
+        let (primary, upstream) = try await Self.startPrimary(scratch, regional: .serve(body: Self.regionalList, etag: "\"de\""))
+        defer { _ = primary.terminate(); upstream.stop() }
+        try #require(try await eventually(timeout: 180) {
+            (try? Self.listText(primary, directory: "/sets/de/").contains(Self.regionalHost)) == true
+        }, "the primary never published its regional set")
+        let key = try FollowerSupport.publicKey(port: primary.port)
+        let directory = scratch.sub("follower")
+        try FollowerSupport.writeFollowerConfig(directory, manifest: primary.url("/manifest.json").absoluteString, keys: [key])
+        let follower = try ServeTests.ServerProcess(directory: directory, timeout: 60)
+        defer { _ = follower.terminate() }
+        for name in ["default", "modern", "de"] {
+            let path = "/sets/\(name)/manifest.json"
+            let mirrored = try await eventually(timeout: 60) {
+                let theirs = try RawHTTPResponse.get(port: follower.port, path: path)
+                let ours = try RawHTTPResponse.get(port: primary.port, path: path)
+                return theirs.status == 200 && theirs.body == ours.body
+            }
+            #expect(mirrored, "the follower never served the primary's \(path)")
+            _ = try Self.verifiedManifest(follower, path: path, publicKey: key, scratch: scratch)
+        }
+        #expect(try Self.listText(follower, directory: "/sets/de/").contains(Self.regionalHost))
+        #expect(try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body
+                == RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body)
+        let index = try Self.index(follower)
+        #expect(Set(index.keys) == ["default", "modern", "de"])
+        #expect(index["modern"]?["manifest"] as? String == "http://127.0.0.1:\(follower.port)/sets/modern/manifest.json", "the follower names its own URLs")
+        #expect(FileManager.default.fileExists(atPath: directory + "/public/sets/de/manifest.json"))
+    }
 }

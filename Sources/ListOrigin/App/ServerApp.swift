@@ -20,6 +20,8 @@ final class ServerApp: @unchecked Sendable {
     private var server: HTTPServer?
     private var scheduler: RefreshScheduler?
     private var follower: FollowScheduler?
+    /// Followers of the primary's sets other than its default one.
+    private var otherFollowers: [FollowScheduler] = []
 
     init(resolved: ResolvedConfiguration, log: Log) {
         self.resolved = resolved
@@ -102,8 +104,9 @@ final class ServerApp: @unchecked Sendable {
         let grace = resolved.configuration.http.shutdownGraceSeconds
         scheduler?.stop()
         follower?.stop()
+        otherFollowers.forEach { $0.stop() }
         server?.shutdown(grace: grace)
-        if let follower, !follower.waitUntilIdle(timeout: grace) {
+        for follower in [follower].compactMap({ $0 }) + otherFollowers where !follower.waitUntilIdle(timeout: grace) {
             log.info("a follow poll is still running after \(grace) s; leaving it (the served set stays the last good one)")
         }
         if let scheduler, !scheduler.waitUntilIdle(timeout: grace) {
@@ -136,9 +139,22 @@ extension ServerApp {
         let followerBox = FollowerBox()
         let admin = AdminEndpoint.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment) {
             followerBox.scheduler?.trigger()
+            followerBox.others.forEach { $0.trigger() }
         }
         let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
                                 log: log.child("http"), admin: admin, publicDirectory: resolved.publicDirectory)
+        let sets = FollowedSets(resolved: resolved, log: log.child("follow"))
+        let fetcher = CurlFetcher(configuration: configuration.fetch)
+        if let index = sets.discover(manifest: url, fetcher: fetcher) {
+            server.describeSets(FollowedSets.definitions(index), defaultSet: index.defaultSet)
+            do {
+                followerBox.others = try sets.schedulers(index, keys: keys, fetcher: fetcher, interval: follow.intervalSeconds) { name, set in
+                    server.install(set.content, set: name)
+                }
+            } catch {
+                throw StartupError(description: "following the primary's sets: \(error)")
+            }
+        }
         let status = status
         let show: @Sendable (PublishedSet) -> Void = { set in
             server.install(set.content)
@@ -165,15 +181,18 @@ extension ServerApp {
         followerBox.scheduler = scheduler
         self.server = server
         self.follower = scheduler
+        otherFollowers = followerBox.others
         let port = try server.start()
         log.info("listening on \(configuration.listen.address):\(port), following \(follow.manifest)")
         scheduler.start()
+        otherFollowers.forEach { $0.start() }
         return port
     }
 }
 
 private final class FollowerBox: @unchecked Sendable {
     var scheduler: FollowScheduler?
+    var others: [FollowScheduler] = []
 }
 
 private final class SchedulerBox: @unchecked Sendable {
