@@ -117,6 +117,34 @@ import TestSupport
         #expect(try Self.listText(server, directory: "/sets/de/").contains(Self.regionalHost))
         #expect(!(try Self.listText(server, directory: "/").contains(Self.regionalHost)))
         #expect(!(try Self.listText(server, directory: "/sets/modern/").contains(Self.regionalHost)))
+        // Status, metrics and explain cover every set.
+        let statusSets = try Self.json(server, "/status")["sets"] as? [[String: Any]] ?? []
+        #expect(statusSets.map { $0["name"] as? String } == ["default", "modern", "de"])
+        #expect(statusSets.allSatisfy { ($0["lists"] as? Int ?? 0) > 0 && $0["manifestSHA256"] is String }, "\(statusSets)")
+        let statusPage = try RawHTTPResponse.get(port: server.port, path: "/status", headers: ["Accept": "text/html"])
+        #expect(String(decoding: statusPage.body, as: UTF8.self).contains("data-set=\"modern\""))
+        let metrics = String(decoding: try RawHTTPResponse.get(port: server.port, path: "/metrics").body, as: UTF8.self)
+        for name in ["default", "modern", "de"] {
+            #expect(metrics.contains("listserver_set_installed{set=\"\(name)\""), "\(name) in /metrics")
+        }
+        func verdict(_ set: String?) async throws -> String? {
+            var verdict: String?
+            _ = try await eventually(timeout: 60) {
+                let target = "/explain?url=https%3A%2F%2F\(Self.regionalHost).example%2Fa.js" + (set.map { "&set=" + $0 } ?? "")
+                let answer = try RawHTTPResponse.get(port: server.port, path: target, headers: ["Authorization": "Bearer t"])
+                guard answer.status == 200 else { return false }
+                let object = (try? JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any]) ?? [:]
+                verdict = (object["explanation"] as? [String: Any])?["verdict"] as? String
+                return true
+            }
+            return verdict
+        }
+        #expect(try await verdict("de") == "blocked", "the regional set blocks its host")
+        #expect(try await verdict(nil) != "blocked", "the default set does not")
+        #expect(try await verdict("default") != "blocked")
+        #expect(try RawHTTPResponse.get(port: server.port, path: "/explain?url=https%3A%2F%2Fa.example%2F&set=nope",
+                                        headers: ["Authorization": "Bearer t"]).status == 404)
+
         // A device picks its set from /sets/ by its WebKit and syncs that set's signed manifest.
         let binary = try FaultTests.listserverBinary()
         for (flags, expected) in [(["--target", "safari-26"], "modern"), (["--target", "safari-17"], "default"),

@@ -57,6 +57,12 @@ package final class HTTPServer: @unchecked Sendable {
             }
             return Self.activity(of: core, startedAt: startedAt)
         }
+        let activity = state.activity
+        state.activity = { [weak self] in
+            var current = activity()
+            current.sets = self?.servedSets() ?? []
+            return current
+        }
     }
 
     /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
@@ -83,6 +89,17 @@ package final class HTTPServer: @unchecked Sendable {
         defer { installLock.unlock() }
         setDefinitions = definitions
         defaultSetName = defaultSet
+        explainCache.setDefaultSet(defaultSet)
+    }
+
+    /// Every described set with what is installed for it now.
+    private func servedSets() -> [ServedSetActivity] {
+        installLock.lock()
+        defer { installLock.unlock() }
+        return setDefinitions.map { definition in
+            let isDefault = definition.name == defaultSetName
+            return ServedSetActivity(definition: definition, isDefault: isDefault, content: isDefault ? installed : installedOthers[definition.name])
+        }
     }
 
     /// Replaces the served generation of the set `name` (not the default one), atomically with the rest.

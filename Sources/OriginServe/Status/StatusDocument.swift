@@ -31,12 +31,15 @@ package struct StatusDocument: Encodable {
     var followLagSeconds: Int?
     var followLagGenerations: Int?
     package var http: HTTPCounters
+    /// Every set served (name, target, upstreams, manifest, lists, rules).
+    var sets: [ServedSetActivity]
 
     package init(status: OperatorStatus, activity: ServerActivity) {
         version = activity.version
         startedAt = activity.startedAt
         uptimeSeconds = max(0, Int(activity.now.timeIntervalSince(activity.startedAt)))
         healthy = activity.manifestInstalled
+        sets = activity.sets
         manifestSHA256 = status.manifestSHA256
         generatedAt = status.generatedAt
         servedManifestSHA256 = activity.servedManifestSHA256
