@@ -39,7 +39,7 @@ enum SyncCommand: Command {
         }
         let client = SyncClient(manifestURL: url, store: SyncStore(directory: URL(fileURLWithPath: directory)), trust: trust,
                                 options: SyncClient.Options(timeout: TimeInterval(timeout)))
-        switch runBlocking({ try await client.sync() }) {
+        switch BlockingTask.run({ try await client.sync() }) {
         case .success(let report):
             if arguments.has("--json") {
                 let encoder = JSONEncoder()
@@ -59,22 +59,5 @@ enum SyncCommand: Command {
             ListServerCommandLine.printError("listserver sync: \(error)")
             return 1
         }
-    }
-
-    /// Runs the async sync from the synchronous command entry point.
-    private static func runBlocking(_ work: @escaping @Sendable () async throws -> SyncReport) -> Result<SyncReport, Error> {
-        let box = ResultBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return box.result ?? .failure(SyncError.transport(url: "", reason: "sync did not finish"))
-    }
-
-    /// Carries the result across the semaphore; written once before `signal`, read after `wait`.
-    private final class ResultBox: @unchecked Sendable {
-        var result: Result<SyncReport, Error>?
     }
 }

@@ -22,7 +22,7 @@ enum SyncSetSelection {
         }
         let device = try target(arguments)
         let index: SetIndex
-        switch runBlocking({ try await SetIndex.fetch(url, timeout: TimeInterval(timeout)) }) {
+        switch BlockingTask.run({ try await SetIndex.fetch(url, timeout: TimeInterval(timeout)) }) {
         case .success(let fetched): index = fetched
         case .failure(let error): throw UsageError(description: "--sets: \(error)")
         }
@@ -50,21 +50,5 @@ enum SyncSetSelection {
         case (_?, _?):
             throw UsageError(description: "give --target or --webkit-version, not both")
         }
-    }
-
-    private static func runBlocking<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) -> Result<T, Error> {
-        let box = Box<T>()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return box.result ?? .failure(SyncError.transport(url: "", reason: "did not finish"))
-    }
-
-    /// Carries the result across the semaphore; written once before `signal`, read after `wait`.
-    private final class Box<T>: @unchecked Sendable {
-        var result: Result<T, Error>?
     }
 }

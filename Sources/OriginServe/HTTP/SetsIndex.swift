@@ -47,12 +47,7 @@ package struct SetsIndex: Sendable {
     }
 
     func json() -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        // Encoding plain value types cannot fail; an empty object is the safe fallback.
-        let data = (try? encoder.encode(Document(defaultSet: defaultName, sets: entries))) ?? Data("{}".utf8)
-        return Array(data) + [0x0A]
+        ListIndex.encoded(Document(defaultSet: defaultName, sets: entries))
     }
 
     func html() -> [UInt8] {
