@@ -228,5 +228,12 @@ import TestSupport
         #expect(Set(index.keys) == ["default", "modern", "de"])
         #expect(index["modern"]?["manifest"] as? String == "http://127.0.0.1:\(follower.port)/sets/modern/manifest.json", "the follower names its own URLs")
         #expect(FileManager.default.fileExists(atPath: directory + "/public/sets/de/manifest.json"))
+        // Each set's provenance is served beside its manifest, so the follower's /explain can name ABP lines for every set.
+        let provenance = try RawHTTPResponse.get(port: primary.port, path: "/sets/de/provenance.txt")
+        #expect(provenance.status == 200 && String(decoding: provenance.body, as: UTF8.self).contains(Self.regionalHost))
+        #expect(try RawHTTPResponse.get(port: follower.port, path: "/sets/de/provenance.txt").body == provenance.body)
+        #expect(try RawHTTPResponse.get(port: primary.port, path: "/sets/default/provenance.txt").body
+                == RawHTTPResponse.get(port: primary.port, path: "/provenance.txt").body)
+        #expect(try RawHTTPResponse.get(port: primary.port, path: "/sets/..%2F/provenance.txt").status == 404)
     }
 }

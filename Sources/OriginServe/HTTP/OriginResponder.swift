@@ -68,7 +68,7 @@ package struct OriginResponder: HTTPResponder {
             return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
         }
         if SetsRoute.claims(name) {
-            return SetsRoute.respond(request, name: name, into: &output)
+            return SetsRoute.respond(request, name: name, publicDirectory: state.publicDirectory, isDefault: state.explain.isDefault, into: &output)
         }
         if let resource = site.resource(named: name) {
             return request.serve(resource, route: OriginRoute.list.route, into: &output)
