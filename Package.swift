@@ -3,6 +3,13 @@ import PackageDescription
 
 // No Swift package dependencies: only the toolchain plus system C libraries from apt
 // (libcurl4-openssl-dev, zlib1g-dev, libssl-dev, libidn2-dev, libzstd-dev).
+// What the origin's test targets may use: the stage modules, the libraries under them and the shared support.
+let originTestDependencies: [Target.Dependency] = [
+    "ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync",
+    "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "OriginTestSupport",
+    "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner",
+]
+
 let package = Package(
     name: "ListServer",
     platforms: [.macOS(.v13)],
@@ -29,8 +36,17 @@ let package = Package(
         .target(name: "CIDNShim", path: "Sources/CNIOShim/IDN", linkerSettings: [.linkedLibrary("idn2")]),
         // libzstd: dcz encode/decode.
         .target(name: "CZstdShim", path: "Sources/CNIOShim/Zstd", linkerSettings: [.linkedLibrary("zstd")]),
-        // The one hand-written JSON byte writer and its one string escaping (the converter's), used by
-        // the converter's rules, the manifest and `explain`'s answers. No dependencies.
+        // WebKitGTK 4.1's content-filter compiler, loaded at run time with dlopen: no WebKit at build
+        // time, and a server without WebKitGTK installed still runs.
+        .target(name: "CWebKitShim", path: "Sources/CNIOShim/WebKit", linkerSettings: [.linkedLibrary("dl")]),
+        // The one child-process runner (posix_spawn, own waitpid), for production and the tests.
+        .target(name: "ProcessRunner"),
+        // Compiles lists in real WebKit in long-lived helper processes of our own binary; the
+        // publish gate and `listserver verify` use it.
+        .target(name: "WebKitCompiler", dependencies: ["CWebKitShim", "ProcessRunner"]),
+        // JSON over bytes: the one hand-written writer and its one string escaping (the converter's rules,
+        // the manifest, `explain`'s answers), and the one streaming reader with its UTF-8 check (the
+        // converter's validator, the decision engine's list loader). No dependencies.
         .target(name: "JSONBytes"),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
         .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar", "JSONBytes"]),
@@ -39,7 +55,7 @@ let package = Package(
         .target(name: "URLFilterGrammar"),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
         // and downstream of it: its answers carry the converter's `SourceLine`s.
-        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter"]),
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter", "JSONBytes"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
@@ -47,29 +63,34 @@ let package = Package(
         // One capped libcurl GET with one redirect policy: the origin's upstream fetcher and, on Linux,
         // ListSync's capped reads. Links libcurl only.
         .target(name: "CappedHTTPClient", dependencies: ["CCurlShim"]),
+        // The one durable file write (temp, fsync, rename or link, fsync the directory; one temp-name
+        // format): the origin's published files and state, the signing key, the device's store.
+        // Foundation and libc only, so the device library can use it.
+        .target(name: "DurableFile"),
         // The device-side sync client: Foundation only, reusable by an app.
-        .target(name: "ListSync", dependencies: ["ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
+        .target(name: "ListSync", dependencies: ["DurableFile", "ListFormat", "DictionaryPatch", .target(name: "CappedHTTPClient", condition: .when(platforms: [.linux]))]),
         // The HTTP/1.1 server: event loops, parsing, static resources, a responder protocol. Knows nothing of lists.
         .target(name: "HTTPServerCore", dependencies: ["CNIOShim"]),
         // The HTTP fuzz entry point, a library so the tests build it and libFuzzer links it.
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin in stages (docs/architecture.md); each module may import only those below it.
         // What the origin is told: config.json, strictly read, its paths resolved, and the version.
-        .target(name: "OriginConfig", dependencies: ["ListFormat"]),
+        .target(name: "OriginConfig", dependencies: ["ListFormat", "Converter"]),
         // Layout and publish: sets on disk (hashed files, gzip, patches, signed manifest), the state
         // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
-        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
+        .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "DurableFile", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // Fetch, convert, gate and publish on a schedule, or follow a primary: produces sets.
-        .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore"]),
+        .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore", "WebKitCompiler"]),
         // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
         .target(name: "OriginServe", dependencies: ["OriginStore", "OriginConfig", "Converter", "CCryptoShim", "CIDNShim", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "HTTPServerCore", "JSONBytes", "ListFormat"]),
         // The command line and the composition root: wires a set source to the server.
-        .target(name: "ListOrigin", dependencies: ["OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning"]),
-        // `listserver`: the process entry point; it hands the command line to ListOrigin.
-        .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore"]),
+        .target(name: "ListOrigin", dependencies: ["OriginConfig", "DurableFile", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning", "WebKitCompiler"]),
+        // `listserver`: the process entry point; it hands the command line to ListOrigin, or runs
+        // the WebKit compile helper when started as one.
+        .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore", "WebKitCompiler"]),
         // The server's Ed25519 key (PKCS#8 PEM through libcrypto) and minisign signer, over ListFormat's
         // minisign types.
-        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat"]),
+        .target(name: "ManifestSigning", dependencies: ["CCryptoShim", "ListFormat", "DurableFile"]),
         // Prints the cost of signing a manifest (scripts/bench/sign.sh).
         .executableTarget(name: "SigningBench", dependencies: ["ManifestSigning", "ListFormat", "CCryptoShim"]),
         // The converter's fuzz entry point: converts any bytes and traps unless every emitted list is
@@ -79,12 +100,26 @@ let package = Package(
         // Release timing of conversion alone (`swift run -c release ConvertTiming [lists...]`); not a product.
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
-        .target(name: "TestSupport", path: "Tests/Support"),
+        .target(name: "TestSupport", dependencies: ["ProcessRunner"], path: "Tests/Support"),
         .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
-        .testTarget(name: "ListServerTests", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin",
-                                                           "ManifestSigning"]),
+        // Fixtures and harnesses the origin's test targets share: the in-process server, scripted origins,
+        // a Varnish edge, WebKit runs, followers, the upstream lists the tests convert.
+        .target(name: "OriginTestSupport", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner"], path: "Tests/OriginSupport"),
+        // The origin's tests, one target per stage module, fast tier: in-process code and loopback sockets.
+        .testTarget(name: "OriginConfigTests", dependencies: originTestDependencies),
+        .testTarget(name: "OriginStoreTests", dependencies: originTestDependencies),
+        .testTarget(name: "OriginRefreshTests", dependencies: originTestDependencies),
+        .testTarget(name: "OriginServeTests", dependencies: originTestDependencies),
+        .testTarget(name: "ListOriginTests", dependencies: originTestDependencies),
+        // The end-to-end tier: real WebKit, Varnish, GNOME Web, Chromium, `listserver` processes, kill -9,
+        // systemd and network namespaces. `scripts/test.sh --fast` skips it.
+        .testTarget(name: "OriginEndToEndTests", dependencies: originTestDependencies),
+        .testTarget(name: "DurableFileTests", dependencies: ["DurableFile", "TestSupport"]),
         .testTarget(name: "ListSyncTests", dependencies: ["ListSync", "TestSupport"]),
+        .testTarget(name: "ListFormatTests", dependencies: ["ListFormat"]),
+        .testTarget(name: "CappedHTTPClientTests", dependencies: ["CappedHTTPClient", "TestSupport"]),
+        .testTarget(name: "URLFilterGrammarTests", dependencies: ["URLFilterGrammar"]),
         .testTarget(name: "HTTPServerCoreTests", dependencies: ["HTTPServerCore", "HTTPFuzz", "TestSupport"]),
         .testTarget(name: "SigningTests", dependencies: ["ManifestSigning", "ListFormat", "ListSync", "ListOrigin", "OriginStore", "TestSupport"]),
         // The device side: the dcz format, bounded decoding through a decoder protocol (libzstd through

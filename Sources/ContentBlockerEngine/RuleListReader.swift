@@ -1,6 +1,7 @@
 import Converter
+import JSONBytes
 
-/// Reads a published list's bytes into rules in one pass with the converter's byte JSON reader
+/// Reads a published list's bytes into rules in one pass with the package's byte JSON reader
 /// (`JSONCursor`): no document tree and no Foundation objects, which were about a quarter of a cold
 /// explain. Each rule keeps its exact byte range in the list, so an answer quotes it as published.
 enum RuleListReader {
@@ -17,7 +18,7 @@ enum RuleListReader {
     static func rules(listID: String, json: [UInt8]) throws(RuleListError) -> List {
         do {
             return try json.withUnsafeBufferPointer { buffer in
-                guard UTF8Scan.isValid(buffer) else {
+                guard UTF8Validation.isValid(buffer) else {
                     throw RuleListError(listID: listID, index: nil, reason: "not valid JSON: the list is not valid UTF-8")
                 }
                 return try JSONCursor.reading(buffer) { cursor in try read(&cursor, listID: listID, json: json) }

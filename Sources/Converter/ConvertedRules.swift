@@ -70,6 +70,9 @@ struct NetworkRule: Sendable, Equatable {
     /// The trigger's page condition, as written in `json`: `if-domain` sites without `*` or
     /// `unless-domain` sites. Layout reads these rather than parsing the JSON again.
     var pageCondition: PageCondition = .any
+    /// Its page condition is a frame condition (`if-frame-url` / `unless-frame-url`, `safari-26`):
+    /// it acts in frames of its sites on any top page, so any site exception may concern it.
+    var judgedInFrame = false
     /// The trigger's `resource-type` (nil: none, so every type), as written in `json`.
     var resourceTypes: WebKitResourceTypes?
     /// How often upstream edits the section the line stands in (leads a fresh layout's sort order).
@@ -128,8 +131,12 @@ struct SiteException: Sendable, Equatable {
     /// One serialized rule object.
     var json: [UInt8]
     var sourceID: String
-    /// Its `if-domain` sites without the `*` (never empty), as written in `json`.
+    /// Its `if-domain` sites without the `*` (never empty), as written in `json`; for a
+    /// `pagePattern` exception, the host its pattern names (empty: any page).
     var pages: [String]
+    /// An exception on the pages whose URL matches a pattern (`if-top-url`), not on whole sites:
+    /// it stays a rule of its own (`SiteExceptionRun`).
+    var pagePattern = false
 }
 
 /// Where the rules of `ConvertedRules` came from: one line each, by index, plus the lines merged

@@ -16,10 +16,17 @@ public struct FilterListSource: Sendable, Equatable {
 
 /// Knobs of a conversion. Defaults follow WebKit's limits and the product's layout.
 public struct ConverterConfiguration: Sendable, Equatable {
-    /// Most rules in one network list, exceptions included.
+    /// The default `chunkSize`, which the origin's configuration and `convert` start from too.
+    public static let defaultChunkSize = 30_000
+    /// The default `maxLists`, which the origin's configuration starts from too.
+    public static let defaultMaxLists = 16
+
+    /// Most rules in one network list, exceptions included (clamped to WebKit's limit: `rulesPerList`).
     public var chunkSize: Int
     /// Most lists in one published set: every list costs a lookup on every page load.
     public var maxLists: Int
+    /// How a refusal names the settings to raise: the flag or configuration key they came from.
+    public var settingNames = SettingNames()
     /// Generic `##` selectors joined into one `css-display-none` rule.
     public var genericSelectorsPerRule: Int
     /// Rules a family's "recent" list collects before they move, in one batch, to a stable list.
@@ -38,14 +45,30 @@ public struct ConverterConfiguration: Sendable, Equatable {
     /// bytes new with grace 7, but 54.3 % → 58.5 % without grace, as young rules edited later then
     /// touch stable lists).
     public var promotesRecentIntoChangedLists = false
+    /// The WebKit the lists are written for (see `ConversionTarget`).
+    public var target = ConversionTarget.safari17
 
-    public init(chunkSize: Int = 30_000, maxLists: Int = 16, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000,
+    public init(chunkSize: Int = defaultChunkSize, maxLists: Int = defaultMaxLists, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000,
                 removalGraceRuns: Int = 0) {
         self.removalGraceRuns = removalGraceRuns
         self.chunkSize = chunkSize
         self.maxLists = maxLists
         self.genericSelectorsPerRule = genericSelectorsPerRule
         self.recentListLimit = recentListLimit
+    }
+
+    /// The most rules a list gets: the chunk size, never above what WebKit compiles.
+    public var rulesPerList: Int { min(chunkSize, WebKitLimits.rulesPerList) }
+
+    /// Where `chunkSize` and `maxLists` were set, as a refusal should name them ("raise --chunk-size").
+    public struct SettingNames: Sendable, Equatable {
+        public var chunkSize: String
+        public var maxLists: String
+
+        public init(chunkSize: String = "the chunk size", maxLists: String = "the list limit") {
+            self.chunkSize = chunkSize
+            self.maxLists = maxLists
+        }
     }
 }
 

@@ -17,7 +17,7 @@ public struct ListConverter: Sendable {
     public func convert(_ sources: consuming [FilterListSource], previousLayout: [UInt8]? = nil,
                         previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
         let input = consume sources
-        let (rules, reports, skipped) = try RuleConverter().convert(input, limit: LayoutCapacity(configuration))
+        let (rules, reports, skipped) = try RuleConverter(target: configuration.target).convert(input, limit: LayoutCapacity(configuration))
         // The input bytes stay for provenance: its line texts are slices of them, cut only when written.
         return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
                             sources: input, skipped: skipped)

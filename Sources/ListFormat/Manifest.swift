@@ -77,16 +77,21 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// them grew the manifest every device fetches daily; docs/device-cost.md). nil: entries list them.
     public var patchFiles: String?
     public var lists: [Entry]
+    /// Hosts where a device turns blocking off (a host and its subdomains, for main-frame
+    /// navigations), normalised and sorted; nil or absent: none. Changing them changes no list file.
+    public var unprotectedSites: [String]?
     // Signing: nil in an unsigned manifest. Written after `lists`, in this order.
     /// Never decreases from one published manifest to the next; a client refuses a lower one.
     public var generation: Int?
     /// RFC 3339 UTC time (`2026-12-15T00:00:00Z`) after which a client refuses the manifest.
     public var expires: String?
 
-    public init(format: Int = 1, patchFiles: String? = nil, lists: [Entry], generation: Int? = nil, expires: String? = nil) {
+    public init(format: Int = 1, patchFiles: String? = nil, lists: [Entry], unprotectedSites: [String]? = nil,
+                generation: Int? = nil, expires: String? = nil) {
         self.format = format
         self.patchFiles = patchFiles
         self.lists = lists
+        self.unprotectedSites = unprotectedSites
         self.generation = generation
         self.expires = expires
     }
@@ -102,6 +107,9 @@ public struct Manifest: Codable, Sendable, Equatable {
                 $0.array(lists) { out, entry in
                     out.object { entry.write(to: &$0, patchNamesDerived: patchFiles != nil) }
                 }
+            }
+            if let unprotectedSites, !unprotectedSites.isEmpty {
+                top.key("unprotectedSites") { $0.array(unprotectedSites) { $0.string($1) } }
             }
             if let generation { top.key("generation") { $0.integer(generation) } }
             if let expires { top.key("expires") { $0.string(expires) } }

@@ -83,7 +83,8 @@ public struct SyncClient: Sendable {
             if let previous { try ManifestTrust.checkNotExpired(previous.manifest, url: manifestString, now: Date()) }
             return SyncReport(manifestURL: manifestString, outcome: .notModified, manifestStatus: 304,
                               manifestTransferredBytes: response.transferredBytes, downloaded: [], reusedFiles: 0,
-                              recompile: [], removedLists: [], removedFiles: 0)
+                              recompile: [], removedLists: [], removedFiles: 0,
+                              unprotectedSites: previous?.manifest.unprotectedSites ?? [])
         }
         guard response.status == 200 else {
             throw SyncError.manifestStatus(url: manifestString, status: response.status)
@@ -123,7 +124,9 @@ public struct SyncClient: Sendable {
         let changed = !recompile.isEmpty || !removedLists.isEmpty || previous == nil
         return SyncReport(manifestURL: manifestString, outcome: changed ? .updated : .unchanged, manifestStatus: 200,
                           manifestTransferredBytes: response.transferredBytes, downloaded: downloaded,
-                          reusedFiles: reused, recompile: recompile, removedLists: removedLists, removedFiles: removed)
+                          reusedFiles: reused, recompile: recompile, removedLists: removedLists, removedFiles: removed,
+                          unprotectedSites: manifest.unprotectedSites ?? [],
+                          unprotectedSitesChanged: (manifest.unprotectedSites ?? []) != (previous?.manifest.unprotectedSites ?? []))
     }
 
     /// Fetches, verifies and stores each wanted body, a few at a time; returns them in manifest order.

@@ -41,6 +41,11 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var removedLists: [String]
     /// Stored bodies deleted because the new manifest no longer names them.
     public var removedFiles: Int
+    /// Hosts where the app turns blocking off (swaps the web view's lists out before a main-frame
+    /// navigation to one of them or a subdomain); from the manifest, no compile needed.
+    public var unprotectedSites: [String] = []
+    /// True when `unprotectedSites` differ from the previous manifest's.
+    public var unprotectedSitesChanged = false
 
     /// Everything that crossed the network: manifest plus list bodies.
     public var transferredBytes: Int {
@@ -74,6 +79,9 @@ public struct SyncReport: Codable, Sendable, Equatable {
         }
         lines.append("total transferred: \(transferredBytes) bytes")
         lines.append("lists to recompile: \(recompile.count)" + (recompile.isEmpty ? "" : " (\(recompile.joined(separator: ", ")))"))
+        if unprotectedSitesChanged || !unprotectedSites.isEmpty {
+            lines.append("unprotected sites\(unprotectedSitesChanged ? " (changed)" : ""): \(unprotectedSites.isEmpty ? "none" : unprotectedSites.joined(separator: ", "))")
+        }
         if !removedLists.isEmpty {
             lines.append("lists removed: \(removedLists.joined(separator: ", "))")
         }

@@ -1,12 +1,13 @@
 import Foundation
+import DurableFile
 
 /// The device's on-disk store, content-addressed by SHA-256:
 ///
 ///     DIR/state.json               the last fully synced manifest (SyncState)
 ///     DIR/lists/<sha256>.json      one file per list body, named by its hash
 ///
-/// A file is written only after its hash checked out, and always through a temporary file and a
-/// rename, so a crash leaves either the old or the new bytes. Because names are hashes, writing a
+/// A file is written only after its hash checked out, and always durably (`DurableFile`: a fsynced
+/// temporary file, a rename, a fsynced directory), so a crash leaves either the old or the new bytes. Because names are hashes, writing a
 /// new file never disturbs the set the current state names.
 public struct SyncStore: Sendable {
     public let directory: URL
@@ -50,6 +51,11 @@ public struct SyncStore: Sendable {
     public func syncedLists() throws -> [SyncedList] {
         guard let state = try loadState() else { return [] }
         return state.manifest.lists.map { SyncedList(id: $0.id, sha256: $0.sha256, rules: $0.rules, fileURL: fileURL(sha256: $0.sha256)) }
+    }
+
+    /// The hosts the last synced manifest unprotects (blocking off there); empty on a fresh device.
+    public func unprotectedSites() throws -> [String] {
+        try loadState()?.manifest.unprotectedSites ?? []
     }
 
     /// The last fully synced state, or nil on a fresh device.
@@ -139,33 +145,13 @@ public struct SyncStore: Sendable {
         return removed
     }
 
-    /// Temporary file in the same directory, flushed to disk, then renamed over the target:
-    /// readers see the old bytes or the new bytes, never a mix.
+    /// Replaces the file durably (see `DurableFile`): readers and a restart see the old bytes or the
+    /// new bytes, never a mix.
     private func writeAtomically(_ data: Data, to url: URL) throws {
-        let directory = url.deletingLastPathComponent()
-        let temp = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            guard FileManager.default.createFile(atPath: temp.path, contents: nil) else {
-                throw SyncError.store(path: temp.path, reason: "cannot create temporary file")
-            }
-            let handle = try FileHandle(forWritingTo: temp)
-            do {
-                try handle.write(contentsOf: data)
-                try handle.synchronize()
-                try handle.close()
-            } catch {
-                try? handle.close()
-                throw error
-            }
-            if rename(temp.path, url.path) != 0 {
-                throw SyncError.store(path: url.path, reason: "rename failed (errno \(errno))")
-            }
-        } catch let error as SyncError {
-            try? FileManager.default.removeItem(at: temp)
-            throw error
-        } catch {
-            try? FileManager.default.removeItem(at: temp)
-            throw SyncError.store(path: url.path, reason: "cannot write (\(error))")
+            try DurableFile.write(data, to: url.path)
+        } catch let error as DurableFileError {
+            throw SyncError.store(path: error.path, reason: error.reason)
         }
     }
 }

@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 import ListFormat
 #if canImport(Glibc)
@@ -70,41 +71,16 @@ public enum SigningKeyFile {
         return Written(key: key, privateKeyPath: privatePath, publicKeyPath: publicPath)
     }
 
-    /// Writes a new file atomically and without clobbering: a temp file with exactly `mode` (set with
-    /// fchmod, so the umask cannot widen or narrow it), fsync, then link(2) to the final name, which
-    /// fails if the name exists, then fsync the directory. A crash leaves no file or the whole file.
+    /// Writes a new key file durably with exactly `mode`, never replacing a file at the name (see
+    /// `DurableFile`).
     static func createFile(_ path: String, bytes: [UInt8], mode: mode_t) throws {
-        let directory = (path as NSString).deletingLastPathComponent
-        let temp = (directory.isEmpty ? "." : directory) + "/.\((path as NSString).lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw SigningKeyError.writeFailed(path: temp, operation: "create", errno: errno) }
-        var linked = false
-        defer { if !linked { unlink(temp) } }
-        func fail(_ operation: String) -> SigningKeyError {
-            let error = SigningKeyError.writeFailed(path: temp, operation: operation, errno: errno)
-            close(fd)
-            return error
+        do {
+            try DurableFile.write(bytes, to: path, mode: mode, placement: .createNew)
+        } catch DurableFileError.exists(let path) {
+            throw SigningKeyError.exists(path: path)
+        } catch DurableFileError.failed(let path, let operation, let code) {
+            throw SigningKeyError.writeFailed(path: path, operation: operation, errno: code)
         }
-        guard fchmod(fd, mode) == 0 else { throw fail("chmod") }
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0, errno == EINTR { continue }
-            guard written >= 0 else { throw fail("write") }
-            offset += written
-        }
-        guard fsync(fd) == 0 else { throw fail("fsync") }
-        guard close(fd) == 0 else { throw SigningKeyError.writeFailed(path: temp, operation: "close", errno: errno) }
-        guard link(temp, path) == 0 else {
-            if errno == EEXIST { throw SigningKeyError.exists(path: path) }
-            throw SigningKeyError.writeFailed(path: path, operation: "link into", errno: errno)
-        }
-        linked = true
-        unlink(temp)
-        let dirfd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard dirfd >= 0 else { throw SigningKeyError.writeFailed(path: directory, operation: "open directory", errno: errno) }
-        defer { close(dirfd) }
-        guard fsync(dirfd) == 0 else { throw SigningKeyError.writeFailed(path: directory, operation: "fsync directory", errno: errno) }
     }
 
     /// Best effort: zeroes the buffers this type filled with key bytes (explicit_bzero is never

@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 
 /// Everything `config.json` can set. Every key is optional in the file and documented in the
@@ -13,7 +14,11 @@ package struct Configuration: Sendable, Equatable {
     package struct Upstream: Sendable, Equatable {
         /// Stable identifier; names state files and shows in /status.
         package var id: String
+        /// Where the list comes from: the URL fetched, or for a local upstream its `path` as given.
         package var url: String
+        /// A local file read at each refresh instead of a fetch (an operator's own rules), checked
+        /// like a fetched body; relative to the config file's directory.
+        package var path: String? = nil
         /// Bundled copy used when nothing better is on disk (offline first start).
         package var snapshot: String?
         /// A body must start with this to count as a filter list.
@@ -49,8 +54,8 @@ package struct Configuration: Sendable, Equatable {
     }
 
     package struct Conversion: Sendable, Equatable {
-        package var chunkSize = 30_000
-        package var maxLists = 16
+        package var chunkSize = ConverterConfiguration.defaultChunkSize
+        package var maxLists = ConverterConfiguration.defaultMaxLists
         /// Refreshes a list may keep its previous bytes when it only lost removed rules (0: apply
         /// removals at once). Above 0 also moves recent rules into lists that change anyway.
         /// The same as `convert --removal-grace`.
@@ -107,6 +112,9 @@ package struct Configuration: Sendable, Equatable {
     package var conversion = Conversion()
     package var publish = Publish()
     package var http = HTTP()
+    /// Hosts where devices turn blocking off, normalised at load; the admin endpoint adds and
+    /// removes more at runtime (kept in `stateDir`). Carried in the manifest, never in a list.
+    package var unprotectedSites: [String] = []
     /// nil: this origin converts; set: it follows a primary and never converts.
     package var follow: Follow?
     /// nil: one set of every upstream (`publishedSets`); set: each set is published on its own.

@@ -163,6 +163,7 @@ private struct StrictConfiguration: Decodable {
             value.sets = sets.map(\.value)
             try SetsValidation.check(sets.map(\.value), upstreams: value.upstreams)
         }
+        value.unprotectedSites = try UnprotectedSites.normalized(object.value("unprotectedSites", default: [String]()), key: "unprotectedSites")
         try object.rejectUnknownKeys()
     }
 }
@@ -187,15 +188,23 @@ private struct StrictUpstream: Decodable {
     init(from decoder: Decoder) throws {
         let object = try StrictObject(decoder)
         let id: String = try object.require("id")
-        let url: String = try object.require("url")
+        let url: String? = try object.optional("url")
+        let localPath: String? = try object.optional("path")
         let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }) {
             throw ConfigurationError(file: "", key: path + ".id", problem: "must be lowercase letters, digits and '-' (it names files)")
         }
-        if !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+        if url == nil, localPath == nil {
+            throw ConfigurationError(file: "", key: path + ".url", problem: "required key is missing (or give \"path\": a local file)")
+        }
+        if url != nil, localPath != nil {
+            throw ConfigurationError(file: "", key: path, problem: "give either \"url\" (fetched) or \"path\" (a local file), not both")
+        }
+        if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ConfigurationError(file: "", key: path + ".url", problem: "must be an http:// or https:// URL")
         }
-        value = Configuration.Upstream(id: id, url: url)
+        if localPath?.isEmpty == true { throw ConfigurationError(file: "", key: path + ".path", problem: "must name a file") }
+        value = Configuration.Upstream(id: id, url: url ?? localPath ?? "", path: localPath)
         value.snapshot = try object.value("snapshot", default: nil as String?)
         value.requiredHeader = try object.value("requiredHeader", default: value.requiredHeader)
         try object.rejectUnknownKeys()

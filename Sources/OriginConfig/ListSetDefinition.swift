@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 
 /// One published set: a name, the upstreams it converts, and the WebKit target it converts for.
@@ -10,6 +11,9 @@ package struct ListSetDefinition: Sendable, Equatable {
     /// A conversion target name (`ConversionTargetName.known`).
     package var target: String
 
+    /// `target` as the converter takes it (the configuration loader has checked the name).
+    package var conversionTarget: ConversionTarget { ConversionTarget(rawValue: target) ?? .safari17 }
+
     package init(name: String, upstreams: [String], target: String = ConversionTargetName.oldest) {
         self.name = name
         self.upstreams = upstreams
@@ -17,13 +21,13 @@ package struct ListSetDefinition: Sendable, Equatable {
     }
 }
 
-/// The conversion targets a set may name. Kept here as names so the configuration is checked
-/// before the converter runs; the converter owns what each target means.
+/// The conversion targets a set may name, as the converter's `ConversionTarget` spells them, so
+/// the configuration is checked before the converter runs; the converter owns what each means.
 package enum ConversionTargetName {
     /// Today's output, for every WebKit the project supports.
-    package static let oldest = "safari-17"
+    package static let oldest = ConversionTarget.safari17.rawValue
     /// Oldest first: a later name needs a newer WebKit.
-    package static let known = ["safari-17", "safari-26"]
+    package static let known = ConversionTarget.allCases.map(\.rawValue)
 }
 
 extension Configuration {

@@ -14,6 +14,7 @@ package struct ResolvedConfiguration: Sendable {
         var resolved = configuration
         for index in resolved.upstreams.indices {
             if let snapshot = resolved.upstreams[index].snapshot { resolved.upstreams[index].snapshot = resolve(snapshot) }
+            if let path = resolved.upstreams[index].path { resolved.upstreams[index].path = resolve(path) }
         }
         self.configuration = resolved
         self.baseDirectory = baseDirectory

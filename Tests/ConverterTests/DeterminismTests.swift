@@ -5,7 +5,7 @@ import Testing
 @Suite struct DeterminismTests {
     typealias F = LayoutFixture
 
-    /// In one process; ConvertDeterminismTests (ListServerTests) runs `listserver convert` in separate
+    /// In one process; ConvertDeterminismTests (OriginEndToEndTests) runs `listserver convert` in separate
     /// processes, each with its own hash seed, and compares every byte written, gzip siblings included.
     @Test func twoRunsGiveIdenticalBytes() throws {
         var rules = F.mixed()

@@ -26,6 +26,33 @@ import Testing
         }
     }
 
+    /// A refusal tells the operator what to raise where the value came from: a flag or a config key.
+    @Test func refusalsNameTheSettingsWhereTheyWereSet() throws {
+        var configuration = Self.configuration
+        configuration.settingNames = .init(chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json")
+        #expect(throws: ConversionError.layoutImpossible(
+            "the input has at least 201 distinct rules (network blocks and hiding rules) in its first 202 of 202 lines, but at most 2 lists "
+                + "of 100 rules (200) are allowed; raise conversion.chunkSize in config.json or conversion.maxLists in config.json")) {
+            _ = try ListConverter(configuration: configuration).convert([Self.source(Self.hosts(0..<201))])
+        }
+        // More exceptions than a list holds: only the chunk size can help.
+        var rules = LayoutFixture.noGuards()
+        rules.network = [LayoutFixture.block("a.example")] + (0..<3).map { LayoutFixture.exception(nil, key: "@@/e\($0)/") }
+        var small = ConverterConfiguration(chunkSize: 3, maxLists: 2)
+        small.settingNames.chunkSize = "conversion.chunkSize in config.json"
+        #expect(throws: ConversionError.layoutImpossible(
+            "network-hosts lists must carry 3 exceptions but the chunk size is 3; raise conversion.chunkSize in config.json")) {
+            _ = try ListLayout(configuration: small).layOut(rules, previous: nil)
+        }
+    }
+
+    /// The chunk size is clamped to WebKit's limit in one place, which layout and capacity both read.
+    @Test func theChunkSizeIsClampedToWebKitsLimit() {
+        #expect(ConverterConfiguration(chunkSize: 1_000_000).rulesPerList == WebKitLimits.rulesPerList)
+        #expect(LayoutCapacity(ConverterConfiguration(chunkSize: 1_000_000, maxLists: 3)).rules == 3 * WebKitLimits.rulesPerList)
+        #expect(ConverterConfiguration(chunkSize: 7).rulesPerList == 7)
+    }
+
     /// 260 distinct blocks, each of the first 100 written twice, and 70 of them cancelled by
     /// `$badfilter` (some before, some after their target): 190 rules, which 2 lists of 100 hold.
     @Test func duplicatesAndBadfilterTargetsDoNotCountTowardTheLimit() throws {

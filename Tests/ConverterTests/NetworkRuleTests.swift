@@ -273,7 +273,8 @@ import Testing
     }
 
     @Test func siteExceptionsThatAreNotWholeSitesAreSkipped() {
-        #expect(skip("@@||a.example/path$document") == ["site-exception-pattern": 1])
+        #expect(skip("@@||a.example/path$document,third-party") == ["site-exception-pattern": 1])
+        #expect(skip("@@||a.example/path$genericblock") == ["genericblock-pattern": 1])
         #expect(skip("@@||a.example^$elemhide,domain=b.example") == ["site-exception-pattern": 1])
         #expect(skip("@@||a.example^$document,subdocument") == ["site-exception-pattern": 1])
         #expect(skip("||a.example^$elemhide") == ["unsupported-option": 1])

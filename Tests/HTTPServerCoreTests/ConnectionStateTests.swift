@@ -35,7 +35,7 @@ import Testing
             let sites = SiteSlot()
             sites.install(StaticSite(resources: [
                 StaticResource(name: "a.json", identity: Self.body, gzip: nil, sha256: "0123456789abcdef0123",
-                               lastModified: Date(timeIntervalSince1970: 784_111_777), cacheControl: "public, max-age=60"),
+                               lastModified: Date(timeIntervalSince1970: 784_111_777), cacheControl: CacheControl("public", "max-age=60")),
             ]))
             handler = RequestHandler(parser: HTTPRequestParser(maxHeaderBytes: maxHeaderBytes, maxURIBytes: 256),
                                      writer: ResponseWriter(parts: parts, routes: HTTPRoutes(applicationLabels: ["static", "hello"])),

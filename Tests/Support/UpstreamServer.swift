@@ -68,6 +68,10 @@ public final class UpstreamServer: @unchecked Sendable {
         // The accept thread holds the server weakly while it blocks, so a test that simply drops the
         // server still gets `deinit` → `stop()`, which wakes `accept` and ends the thread.
         let thread = Thread { [weak self] in
+            // The listener is closed here, when accept has returned for good, never by `stop()`:
+            // a number closed while this thread may still call accept on it could be handed to
+            // another test's socket, and this thread would then take that test's connections.
+            defer { close(fd) }
             while true {
                 let client = accept(fd, nil, nil)
                 if client < 0 {
@@ -119,11 +123,11 @@ public final class UpstreamServer: @unchecked Sendable {
             return
         }
         stopped = true
-        let open = connections
+        // Under the lock: a connection's number is closed under it too (`finish`), so a number shut
+        // down here is still this server's, not one the kernel has since given to another socket.
+        for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
         lock.unlock()
         shutdown(listener, Int32(SHUT_RDWR))
-        close(listener)
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
     }
 
     /// Body bytes each finished `.endless` reply sent before the client closed (`bound`: it never did).
@@ -153,17 +157,18 @@ public final class UpstreamServer: @unchecked Sendable {
         lock.lock()
         connections.insert(fd)
         lock.unlock()
-        let thread = Thread { [weak self] in
-            self?.handle(fd)
-            self?.forget(fd)
-            close(fd)
+        let thread = Thread { [self] in
+            handle(fd)
+            finish(fd)
         }
         thread.start()
     }
 
-    private func forget(_ fd: Int32) {
+    /// Forgets and closes a connection under the lock `stop()` shuts connections down under.
+    private func finish(_ fd: Int32) {
         lock.lock()
         connections.remove(fd)
+        close(fd)
         lock.unlock()
     }
 

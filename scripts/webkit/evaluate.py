@@ -10,7 +10,8 @@ Semantics (WebKit ContentExtensions, confirmed end to end in a WebView by webvie
 - `resource-type` / `load-context` come from the ABP type (see ABP_TO_WEBKIT);
 - `load-type` compares registrable domains of the request and the main document;
 - `if-domain` / `unless-domain` match the main document's host (`*` prefix: also subdomains);
-  `if-top-url` / `unless-top-url` are regexes over the main document URL;
+  `if-top-url` / `unless-top-url` are regexes over the main document URL, and so are `if-frame-url` /
+  `unless-frame-url` (every request here is made by its page, the top frame);
 - actions other than block / ignore-previous-rules (css-display-none, block-cookies, ...) never block.
 
 Rules are indexed by the rarest trigram of a literal the regex requires, so a request only runs the
@@ -155,6 +156,7 @@ def required_literals(pattern):
 class Rule:
     __slots__ = ("list_id", "index", "action", "pattern", "regex", "case_sensitive", "resource_types",
                  "load_types", "load_contexts", "if_domain", "unless_domain", "if_top_url", "unless_top_url",
+                 "if_frame_url", "unless_frame_url",
                  "literal", "source")
 
     def __init__(self, list_id, index, rule):
@@ -171,6 +173,9 @@ class Rule:
         self.unless_domain = self._domains(trigger.get("unless-domain"))
         self.if_top_url = [self._compile(p) for p in trigger.get("if-top-url", [])] or None
         self.unless_top_url = [self._compile(p) for p in trigger.get("unless-top-url", [])] or None
+        # Frame conditions: a request here is made by its page, so the frame is the page.
+        self.if_frame_url = [self._compile(p) for p in trigger.get("if-frame-url", [])] or None
+        self.unless_frame_url = [self._compile(p) for p in trigger.get("unless-frame-url", [])] or None
         literals = required_literals(self.pattern)
         self.literal = max(literals, key=len) if literals else ""
 
@@ -204,6 +209,10 @@ class Rule:
         if self.if_top_url is not None and not any(r.search(request.page_url) for r in self.if_top_url):
             return False
         if self.unless_top_url is not None and any(r.search(request.page_url) for r in self.unless_top_url):
+            return False
+        if self.if_frame_url is not None and not any(r.search(request.page_url) for r in self.if_frame_url):
+            return False
+        if self.unless_frame_url is not None and any(r.search(request.page_url) for r in self.unless_frame_url):
             return False
         if self.literal and self.literal not in request.url_lower:
             return False

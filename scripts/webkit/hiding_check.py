@@ -10,12 +10,15 @@ and which site exceptions cancel it, is WebKit behaviour that only a WebView sho
 Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/hiding_check.py PLAN.json
 PLAN: {"lists": [[rule, ...], ...],
        "pages": [{"url": "http://a.example/p", "elements": ["ad", "keep"],
-                  "frames": [{"url": "http://b.example/f", "elements": ["ad"]}],
+                  "frames": [{"url": "http://b.example/f", "elements": ["ad"], "images": ["http://d.example/y.gif"]}],
                   "images": ["http://c.example/x.gif"],
-                  "markup": "<ul><li id=\"x1\" data-a=\"b\"></li></ul>"}]}
+                  "markup": "<ul><li id=\"x1\" data-a=\"b\"></li></ul>"}],
+       "report_requests": true}
 "markup" (optional) is extra HTML for the page's body, for selectors a plain <div id class> cannot match;
 its elements with an id are reported like the others.
-Prints {"<page url>": {"<document url>": [hidden ids, sorted]}} as JSON. Exit 0, or 1 when a list
+Prints {"<page url>": {"<document url>": [hidden ids, sorted]}} as JSON. With "report_requests", each page
+also has "requests": the plan's frame and image URLs of that page that reached the proxy (the others
+were blocked), so network rules can be judged inside frames too. Exit 0, or 1 when a list
 does not compile or a page does not report, 2 without a display.
 All traffic stays on 127.0.0.1: the proxy answers everything itself and never connects out.
 """
@@ -43,10 +46,10 @@ def elements_html(ids):
     return "".join('<div id="%s" class="%s">%s</div>' % (i, i, i) for i in ids)
 
 
-def frame_html(ids):
-    return """<!doctype html><html><head><title>frame</title>%s</head><body>%s<script>
+def frame_html(ids, images=()):
+    return """<!doctype html><html><head><title>frame</title>%s</head><body>%s%s<script>
 window.addEventListener('load', () => setTimeout(() => parent.postMessage({url: location.href, hidden: hiddenIds()}, '*'), 300));
-</script></body></html>""" % (REPORT_SCRIPT, elements_html(ids))
+</script></body></html>""" % (REPORT_SCRIPT, elements_html(ids), "".join('<img src="%s">' % url for url in images))
 
 
 def page_html(ids, frame_urls, images, markup=""):
@@ -98,13 +101,14 @@ def main(argv):
             frame_urls = []
             for frame_number, frame in enumerate(frames):
                 path = "%s%d-%d" % (PATH_PREFIX, number, frame_number)
-                log.pages[path] = frame_html(frame["elements"])
+                log.pages[path] = frame_html(frame["elements"], frame.get("images", []))
                 frame_urls.append(frame["url"].rstrip("/") + path)
             path = "%s%d" % (PATH_PREFIX, number)
             log.pages[path] = page_html(page["elements"], frame_urls, page.get("images", []), page.get("markup", ""))
             url = page["url"].rstrip("/") + path
             loop = GLib.MainLoop()
             start = time.monotonic()
+            seen_before = len(log.snapshot())
 
             def reported_here(title):
                 # The previous page's "done:" title can still be up when this load starts.
@@ -128,6 +132,14 @@ def main(argv):
             named = {page["url"]: reported.get(url)}
             for frame, frame_url in zip(frames, frame_urls):
                 named[frame["url"]] = reported.get(frame_url)
+            if plan.get("report_requests"):
+                seen = set(log.snapshot()[seen_before:])
+                requested = [image for image in page.get("images", []) if image in seen]
+                for frame, frame_url in zip(frames, frame_urls):
+                    if frame_url in seen:
+                        requested.append(frame["url"])
+                    requested += [image for image in frame.get("images", []) if image in seen]
+                named["requests"] = sorted(requested)
             results[page["url"]] = named
         window.destroy()
     finally:

@@ -35,6 +35,10 @@ struct ListBuilder: Sendable {
             rules.append(rule)
             origins.closeRule(joining: siteExceptions.origins)
         }
+        for pattern in siteExceptions.patternRules {
+            rules.append(pattern.json)
+            origins.closeRule(pattern.origin)
+        }
         if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
             rules += input.rules.navigationGuards
             for _ in input.rules.navigationGuards { origins.closeRule(nil) }
@@ -100,7 +104,8 @@ struct ListBuilder: Sendable {
                                    resourceTypes: sections.blockTypes)
         return input.exceptions.filter { index in
             let exception = input.rules.network[index]
-            return scope.mayCancel(exceptionHost: exception.anchorHost, pages: exception.pageCondition.ifDomain,
+            return scope.mayCancel(exceptionHost: exception.anchorHost,
+                                   pages: exception.judgedInFrame ? nil : exception.pageCondition.ifDomain,
                                    resourceTypes: exception.resourceTypes)
         }
     }
@@ -133,13 +138,15 @@ private struct NetworkSections {
         allPages.reserveCapacity(indices.count)
         rules.withUnsafeBufferPointer { network in
             for index in indices {
-                allPages.append(network[index].pageCondition.ifDomain)
+                // A rule judged in the frame acts on any top page: every site exception may concern it.
+                let pages = network[index].judgedInFrame ? nil : network[index].pageCondition.ifDomain
+                allPages.append(pages)
                 switch network[index].kind {
                 case .importantBlock:
                     important.append(index)
                 case .block, .exception:
                     blockHosts.append(network[index].anchorHost)
-                    blockPages.append(network[index].pageCondition.ifDomain)
+                    blockPages.append(pages)
                     blockTypes.append(network[index].resourceTypes)
                     if network[index].navigation == .needsGuard { needsGuards = true }
                     if network[index].carveOut != nil {

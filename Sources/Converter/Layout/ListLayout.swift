@@ -19,8 +19,6 @@ struct ListLayout: Sendable {
         var input: LayoutInput?
     }
 
-    /// WebKit refuses lists longer than this (measured: 150,000 compiles, 150,001 fails).
-    static let webKitRuleLimit = 150_000
     /// A fresh layout does not split a family into stable lists of fewer JSON bytes than this:
     /// every list costs each page load a lookup, and tiny lists save little when they change.
     static let minimumStableListBytes = 150_000
@@ -30,7 +28,7 @@ struct ListLayout: Sendable {
     /// - Parameters:
     ///   - previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
     func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:]) throws -> Result {
-        let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
+        let chunkSize = configuration.rulesPerList
         if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
            previous.selectorsPerRule == configuration.genericSelectorsPerRule {
             let input = LayoutInput(rules, previous: previous)
@@ -64,7 +62,7 @@ struct ListLayout: Sendable {
     /// Most members a list of `family` may hold so that, with every exception and site exception
     /// it may have to carry, it stays within the chunk size.
     private func capacity(_ family: ListFamily, _ input: LayoutInput) -> Int {
-        let chunkSize = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
+        let chunkSize = configuration.rulesPerList
         let carried = input.rules.siteExceptions.filter { family.endsWith($0.scope) }.count
             + (family.isNetwork ? input.exceptions.count : 0)
             + (family.mayNeedNavigationGuards ? input.rules.navigationGuards.count : 0)
@@ -88,7 +86,7 @@ struct ListLayout: Sendable {
             let capacity = capacity(family, input)
             guard capacity > 0 else {
                 throw ConversionError.layoutImpossible(
-                    "\(family.rawValue) lists must carry \(configuration.chunkSize - capacity) exceptions but the chunk size is \(configuration.chunkSize); raise --chunk-size")
+                    "\(family.rawValue) lists must carry \(configuration.rulesPerList - capacity) exceptions but the chunk size is \(configuration.rulesPerList); raise \(configuration.settingNames.chunkSize)")
             }
             counts[family] = (members + capacity - 1) / capacity
             required += counts[family]!
@@ -96,7 +94,7 @@ struct ListLayout: Sendable {
         }
         guard required <= configuration.maxLists else {
             throw ConversionError.layoutImpossible(
-                "the rules need at least \(required) lists of \(min(configuration.chunkSize, ListLayout.webKitRuleLimit)) rules but at most \(configuration.maxLists) are allowed; raise the chunk size or the list limit")
+                "the rules need at least \(required) lists of \(configuration.rulesPerList) rules but at most \(configuration.maxLists) are allowed; raise \(configuration.settingNames.chunkSize) or \(configuration.settingNames.maxLists)")
         }
         if required + recentReserve > configuration.maxLists { recentReserve = 0 }
         var spare = configuration.maxLists - required - recentReserve

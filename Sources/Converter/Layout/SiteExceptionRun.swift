@@ -1,4 +1,5 @@
-/// The site exceptions that end one list, written as a single rule.
+/// The site exceptions that end one list, written as a single rule (and the page-pattern
+/// exceptions, whose `if-top-url` no union of sites can carry, as one rule each after it).
 ///
 /// Every site exception is `ignore-previous-rules` over every URL (`.*`) with an `if-domain`
 /// condition, and a list carries them together at its end. Such a run cancels exactly what one
@@ -16,8 +17,14 @@ struct SiteExceptionRun: Sendable {
     private var count = 0
     /// The input lines of the exceptions in the run.
     private(set) var origins: [LineOrigin] = []
+    /// Page-pattern exceptions' rules, in order, with their input lines.
+    private(set) var patternRules: [(json: [UInt8], origin: LineOrigin?)] = []
 
     mutating func add(_ exception: SiteException, origin: LineOrigin?) {
+        if exception.pagePattern {
+            patternRules.append((exception.json, origin))
+            return
+        }
         count += 1
         single = count == 1 ? exception.json : nil
         if let origin { origins.append(origin) }

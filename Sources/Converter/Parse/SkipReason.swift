@@ -41,9 +41,12 @@ enum SkipReason: String, CaseIterable, Sendable {
     case mixedDomainNested = "mixed-domain-nested"
     case mixedDomainConflict = "mixed-domain-conflict"
     case mixedDomainImportant = "mixed-domain-important"
-    /// `$document`/`$elemhide`/`$generichide`/`$genericblock` whose pattern is not a plain `||host^`
-    /// or that carries other options: `if-domain` cannot say which pages it covers.
+    /// `$document`/`$elemhide`/`$generichide` that carries other options (types, `$domain=` with a
+    /// pattern, `$third-party`, …): neither `if-domain` nor `if-top-url` can say which pages it covers.
     case siteExceptionPattern = "site-exception-pattern"
+    /// `$genericblock` on a URL pattern: the layout keeps generic blocks apart from site blocks
+    /// by whole sites only, so no list order makes it cancel exactly the generic blocks on those pages.
+    case genericblockPattern = "genericblock-pattern"
     /// A block rule that would match every URL with no condition at all.
     case matchesEverything = "matches-everything"
     // Cosmetic filters.

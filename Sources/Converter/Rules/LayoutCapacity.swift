@@ -13,10 +13,12 @@
 struct LayoutCapacity: Sendable, Equatable {
     var lists: Int
     var rulesPerList: Int
+    var settingNames: ConverterConfiguration.SettingNames
 
     init(_ configuration: ConverterConfiguration) {
         lists = configuration.maxLists
-        rulesPerList = min(configuration.chunkSize, ListLayout.webKitRuleLimit)
+        rulesPerList = configuration.rulesPerList
+        settingNames = configuration.settingNames
     }
 
     var rules: Int { lists * rulesPerList }
@@ -25,7 +27,7 @@ struct LayoutCapacity: Sendable, Equatable {
     func refusal(members: Int, linesRead: Int, lines: Int) -> ConversionError {
         .layoutImpossible(
             "the input has at least \(members) distinct rules (network blocks and hiding rules) in its first \(linesRead) of \(lines) lines, "
-            + "but at most \(lists) lists of \(rulesPerList) rules (\(rules)) are allowed; raise the chunk size or the list limit")
+            + "but at most \(lists) lists of \(rulesPerList) rules (\(rules)) are allowed; raise \(settingNames.chunkSize) or \(settingNames.maxLists)")
     }
 
     /// Occurrences of `badfilter` in any letter case: at least the number of `$badfilter` lines.
@@ -55,7 +57,11 @@ struct LayoutCapacity: Sendable, Equatable {
             var index = 0
             var line = 0
             while index + 3 <= buffer.count {
-                guard buffer[index] == UInt8(ascii: "#"), buffer[index + 1] == UInt8(ascii: "@"), buffer[index + 2] == UInt8(ascii: "#") else {
+                // `#@#`, or `#@?#` (whose `:-abp-has` selectors are native CSS too).
+                let isSeparator = buffer[index] == UInt8(ascii: "#") && buffer[index + 1] == UInt8(ascii: "@")
+                    && (buffer[index + 2] == UInt8(ascii: "#")
+                        || (buffer[index + 2] == UInt8(ascii: "?") && index + 3 < buffer.count && buffer[index + 3] == UInt8(ascii: "#")))
+                guard isSeparator else {
                     index += 1
                     continue
                 }

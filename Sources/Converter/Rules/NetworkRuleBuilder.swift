@@ -9,6 +9,8 @@ struct NetworkRuleBuilder {
         var carveOut: [UInt8]?
         /// The rule's `resource-type` (nil: it has none, so every type).
         var resourceTypes: WebKitResourceTypes?
+        /// Its domain condition is a frame condition (see `NetworkRule.judgedInFrame`).
+        var judgedInFrame = false
     }
 
     struct Built: Equatable {
@@ -29,6 +31,12 @@ struct NetworkRuleBuilder {
         func rule(_ index: Int) -> BuiltRule { index == 0 ? first : more[index - 1] }
     }
 
+    /// A trigger's page condition as written: its key and its values (`*`-prefixed sites or frame-URL regexes).
+    struct ConditionValues {
+        var key: StaticString
+        var values: [String]
+    }
+
     /// The trigger fields a request-type set turns into (no heap storage: it is built per rule).
     struct TypeGroup: Equatable {
         enum LoadContext: Equatable { case any, topFrame, childFrame }
@@ -45,7 +53,7 @@ struct NetworkRuleBuilder {
     /// - Parameter scratch: where each rule is written before it is copied out at its exact size
     ///   (the rules live until layout ends, and a grown buffer's slack was about half their
     ///   memory); reused from line to line by the caller, so a line costs no buffer allocation.
-    static func build(_ filter: NetworkFilter, scratch: inout [UInt8]) -> Result<Built, SkipReasonError> {
+    static func build(_ filter: NetworkFilter, scratch: inout [UInt8], target: ConversionTarget = .safari17) -> Result<Built, SkipReasonError> {
         func fail(_ reason: SkipReason) -> Result<Built, SkipReasonError> { .failure(SkipReasonError(reason: reason)) }
         let options = filter.options
         if options.siteException != nil { return fail(filter.isException ? .siteExceptionPattern : .unsupportedOption) }
@@ -95,25 +103,35 @@ struct NetworkRuleBuilder {
             if first == nil { first = rule } else { more.append(rule) }
         }
         scratch.reserveCapacity(512)
-        func json(_ variant: [UInt8], _ group: TypeGroup, _ domainKey: StaticString?, _ domains: [String], _ action: StaticString) -> [UInt8] {
+        func json(_ variant: [UInt8], _ group: TypeGroup, _ condition: ConditionValues?, _ action: StaticString) -> [UInt8] {
             scratch.removeAll(keepingCapacity: true)
-            appendRuleJSON(variant, options, group, domainKey: domainKey, domains: domains, action: action, to: &scratch)
+            appendRuleJSON(variant, options, group, condition: condition, action: action, to: &scratch)
             return scratch.withUnsafeBufferPointer { Array($0) }
         }
+        let inFrame = target.judgesDomainsInFrame && condition != .any
+        let ruleGroups = inFrame ? FrameDomainCondition.groups(splitting: groups) : groups
         for variant in urlFilter.variants {
-            for group in groups {
+            for group in ruleGroups {
                 let types = group.resourceTypes.map(WebKitResourceTypes.init)
+                let framed = inFrame && !FrameDomainCondition.loadsDocument(group)
+                func sites(_ domains: [String], included: Bool) -> ConditionValues {
+                    framed ? ConditionValues(key: included ? "if-frame-url" : "unless-frame-url", values: FrameDomainCondition.patterns(domains))
+                        : ConditionValues(key: included ? "if-domain" : "unless-domain", values: DomainCondition.starred(domains))
+                }
                 switch condition {
                 case .any:
-                    add(BuiltRule(json: json(variant, group, nil, [], action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, nil, action), resourceTypes: types))
                 case .only(let domains):
-                    add(BuiltRule(json: json(variant, group, "if-domain", domains, action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, sites(domains, included: true), action), resourceTypes: types,
+                                  judgedInFrame: framed))
                 case .except(let domains):
-                    add(BuiltRule(json: json(variant, group, "unless-domain", domains, action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, sites(domains, included: false), action), resourceTypes: types,
+                                  judgedInFrame: framed))
                 case .carvedOut(let included, let excluded):
                     add(BuiltRule(
-                        json: json(variant, group, "if-domain", included, action),
-                        carveOut: json(variant, group, "if-domain", excluded, "ignore-previous-rules"), resourceTypes: types))
+                        json: json(variant, group, sites(included, included: true), action),
+                        carveOut: json(variant, group, sites(excluded, included: true), "ignore-previous-rules"), resourceTypes: types,
+                        judgedInFrame: framed))
                 }
             }
         }
@@ -165,7 +183,7 @@ struct NetworkRuleBuilder {
     }
 
     static func appendRuleJSON(_ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
-                               domainKey: StaticString?, domains: [String], action: StaticString, to out: inout [UInt8]) {
+                               condition: ConditionValues?, action: StaticString, to out: inout [UInt8]) {
         JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         JSONWriter.appendKey("url-filter", to: &out)
         JSONWriter.appendString(urlFilter, to: &out)
@@ -183,10 +201,10 @@ struct NetworkRuleBuilder {
         case .topFrame: JSONWriter.appendLiteral(#","load-context":["top-frame"]"#, to: &out)
         case .childFrame: JSONWriter.appendLiteral(#","load-context":["child-frame"]"#, to: &out)
         }
-        if let domainKey {
+        if let condition {
             out.append(UInt8(ascii: ","))
-            JSONWriter.appendKey(domainKey, to: &out)
-            JSONWriter.appendStringArray(DomainCondition.starred(domains), to: &out)
+            JSONWriter.appendKey(condition.key, to: &out)
+            JSONWriter.appendStringArray(condition.values, to: &out)
         }
         JSONWriter.appendLiteral(#"},"action":{"type":"#, to: &out)
         out.append(UInt8(ascii: "\""))

@@ -4,7 +4,7 @@ extension RuleConverter {
     /// headers and blank lines are dropped). Pure: reads only the chunk's own lines.
     /// - Parameter exceptedSelectors: the input's `#@#` selectors, to mark sure members (nil: mark none).
     static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>],
-                      exceptedSelectors: Set<String>? = nil) -> ParsedChunk {
+                      exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17) -> ParsedChunk {
         let source = sources[chunk.source]
         var outcomes: [LineOutcome] = []
         var summaries: [LineSummary] = []
@@ -50,7 +50,7 @@ extension RuleConverter {
                         } else if let site = SiteExceptionBuilder.build(parsed) {
                             filter = .siteException(site)
                         } else {
-                            filter = .network(NetworkRuleBuilder.build(parsed, scratch: &scratch))
+                            filter = .network(NetworkRuleBuilder.build(parsed, scratch: &scratch, target: target))
                         }
                     }
                 }

@@ -116,7 +116,7 @@ extension RuleConverter {
             switch filter {
             case .siteException(.success(let built)):
                 rules.siteExceptions.append(SiteException(key: key, scope: built.scope, json: built.json, sourceID: sourceID,
-                                                         pages: built.pages))
+                                                         pages: built.pages, pagePattern: built.pagePattern))
                 rules.origins.siteExceptions.append(origin)
                 tally.convert(skippingPart: built.skippedPart, line: key)
             case .network(.success(let built)):
@@ -166,8 +166,8 @@ extension RuleConverter {
                 rules.network.append(NetworkRule(
                     key: index == 0 ? key : key + "#\(index)", kind: built.kind, json: rule.json,
                     anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
-                    navigation: built.navigation, pageCondition: pages, resourceTypes: rule.resourceTypes,
-                    churn: churn))
+                    navigation: built.navigation, pageCondition: pages, judgedInFrame: rule.judgedInFrame,
+                    resourceTypes: rule.resourceTypes, churn: churn))
                 rules.origins.network.append(origin)
             }
             return true

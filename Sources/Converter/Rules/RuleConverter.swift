@@ -7,7 +7,12 @@
 /// so it runs first, in chunks spread over the cores; the passes then only combine its results in
 /// input order, which keeps the output the same whatever the number of cores.
 struct RuleConverter: Sendable {
-    init() {}
+    /// What the emitted rules may use.
+    var target: ConversionTarget
+
+    init(target: ConversionTarget = .safari17) {
+        self.target = target
+    }
 
     /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
     static let linesPerChunk = 4_096
@@ -138,9 +143,11 @@ struct RuleConverter: Sendable {
         var first = FirstPass()
         for waveStart in stride(from: 0, to: chunks.count, by: Self.chunksPerWave) {
             let wave = waveStart..<min(waveStart + Self.chunksPerWave, chunks.count)
+            let target = target
             let done = Parallel.map(wave.count) { offset -> ParsedChunk in
                 let chunk = chunks[wave.lowerBound + offset]
-                return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors)
+                return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors,
+                                  target: target)
             }
             for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
             first.read(chunks, parsed, wave: wave, tallies: &tallies)

@@ -3,7 +3,8 @@ import JSONBytes
 /// `@@||site^$document` / `$elemhide` / `$generichide` / `$genericblock` → an `ignore-previous-rules`
 /// over every URL (`.*`) on pages of that site (`if-domain: ["*site"]`). Layout's placement decides
 /// what it cancels. Only `||host^` with no other option, or an empty pattern with `$domain=` sites
-/// (no `~` exclusions), map exactly onto `if-domain`.
+/// (no `~` exclusions), map exactly onto `if-domain`; another pattern with no other option maps onto
+/// `if-top-url` (`pagePattern`).
 struct SiteExceptionBuilder {
     struct Built {
         var scope: SiteException.Scope
@@ -11,6 +12,8 @@ struct SiteExceptionBuilder {
         var pages: [String]
         /// `$domain=` entity sites left out (the exception then cancels on the plain sites only).
         var skippedPart: SkipReason?
+        /// See `SiteException.pagePattern`.
+        var pagePattern = false
     }
 
     /// nil when the filter is not a site exception at all; a skip reason when it is one WebKit cannot express.
@@ -45,7 +48,7 @@ struct SiteExceptionBuilder {
             case .failure(let error): return .failure(error)
             }
         } else {
-            return .failure(SkipReasonError(reason: .siteExceptionPattern))
+            return pagePattern(filter, scope: scope)
         }
         var domains: [String] = []
         for raw in rawDomains {
@@ -56,6 +59,24 @@ struct SiteExceptionBuilder {
         }
         domains = Array(Set(domains)).sorted()
         return .success(Built(scope: scope, json: rule(sites: domains), pages: domains, skippedPart: skippedPart))
+    }
+
+    /// `@@pattern$document` (or `$elemhide`, `$generichide`) on a path rather than a whole site:
+    /// `ignore-previous-rules` over every URL on the pages whose URL matches the pattern
+    /// (`if-top-url`, one regex per url-filter variant). Exact for top pages; a frame is judged by
+    /// its top page, as for every site exception. `$genericblock` stays skipped: the layout keeps
+    /// generic blocks apart from site blocks only by whole sites.
+    private static func pagePattern(_ filter: NetworkFilter, scope: SiteException.Scope) -> Result<Built, SkipReasonError> {
+        guard filter.options.includedDomains.isEmpty, !filter.pattern.isEmpty else { return .failure(SkipReasonError(reason: .siteExceptionPattern)) }
+        if scope == .genericBlocking { return .failure(SkipReasonError(reason: .genericblockPattern)) }
+        guard case .success(let urlFilter) = URLFilterBuilder.build(pattern: filter.pattern),
+              !urlFilter.variants.contains(URLFilterBuilder.matchAll) else {
+            return .failure(SkipReasonError(reason: .siteExceptionPattern))
+        }
+        var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-top-url":"#.utf8)
+        JSONWriter.appendStringArray(urlFilter.variants.map { String(decoding: $0, as: UTF8.self) }, to: &json)
+        json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
+        return .success(Built(scope: scope, json: json, pages: urlFilter.anchorHost.map { [$0] } ?? [], pagePattern: true))
     }
 
     /// The rule of site exceptions on `sites` (normalized, without `*`): `ignore-previous-rules`

@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// The `action` object of one rule, checked as WebKit's parser reads it: a known type string and the
 /// members that type requires (a CSS selector WebKit will not drop, a notification, a redirect, a priority).
 enum ActionChecker {

@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// The `trigger` object of one rule, checked as WebKit's parser reads it: the url-filter regex, the
 /// condition lists (one kind per trigger) and the flag arrays. Works on the cursor's bytes in place.
 enum TriggerChecker {

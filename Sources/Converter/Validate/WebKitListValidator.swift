@@ -1,3 +1,5 @@
+import JSONBytes
+
 /// Checks a whole content-blocker list (JSON bytes) the way WebKit's ContentExtensions parser would,
 /// so a list that would be rejected, or would lose rules silently, is caught before it is published.
 /// Rules follow /work/shared/docs/webkit-format.md (measured on WebKitGTK 2.50).
@@ -16,9 +18,6 @@ public struct WebKitListValidator: Sendable {
         public var description: String { ruleIndex.map { "rule \($0): \(message)" } ?? message }
     }
 
-    /// WebKit's limit on rules per list ("Too many rules in JSON array" above it).
-    public static let maximumRules = 150_000
-
     public init() {}
 
     /// Every problem in the list; empty means WebKit compiles it with all its rules.
@@ -26,7 +25,7 @@ public struct WebKitListValidator: Sendable {
     /// (escaped ones decoded into one reused buffer), and Strings are built only for problem messages.
     public func problems(in json: [UInt8]) -> [Problem] {
         json.withUnsafeBufferPointer { buffer in
-            guard UTF8Scan.isValid(buffer) else {
+            guard UTF8Validation.isValid(buffer) else {
                 return [Problem(ruleIndex: nil, message: "the list is not valid UTF-8 (WebKit: Failed to parse the JSON String)")]
             }
             return JSONCursor.reading(buffer) { Self.listProblems(&$0) }
@@ -62,8 +61,8 @@ public struct WebKitListValidator: Sendable {
         }
         var problems: [Problem] = []
         if count == 0 { problems.append(Problem(ruleIndex: nil, message: "empty list (WebKit: Empty extension)")) }
-        if count > Self.maximumRules {
-            problems.append(Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(Self.maximumRules)"))
+        if count > WebKitLimits.rulesPerList {
+            problems.append(Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(WebKitLimits.rulesPerList)"))
         }
         return problems + ruleProblems
     }
@@ -107,23 +106,5 @@ public struct WebKitListValidator: Sendable {
         } else if let actionProblem {
             problems.append(Problem(ruleIndex: index, message: actionProblem))
         }
-    }
-}
-
-/// Comparing decoded JSON bytes with a known name in place, without building a String.
-package enum ByteName {
-    /// Length first, then the bytes: most keys differ in length from the name they are tested against.
-    @inline(__always) package static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
-        guard bytes.count == name.utf8CodeUnitCount else { return false }
-        guard let actual = bytes.baseAddress else { return true }
-        let expected = name.utf8Start
-        for index in 0..<bytes.count where actual[index] != expected[index] { return false }
-        return true
-    }
-
-    /// Index of the name in `names` equal to `bytes`, or nil.
-    @inline(__always) static func index(of bytes: UnsafeBufferPointer<UInt8>, in names: [StaticString]) -> Int? {
-        for index in names.indices where equals(bytes, names[index]) { return index }
-        return nil
     }
 }

@@ -37,24 +37,8 @@ public enum RequestTarget {
         }
         var stop = start
         while stop < end, bytes[stop] != 0x3F, bytes[stop] != 0x23 { stop += 1 }
-        var name = [UInt8]()
-        name.reserveCapacity(stop - start)
-        var index = start + 1
-        while index < stop {
-            var byte = bytes[index]
-            if byte == 0x25 {
-                guard index + 2 < stop, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
-                    return .malformed
-                }
-                byte = high << 4 | low
-                index += 3
-            } else {
-                index += 1
-            }
-            if byte == 0 { return .unservable }
-            name.append(byte)
-        }
-        if name.first == 0x2E { return .unservable }
+        guard let name = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[(start + 1)..<stop])) else { return .malformed }
+        if name.contains(0) || name.first == 0x2E { return .unservable }
         return .name(name)
     }
 
@@ -70,14 +54,5 @@ public enum RequestTarget {
         while index < target.upperBound, bytes[index] != 0x2F, bytes[index] != 0x3F { index += 1 }
         if index < target.upperBound, bytes[index] == 0x3F { return target.upperBound }
         return index
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case 0x30...0x39: return byte - 0x30
-        case 0x41...0x46: return byte - 0x37
-        case 0x61...0x66: return byte - 0x57
-        default: return nil
-        }
     }
 }

@@ -62,16 +62,16 @@ public struct HTTPRequest {
         writer.serve(resource, route: route, head: head, frame: frame, into: &output)
     }
 
-    /// A body formatted now, `Cache-Control: no-store` (RFC 9111 §5.2.2.5); `extraHeaders` are complete lines ending in CRLF.
-    public func respond(status: Int, route: HTTPRoute, contentType: String, body: [UInt8], extraHeaders: String = "",
+    /// A body formatted now, `Cache-Control: no-store` (RFC 9111 §5.2.2.5), plus `fields`.
+    public func respond(status: Int, route: HTTPRoute, contentType: String, body: [UInt8], fields: [HTTPField] = [],
                         into output: inout OutputQueue) -> HTTPAnswer {
-        writer.dynamic(status, route: route, contentType: contentType, body: body, head: head, frame: frame, extraHeaders: extraHeaders,
+        writer.dynamic(status, route: route, contentType: contentType, body: body, head: head, frame: frame, extraHeaders: fields.headLines,
                        into: &output)
     }
 
-    /// A small JSON error; `extraHeaders` are complete lines ending in CRLF.
-    public func error(_ status: Int, _ reason: String, route: HTTPRoute, extraHeaders: String = "", into output: inout OutputQueue) -> HTTPAnswer {
-        writer.error(status, reason, route: route, head: head, frame: frame, extraHeaders: extraHeaders, into: &output)
+    /// A small JSON error, plus `fields`.
+    public func error(_ status: Int, _ reason: String, route: HTTPRoute, fields: [HTTPField] = [], into output: inout OutputQueue) -> HTTPAnswer {
+        writer.error(status, reason, route: route, head: head, frame: frame, extraHeaders: fields.headLines, into: &output)
     }
 
     /// The shared 404, counted under `routes.notFound`.

@@ -12,18 +12,17 @@ public struct StaticResource: Sendable, Equatable {
     public var sha256: String
     /// The source of Last-Modified.
     public var lastModified: Date
-    /// The whole Cache-Control value, e.g. `public, max-age=31536000, immutable`.
-    public var cacheControl: String
+    public var cacheControl: CacheControl
     public var contentType: String
     /// The whole Vary value on every answer for this resource (304s and errors included).
     public var vary: String
-    /// Complete header lines (each ending in CRLF) for 200 and 206 answers, e.g. `Use-As-Dictionary`.
-    public var extraHeaders: String
+    /// More fields for 200 and 206 answers, e.g. `Use-As-Dictionary`.
+    public var fields: [HTTPField]
     /// RFC 9842 `dcz` bodies, one per dictionary a client may offer in `Available-Dictionary`.
     public var dictionaryCompressed: [DictionaryCompressedBody]
 
-    public init(name: String, identity: [UInt8], gzip: [UInt8]?, sha256: String, lastModified: Date, cacheControl: String,
-                contentType: String = "application/json", vary: String = "Accept-Encoding", extraHeaders: String = "",
+    public init(name: String, identity: [UInt8], gzip: [UInt8]?, sha256: String, lastModified: Date, cacheControl: CacheControl,
+                contentType: String = "application/json", vary: String = "Accept-Encoding", fields: [HTTPField] = [],
                 dictionaryCompressed: [DictionaryCompressedBody] = []) {
         self.name = name
         self.identity = identity
@@ -33,7 +32,7 @@ public struct StaticResource: Sendable, Equatable {
         self.cacheControl = cacheControl
         self.contentType = contentType
         self.vary = vary
-        self.extraHeaders = extraHeaders
+        self.fields = fields
         self.dictionaryCompressed = dictionaryCompressed
     }
 }

@@ -41,12 +41,13 @@ public final class StaticSite: @unchecked Sendable {
             lastModified = Int(source.lastModified.timeIntervalSince1970.rounded(.down))
             let date = String(decoding: HTTPDate.format(lastModified), as: UTF8.self)
             varyLine = "Vary: \(source.vary)\r\n"
-            let common = "Last-Modified: \(date)\r\nCache-Control: \(source.cacheControl)\r\n" + varyLine
+            let common = "Last-Modified: \(date)\r\nCache-Control: \(source.cacheControl.value)\r\n" + varyLine
+            let extraLines = source.fields.headLines
             // Each encoding gets its own tag because its bytes differ (RFC 9110 §8.8.3).
             func representation(_ body: [UInt8], etag: String, encoding: String?) -> Representation {
                 var head = "Content-Type: \(source.contentType)\r\nContent-Length: \(body.count)\r\n"
                 if let encoding { head += "Content-Encoding: \(encoding)\r\n" }
-                head += "ETag: \(etag)\r\n" + common + source.extraHeaders + "Accept-Ranges: bytes\r\n"
+                head += "ETag: \(etag)\r\n" + common + extraLines + "Accept-Ranges: bytes\r\n"
                 return Representation(
                     body: ResponseBytes(sharing: body),
                     file: body.count >= FileBody.minimumSize ? FileBody(body, name: source.name) : nil, head200: ResponseBytes(head),
@@ -60,7 +61,7 @@ public final class StaticSite: @unchecked Sendable {
                     dictionaryBase64: Array(Data(compressed.dictionarySHA256).base64EncodedString().utf8.filter { $0 != 0x3D }),
                     representation: representation(compressed.body, etag: "\"\(tag)-dcz-\(dictionaryTag)\"", encoding: "dcz"))
             }
-            rangeHeadPrefix = ResponseBytes("Content-Type: \(source.contentType)\r\nETag: \"\(tag)\"\r\n" + common + source.extraHeaders
+            rangeHeadPrefix = ResponseBytes("Content-Type: \(source.contentType)\r\nETag: \"\(tag)\"\r\n" + common + extraLines
                 + "Accept-Ranges: bytes\r\n")
         }
 

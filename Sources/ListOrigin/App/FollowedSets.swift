@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 import ListFormat
 import ListSync
@@ -7,7 +8,7 @@ import OriginServe
 import OriginStore
 
 /// A follower's view of the primary's other sets: the primary's `/sets/` (beside its manifest) names
-/// them, and each set other than the default one is mirrored by its own `FollowScheduler` into
+/// them, and each set other than the default one is mirrored by its own `FollowSource` into
 /// `<publicDir>/sets/<name>/`, with its state in `<stateDir>/sets/<name>/`, and served under
 /// `/sets/<name>/`. The last index read is kept in the state directory, so a restart while the
 /// primary is down still serves every set it mirrored.
@@ -31,7 +32,7 @@ struct FollowedSets {
             guard case .body(let bytes, _) = try fetcher.fetch(url, validators: nil) else { return nil }
             let index = try JSONDecoder().decode(SetIndex.self, from: Data(bytes))
             try? FileManager.default.createDirectory(atPath: resolved.stateDirectory, withIntermediateDirectories: true)
-            try? AtomicFile.write(bytes, to: saved)
+            try? DurableFile.write(bytes, to: saved)
             return index
         } catch {
             log.warning("the primary's set index \(url) could not be read (\(error)); using the one kept from the last start, if any")
@@ -44,9 +45,9 @@ struct FollowedSets {
         index.sets.map { ListSetDefinition(name: $0.name, upstreams: $0.upstreams, target: $0.target) }
     }
 
-    /// One scheduler per set other than the default one, each serving what it installs through `install`.
-    func schedulers(_ index: SetIndex, keys: [MinisignPublicKey], fetcher: CurlFetcher, interval: Double,
-                    install: @escaping @Sendable (String, PublishedSet) -> Void) throws -> [FollowScheduler] {
+    /// One follow source per set other than the default one, each serving what it installs through `install`.
+    func sources(_ index: SetIndex, keys: [MinisignPublicKey], fetcher: CurlFetcher, interval: Double,
+                    install: @escaping @Sendable (String, PublishedSet) -> Void) throws -> [FollowSource] {
         try index.sets.filter { $0.name != index.defaultSet }.map { entry in
             guard let url = URL(string: entry.manifest) else { throw ServerApp.StartupError(description: "the primary's /sets/: \(entry.name) has no manifest URL") }
             let definition = ListSetDefinition(name: entry.name, upstreams: entry.upstreams, target: entry.target)
@@ -58,9 +59,29 @@ struct FollowedSets {
             let published = try? installer.loader.load(history: state.history)
             if let published { install(entry.name, published) }
             // Each set's follow status stays its own; /status shows the default set's.
-            return FollowScheduler(follower: try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: fetcher), installer: installer,
-                                   store: store, state: state, published: published, status: StatusBoard(), log: log.child(entry.name),
-                                   interval: interval, install: { install(entry.name, $0) })
+            return FollowSource(follower: try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: fetcher), installer: installer,
+                                store: store, state: state, published: published, status: StatusBoard(), log: log.child(entry.name),
+                                interval: interval, install: { install(entry.name, $0) })
         }
+    }
+}
+
+/// The follow sources of every set, run as one `SetSource`: the admin trigger polls them all, and
+/// stopping waits for each within one grace period.
+final class FollowSources: SetSource {
+    let sources: [FollowSource]
+    let workName = "follow poll"
+
+    init(sources: [FollowSource]) {
+        self.sources = sources
+    }
+
+    func start() { sources.forEach { $0.start() } }
+    func trigger() { sources.forEach { $0.trigger() } }
+    func stop() { sources.forEach { $0.stop() } }
+
+    func waitUntilIdle(timeout seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        return sources.reduce(true) { idle, source in source.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) && idle }
     }
 }

@@ -13,7 +13,7 @@ import OriginStore
 enum ConvertCommand: Command {
     static let name = "convert"
     static let summary = "convert ABP filter files into a WebKit content-blocker set"
-    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--signing-key FILE] [--dry-run]"
+    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--target safari-17|safari-26] [--signing-key FILE] [--dry-run]"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--input", takesValue: true, repeatable: true,
                  help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
@@ -22,9 +22,11 @@ enum ConvertCommand: Command {
                  help: "directory of the previous set: its layout.json keeps unchanged rules in place (default: the set already in --out)"),
         FlagSpec(name: "--grace-period", takesValue: true,
                  help: "seconds superseded files stay in --out, and patches are written from them (default 604800; convert keeps no history, so a file's clock starts at its mtime)"),
-        FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default 30000)"),
+        FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default \(ConverterConfiguration.defaultChunkSize))"),
         FlagSpec(name: "--removal-grace", takesValue: true,
                  help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"),
+        FlagSpec(name: "--target", takesValue: true,
+                 help: "the WebKit the set is for: safari-17 (default; Safari 17/18, WebKitGTK 2.42+) or safari-26 (Safari 26, WebKitGTK 2.50+); see docs/targets.md"),
         FlagSpec(name: "--no-validate", takesValue: false, help: "skip the WebKit validity check of new lists (benchmarks only)"),
         FlagSpec(name: "--signing-key", takesValue: true,
                  help: "Ed25519 private key (PEM, mode 0600) that signs the manifest (signatures/<sha256>.minisig, valid 14 days); unsigned without it"),
@@ -51,8 +53,17 @@ enum ConvertCommand: Command {
         if let text = arguments.value("--removal-grace") {
             conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: ConfigurationLimits.removalGraceRuns)
         }
-        var configuration = Pipeline.converterConfiguration(conversion)
+        var configuration = RefreshStages.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
+        // `convert` reads no config.json: its chunk size is a flag, its list limit the default.
+        configuration.settingNames = .init(chunkSize: "--chunk-size")
+        if let text = arguments.value("--target") {
+            guard let target = ConversionTarget(rawValue: text) else {
+                let known = ConversionTarget.allCases.map(\.rawValue).joined(separator: ", ")
+                throw UsageError(description: "--target \(text) is not a target; use one of \(known)")
+            }
+            configuration.target = target
+        }
 
         var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds
         if let text = arguments.value("--grace-period") {

@@ -1,6 +1,6 @@
 import Foundation
 import ListFormat
-import OriginRefresh
+import WebKitCompiler
 
 /// `listserver verify DIR`: compiles every list the manifest in DIR names (and only those) in real
 /// WebKit and prints one row per list. Exit 0 when all compile, 1 on any failure, 2 on usage errors.
@@ -10,6 +10,7 @@ enum VerifyCommand: Command {
     static let synopsis = "DIR    (a directory holding manifest.json)"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--timeout", takesValue: true, help: "seconds allowed per list (default 180)"),
+        FlagSpec(name: "--helpers", takesValue: true, help: "WebKit helper processes compiling at once (default: one per core)"),
     ]
     static let maxPositional = 1
 
@@ -29,22 +30,33 @@ enum VerifyCommand: Command {
             return 1
         }
         let timeout = try arguments.value("--timeout").map { Double(try ArgumentParser.integer($0, flag: "--timeout", range: 1...3600)) }
-        guard let location = WebKitToolLocation.find() else {
-            ListServerCommandLine.printError("listserver verify: cannot find \(WebKitToolLocation.scriptRelativePath) (run from the repository or set \(WebKitToolLocation.scriptOverride))")
+        let helpers = try arguments.value("--helpers").map { try ArgumentParser.integer($0, flag: "--helpers", range: 1...64) }
+        let pool = WebKitCompilerPool(helper: .thisExecutable(), size: helpers ?? ProcessInfo.processInfo.activeProcessorCount)
+        let version: String
+        do {
+            version = try pool.probe()
+        } catch {
+            ListServerCommandLine.printError("listserver verify: \(error)")
             return 1
         }
-        var verifier = try WebKitVerifier.probe(location)
-        if let timeout { verifier.timeoutPerList = timeout }
-        let files = manifest.lists.map { (id: $0.id, path: URL(fileURLWithPath: directory).appendingPathComponent($0.file).path) }
-        let verdicts = try verifier.verify(files: files)
-        print(VerifyTable(verdicts: verdicts, webKitVersion: verifier.webKitVersion).text)
+        var lists: [WebKitInput] = []
+        for entry in manifest.lists {
+            let path = URL(fileURLWithPath: directory).appendingPathComponent(entry.file).path
+            guard let bytes = FileManager.default.contents(atPath: path) else {
+                ListServerCommandLine.printError("listserver verify: cannot read \(path), which the manifest names")
+                return 1
+            }
+            lists.append(WebKitInput(id: entry.id, json: Array(bytes), rules: entry.rules))
+        }
+        let verdicts = pool.compile(lists, timeoutPerList: timeout ?? 180)
+        print(VerifyTable(verdicts: verdicts, webKitVersion: version).text)
         return verdicts.allSatisfy(\.ok) ? 0 : 1
     }
 }
 
 /// The `verify` output: one row per list and a sum row.
 struct VerifyTable {
-    var verdicts: [WebKitVerifier.Verdict]
+    var verdicts: [WebKitVerdict]
     var webKitVersion: String
 
     var text: String {

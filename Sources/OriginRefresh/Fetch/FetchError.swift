@@ -14,13 +14,15 @@ package enum FetchError: Error, CustomStringConvertible, Equatable {
     case badEncoding(url: String, detail: String)
     case tls(url: String, detail: String)
     case transport(url: String, code: Int, detail: String)
+    /// A local upstream (`upstreams[].path`) that cannot be read.
+    case localFile(path: String, detail: String)
 
     var isRetryable: Bool {
         switch self {
         case .timeout, .connection, .truncated: return true
         case .httpStatus(_, let status): return (500...599).contains(status)
         case .transport: return true
-        case .tooLarge, .tooManyRedirects, .insecureRedirect, .badEncoding, .tls: return false
+        case .tooLarge, .tooManyRedirects, .insecureRedirect, .badEncoding, .tls, .localFile: return false
         }
     }
 
@@ -46,6 +48,8 @@ package enum FetchError: Error, CustomStringConvertible, Equatable {
             return "\(url): TLS failed (\(detail)); check the upstream's certificate and the system CA store"
         case .transport(let url, let code, let detail):
             return "\(url): transfer failed (libcurl error \(code): \(detail))"
+        case .localFile(let path, let detail):
+            return "\(path): cannot read the local upstream (\(detail)); check upstreams[].path and the file's permissions"
         }
     }
 }

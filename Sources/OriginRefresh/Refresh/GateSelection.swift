@@ -1,57 +1,44 @@
 import Converter
 import Foundation
 import OriginStore
+import WebKitCompiler
 
-/// Chooses the publish gate from `publish.verifyWithWebKit`: "off" none, "on" the WebKit verifier
-/// (an error at start when its helper is missing), "auto" the verifier when WebKitGTK works here.
+/// Chooses the publish gate from `publish.verifyWithWebKit`: "off" none (WebKit is never loaded),
+/// "on" the WebKit gate failing closed when WebKitGTK does not load, "auto" the gate when it does.
 package enum GateSelection {
-    package struct Unavailable: Error, CustomStringConvertible {
-        package var description: String
-    }
-
-    package static func make(setting: String, log: Log) throws -> (any PublishGate)? {
+    package static func make(setting: String, log: Log, helper: WebKitCompiler.Helper = .thisExecutable()) throws -> (any PublishGate)? {
         switch setting {
-        case "off":
-            return nil
-        case "on":
-            guard let location = WebKitToolLocation.find() else {
-                throw Unavailable(description: "publish.verifyWithWebKit is \"on\" but \(WebKitToolLocation.scriptRelativePath) was not found; set \(WebKitToolLocation.scriptOverride) or use \"auto\"/\"off\"")
-            }
-            return DeferredWebKitGate(location: location, required: true, log: log)
-        default:
-            guard let location = WebKitToolLocation.find() else {
-                log.warning("publish gate: WebKit helper not found; publishing without compiling lists first")
-                return nil
-            }
-            return DeferredWebKitGate(location: location, required: false, log: log)
+        case "off": return nil
+        case "on": return DeferredWebKitGate(helper: helper, required: true, log: log)
+        default: return DeferredWebKitGate(helper: helper, required: false, log: log)
         }
     }
 }
 
 /// The WebKit gate, probed on first use (on the refresh queue), so starting the server and
-/// serving the last set never waits for WebKit to load. Compiles each batch in one helper run.
+/// serving the last set never waits for WebKit to load. Its helpers stay up between close batches.
 package final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
-    private let location: WebKitToolLocation
+    private let pool: WebKitCompilerPool
     /// "on": a missing WebKit rejects every list (fail closed). "auto": it disables the gate.
     private let required: Bool
     private let log: Log
     private let lock = NSLock()
-    private var probed: Result<WebKitVerifier, Error>?
+    private var probed: Result<String, WebKitCompileFailure>?
     package let compileTimes: CompileTimes? = CompileTimes()
 
-    package init(location: WebKitToolLocation, required: Bool, log: Log) {
-        self.location = location
+    package init(helper: WebKitCompiler.Helper, required: Bool, log: Log) {
+        pool = WebKitCompilerPool(helper: helper)
         self.required = required
         self.log = log
     }
 
-    private func verifier() -> Result<WebKitVerifier, Error> {
+    private func probe() -> Result<String, WebKitCompileFailure> {
         lock.lock()
         defer { lock.unlock() }
         if let probed { return probed }
-        let result = Result { try WebKitVerifier.probe(location) }
+        let result = Result { () throws(WebKitCompileFailure) in try pool.probe() }
         switch result {
-        case .success(let verifier): log.info("publish gate: WebKitGTK \(verifier.webKitVersion) compiles every new list before it is published")
+        case .success(let version): log.info("publish gate: WebKitGTK \(version) compiles every new list before it is published")
         case .failure(let error): log.warning("publish gate: \(error)" + (required ? "; lists are rejected until it works" : "; publishing without it"))
         }
         probed = result
@@ -61,42 +48,14 @@ package final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
     package func rejection(of list: RuleList) -> String? { rejections(of: [list])[0] }
 
     package func rejections(of lists: [RuleList]) -> [String?] {
-        switch verifier() {
-        case .failure(let error):
+        if case .failure(let error) = probe() {
             return lists.map { _ in required ? "\(error)" : nil }
-        case .success(let verifier):
-            return Self.verifyInParallel(lists, with: verifier, times: compileTimes)
         }
-    }
-
-    /// WebKit compiles one list on one core; split the batch (balanced by size) over the cores.
-    private static func verifyInParallel(_ lists: [RuleList], with verifier: WebKitVerifier, times: CompileTimes?) -> [String?] {
-        let workers = max(1, min(lists.count, ProcessInfo.processInfo.activeProcessorCount))
-        var groups = [[Int]](repeating: [], count: workers)
-        var load = [Int](repeating: 0, count: workers)
-        for index in lists.indices.sorted(by: { lists[$0].json.count > lists[$1].json.count }) {
-            let lightest = load.indices.min { load[$0] < load[$1] }!
-            groups[lightest].append(index)
-            load[lightest] += lists[index].json.count
+        // A helper that fails this time fails its lists closed: the previous versions stay.
+        let verdicts = pool.compile(lists.map { WebKitInput(id: $0.id, json: $0.json, rules: $0.ruleCount) })
+        for (list, verdict) in zip(lists, verdicts) where verdict.ok {
+            compileTimes?.record(list.id, seconds: verdict.seconds)
         }
-        var verdicts = [String?](repeating: "WebKit returned no verdict", count: lists.count)
-        verdicts.withUnsafeMutableBufferPointer { slots in
-            let base = slots.baseAddress!
-            DispatchQueue.concurrentPerform(iterations: workers) { worker in
-                let group = groups[worker]
-                do {
-                    // Each worker writes only the slots of its own lists.
-                    let results = try verifier.verify(group.map { lists[$0] })
-                    for (index, result) in zip(group, results) {
-                        base[index] = result.error
-                        if result.ok { times?.record(lists[index].id, seconds: result.seconds) }
-                    }
-                } catch {
-                    // WebKit could not run this time: fail closed, the previous versions stay.
-                    for index in group { base[index] = "\(error)" }
-                }
-            }
-        }
-        return verdicts
+        return verdicts.map(\.error)
     }
 }

@@ -11,7 +11,7 @@ extension Configuration {
     }
 }
 
-extension Pipeline {
+extension RefreshStages {
     /// The sets other than the default one, each with its state and its published set read from
     /// disk (a set never published yet starts empty and converts at the next refresh). Each set
     /// publishes through the default set's gate and signer into its own directory.
@@ -24,13 +24,13 @@ extension Pipeline {
             publisher.writer = SetWriter(directory: resolved.publicDirectory(of: definition))
             publisher.log = publisher.log.child(definition.name)
             publisher.writer.removeStaleTempFiles()
-            var setRefresh = cycle.setRefresh
-            setRefresh.configuration = configuration.restricted(to: definition)
-            setRefresh.publisher = publisher
-            setRefresh.log = setRefresh.log.child(definition.name)
-            setRefresh.target = definition.target
+            var convertStage = fetchStage.convertStage
+            convertStage.configuration = configuration.restricted(to: definition)
+            convertStage.publisher = publisher
+            convertStage.log = convertStage.log.child(definition.name)
+            convertStage.converter.configuration.target = definition.conversionTarget
             let published = try? publisher.loader.load(history: state.history)
-            return OtherSet(definition: definition, store: store, setRefresh: setRefresh, state: state, published: published)
+            return OtherSet(definition: definition, store: store, convertStage: convertStage, state: state, published: published)
         }
     }
 }

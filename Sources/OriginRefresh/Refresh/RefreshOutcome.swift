@@ -5,7 +5,7 @@ import OriginStore
 /// What one refresh did, as values: the app (`RefreshReporting`) turns it into /status fields,
 /// metrics and log lines in one place; nothing in the refresh core writes status itself.
 package struct RefreshOutcome: Sendable {
-    package var mode: RefreshCycle.Mode
+    package var mode: FetchStage.Mode
     package var startedAt: Date
     /// One per upstream fetched (online refreshes only), in configuration order.
     package var upstreams: [UpstreamReport] = []

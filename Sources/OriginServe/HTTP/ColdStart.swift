@@ -17,6 +17,6 @@ package enum ColdStart {
 
     package static func answer(_ request: HTTPRequest, route: HTTPRoute, into output: inout OutputQueue) -> HTTPAnswer {
         request.error(503, "no published set is installed yet: the first conversion is running; retry shortly", route: route,
-                      extraHeaders: "Retry-After: \(retryAfterSeconds)\r\n", into: &output)
+                      fields: [.retryAfter(seconds: retryAfterSeconds)], into: &output)
     }
 }

@@ -31,7 +31,7 @@ package struct ListDictionaryFields {
         }
         var list = resource
         list.vary = UseAsDictionary.vary
-        list.extraHeaders = "Use-As-Dictionary: \(scope)\r\n"
+        list.fields = [.useAsDictionary(scope)]
         list.dictionaryCompressed = patchesByTarget[resource.name] ?? []
         return list
     }

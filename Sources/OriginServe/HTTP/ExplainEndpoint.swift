@@ -11,10 +11,10 @@ import HTTPServerCore
 package struct ExplainEndpoint {
     /// Strict: no script, no external anything; only the page's own inline style.
     static let htmlPolicy = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-    static let challenges = "WWW-Authenticate: Bearer realm=\"listserver\"\r\nWWW-Authenticate: Basic realm=\"listserver\", charset=\"UTF-8\"\r\n"
+    static let challenges: [HTTPField] = [.wwwAuthenticate("Bearer realm=\"listserver\""), .wwwAuthenticate("Basic realm=\"listserver\", charset=\"UTF-8\"")]
 
     let cache: ExplainEngineCache
-    package let admin: AdminEndpoint?
+    package let admin: AdminCredential?
     let limiter: AuthFailureLimiter
     let route: HTTPRoute
 
@@ -40,10 +40,10 @@ package struct ExplainEndpoint {
             if let set, !cache.isDefault(set) {
                 return request.error(404, "no set named \(set) is served; /sets/ names them", route: route, into: &output)
             }
-            return request.error(503, "no published set is installed yet", route: route, extraHeaders: "Retry-After: 5\r\n", into: &output)
+            return request.error(503, "no published set is installed yet", route: route, fields: [.retryAfter(seconds: 5)], into: &output)
         case .loading:
             return request.error(503, "the decision engine is loading the installed set; retry shortly", route: route,
-                                 extraHeaders: "Retry-After: 1\r\n", into: &output)
+                                 fields: [.retryAfter(seconds: 1)], into: &output)
         case .failed(let reason):
             return request.error(500, "the installed set cannot be explained: \(reason)", route: route, into: &output)
         case .ready(let engine, let provenance, let manifestSHA256):
@@ -51,7 +51,7 @@ package struct ExplainEndpoint {
             if MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
                 let page = ExplainPage.render(answer)
                 return request.respond(status: 200, route: route, contentType: "text/html; charset=utf-8", body: Array(page.utf8),
-                                       extraHeaders: "Content-Security-Policy: \(Self.htmlPolicy)\r\nX-Content-Type-Options: nosniff\r\n",
+                                       fields: [.contentSecurityPolicy(Self.htmlPolicy), .noSniff],
                                        into: &output)
             }
             let body = ExplanationJSON.bytes(answer) + [0x0A]

@@ -1,5 +1,6 @@
 import ContentBlockerEngine
 import Foundation
+import HTTPServerCore
 
 /// `GET /explain?url=…&page=…&type=…`, checked before any work: the parameters percent-decoded
 /// (`+` is a space, as an HTML form sends it), each refusal a status and a reason that names no
@@ -21,18 +22,7 @@ package struct ExplainQuery: Equatable {
 
     /// Parses the query part of a request target (`/explain?…`).
     package static func parse(target: UnsafeBufferPointer<UInt8>) throws(Refusal) -> ExplainQuery {
-        var fields: [String: String] = [:]
-        let target = Array(target)
-        if let mark = target.firstIndex(of: UInt8(ascii: "?")) {
-            for pair in target[(mark + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-                let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-                guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : []) else {
-                    throw Refusal(status: 400, reason: "the query is not valid percent-encoded UTF-8")
-                }
-                // The first of a repeated parameter counts.
-                if fields[name] == nil { fields[name] = value }
-            }
-        }
+        let fields = try queryFields(target: target)
         guard let url = fields["url"], !url.isEmpty else {
             throw Refusal(status: 400, reason: "give the request to explain: /explain?url=https://…[&page=https://…][&type=\(typeNames)]")
         }
@@ -75,31 +65,23 @@ package struct ExplainQuery: Equatable {
 
     static let typeNames = ABPRequestType.allCases.map(\.rawValue).joined(separator: ", ")
 
-    /// Percent-decodes a query component (`+` is a space); nil for a bad escape or bytes that are not UTF-8.
-    package static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count)
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else { return nil }
-                out.append(high << 4 | low)
-                index += 3
-            } else {
-                out.append(byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
-                index += 1
+    /// The query's parameters, percent-decoded; the first of a repeated parameter counts.
+    static func queryFields(target: UnsafeBufferPointer<UInt8>) throws(Refusal) -> [String: String] {
+        var fields: [String: String] = [:]
+        let target = Array(target)
+        guard let mark = target.firstIndex(of: UInt8(ascii: "?")) else { return fields }
+        for pair in target[(mark + 1)...].split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = decode(parts[0]), let value = decode(parts.count > 1 ? parts[1] : []) else {
+                throw Refusal(status: 400, reason: "the query is not valid percent-encoded UTF-8")
             }
+            if fields[name] == nil { fields[name] = value }
         }
-        return String(validating: out, as: UTF8.self)
+        return fields
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+    /// Percent-decodes a query component (`+` is a space); nil for a bad escape or bytes that are not UTF-8.
+    package static func decode(_ bytes: ArraySlice<UInt8>) -> String? {
+        PercentDecoding.decode(bytes, plus: .space).flatMap { String(validating: $0, as: UTF8.self) }
     }
 }

@@ -29,9 +29,10 @@ package final class HTTPServer: @unchecked Sendable {
     private var boundPort: Int?
 
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
-    /// rule provenance there.
-    package init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminEndpoint?,
-         publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
+    /// rule provenance there. `onAdminRefresh` is what an authorized `POST /admin/refresh` does.
+    package init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminCredential?,
+         onAdminRefresh: @escaping @Sendable () -> Void = {},
+         onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
         self.configuration = configuration
         self.listen = listen
         var settings = HTTPServerConfiguration()
@@ -45,7 +46,7 @@ package final class HTTPServer: @unchecked Sendable {
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
         explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
-        let state = OriginResponder.State(admin: admin, status: status, explain: explainCache,
+        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
                                           authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
                                           publicDirectory: publicDirectory)
         core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),

@@ -25,7 +25,7 @@ package enum ListAliasRoute {
         }
         if let id = retiredID(name, in: site) {
             return request.error(410, "list \(id) is no longer published; the current lists and their URLs are at /lists/", route: route,
-                                 extraHeaders: "Link: </lists/>; rel=\"index\"\r\n", into: &output)
+                                 fields: [.link("</lists/>; rel=\"index\"")], into: &output)
         }
         return request.notFound(into: &output)
     }

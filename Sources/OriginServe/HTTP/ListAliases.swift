@@ -64,7 +64,7 @@ package struct ListAliases {
 
     /// The alias resources, each the hashed file's resource (`files`, by name, with its RFC 9842
     /// fields) under the alias name with `cacheControl`, plus both index representations.
-    func resources(files: [String: StaticResource], cacheControl: String) -> [StaticResource] {
+    func resources(files: [String: StaticResource], cacheControl: CacheControl) -> [StaticResource] {
         var out: [StaticResource] = []
         for alias in aliases {
             guard var resource = files[alias.file] else { continue }
@@ -72,8 +72,8 @@ package struct ListAliases {
             resource.cacheControl = cacheControl
             // A client that keeps this version as a dictionary offers it on its next fetch of the
             // same alias, where the patches to the next version are negotiated as on the hashed name.
-            if !resource.dictionaryCompressed.isEmpty || !resource.extraHeaders.isEmpty {
-                resource.extraHeaders = "Use-As-Dictionary: match=\"/\(alias.name)\"\r\n"
+            if !resource.dictionaryCompressed.isEmpty || !resource.fields.isEmpty {
+                resource.fields = [.useAsDictionary("match=\"/\(alias.name)\"")]
             }
             out.append(resource)
         }
@@ -84,7 +84,7 @@ package struct ListAliases {
                                   lastModified: publishedAt, cacheControl: cacheControl, vary: Self.indexVary))
         out.append(StaticResource(name: Self.indexHTMLName, identity: html, gzip: try? Gzip.compress(html), sha256: SHA256Digest.hex(of: html),
                                   lastModified: publishedAt, cacheControl: cacheControl, contentType: StatusPage.contentType,
-                                  vary: Self.indexVary, extraHeaders: ListIndex.htmlHeaders))
+                                  vary: Self.indexVary, fields: ListIndex.htmlFields))
         return out
     }
 

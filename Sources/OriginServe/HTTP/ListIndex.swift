@@ -1,12 +1,14 @@
 import Foundation
+import HTTPServerCore
 
 /// The two representations of `/lists/`: JSON for simple clients (one object per alias, in
 /// manifest order) and a page for people in the status page's style, with its escaping, showing
 /// the line that points GNOME Web at every alias.
 package enum ListIndex {
     /// The status page's lockdown, without the form and image allowances the index does not need.
-    static let htmlHeaders = "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'\r\n"
-        + "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\n"
+    static let htmlFields: [HTTPField] = [
+        .contentSecurityPolicy("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"), .noSniff, .noReferrer,
+    ]
 
     private struct Document: Encodable {
         var manifest: String

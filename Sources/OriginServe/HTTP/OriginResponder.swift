@@ -3,24 +3,18 @@ import HTTPServerCore
 import OriginConfig
 import OriginStore
 
-/// The routes the origin counts its answers under, in the order /metrics lists them (the HTTP
-/// library appends `not_found`, `invalid` and `options`).
-package enum OriginRoute: Int, CaseIterable {
-    case manifest, list, healthz, status, metrics, admin, explain, lists, sets
-
-    static let labels = ["manifest", "list", "healthz", "status", "metrics", "admin", "explain", "lists", "sets"]
-    static let routes = HTTPRoutes(applicationLabels: labels)
-
-    var route: HTTPRoute { HTTPRoute(rawValue) }
-}
-
 /// The origin's endpoints on top of the library's static serving: `manifest.json` and the hashed
 /// lists (static resources), their stable aliases under `/lists/`, `/healthz`, `/status`, `/metrics` and `POST /admin/refresh`.
 ///
 /// One reference to shared state, so the existential the server holds stores it inline.
 package struct OriginResponder: HTTPResponder {
     package final class State: @unchecked Sendable {
-        package let admin: AdminEndpoint?
+        package let admin: AdminCredential?
+        /// What an authorized `POST /admin/refresh` does (the set source's trigger); called on an
+        /// event thread, so it must return at once.
+        let onAdminRefresh: @Sendable () -> Void
+        /// What an authorized `POST /admin/unprotected-sites` does; nil (a follower): that endpoint is 404.
+        let onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)?
         package let status: StatusBoard
         package let explain: ExplainEngineCache
         /// Counts failed admin token attempts per client address (`/explain`, `/admin/refresh`).
@@ -35,9 +29,13 @@ package struct OriginResponder: HTTPResponder {
                            fileDates: [:], manifestInstalled: false)
         }
 
-        package init(admin: AdminEndpoint?, status: StatusBoard, explain: ExplainEngineCache, authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
+        package init(admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {},
+             onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, status: StatusBoard, explain: ExplainEngineCache,
+             authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
              adminTokenVariable: String = Configuration.HTTP.defaults.adminTokenEnvironmentVariable, publicDirectory: String? = nil) {
             self.admin = admin
+            self.onAdminRefresh = onAdminRefresh
+            self.onUnprotectedSite = onUnprotectedSite
             self.status = status
             self.explain = explain
             self.authLimiter = authLimiter
@@ -48,76 +46,58 @@ package struct OriginResponder: HTTPResponder {
 
     package let state: State
 
+    /// Routes by `OriginRoute`'s table: the admin endpoint takes any method (to say 405 or 404
+    /// itself); everything else is GET or HEAD, and a set's routes are cold until one is installed.
     package func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
-        let method = request.head.method
-        if Self.equals(name, "admin/refresh") {
-            // Without a configured token the endpoint does not exist (404 for every method).
-            return adminRefresh(request, into: &output)
+        let route = OriginRoute.route(of: name)
+        // The admin endpoints take any method (to say 405 or 404 themselves); without a configured
+        // token they do not exist (404 for every method).
+        if route == .admin { return adminRefresh(request, into: &output) }
+        if route == .unprotectedSites {
+            return UnprotectedSitesEndpoint(admin: state.admin, apply: state.onUnprotectedSite, limiter: state.authLimiter, route: route.route)
+                .respond(request, into: &output)
         }
+        let method = request.head.method
         guard method == .get || method == .head else {
-            return request.error(405, "method not allowed", route: request.routes.invalid, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
+            return request.error(405, "method not allowed", route: request.routes.invalid, fields: [.allow("GET, HEAD")], into: &output)
         }
         let site = request.site
-        if ColdStart.isCold(site), let route = Self.setRoute(name) {
-            return ColdStart.answer(request, route: route, into: &output)
+        if route.servesTheSet, ColdStart.isCold(site) {
+            return ColdStart.answer(request, route: route.route, into: &output)
         }
-        if Self.equals(name, "manifest.json"), let manifest = site.resource(named: name) {
-            return request.serve(manifest, route: OriginRoute.manifest.route, into: &output)
-        }
-        if ListAliasRoute.claims(name) {
-            return ListAliasRoute.respond(request, name: name, route: OriginRoute.lists.route, into: &output)
-        }
-        if SetsRoute.claims(name) {
+        switch route {
+        case .manifest, .list:
+            if let resource = site.resource(named: name) { return request.serve(resource, route: route.route, into: &output) }
+            return SetSidecars.answer(request, name: name, directory: state.publicDirectory, route: OriginRoute.explain.route, into: &output)
+                ?? request.notFound(into: &output)
+        case .sets:
             return SetsRoute.respond(request, name: name, publicDirectory: state.publicDirectory, isDefault: state.explain.isDefault, into: &output)
-        }
-        if let resource = site.resource(named: name) {
-            return request.serve(resource, route: OriginRoute.list.route, into: &output)
-        }
-        if let sidecar = SetSidecars.answer(request, name: name, directory: state.publicDirectory, route: OriginRoute.explain.route, into: &output) {
-            return sidecar
-        }
-        if Self.equals(name, "explain") {
-            return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: OriginRoute.explain.route).respond(request, into: &output)
-        }
-        if Self.equals(name, "healthz") {
+        case .lists:
+            return ListAliasRoute.respond(request, name: name, route: route.route, into: &output)
+        case .explain:
+            return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: route.route).respond(request, into: &output)
+        case .healthz:
             let healthy = !ColdStart.isCold(site)
             let body = Array((healthy ? "{\"status\":\"ok\"}\n" : "{\"status\":\"no manifest installed\"}\n").utf8)
-            return request.respond(status: healthy ? 200 : 503, route: OriginRoute.healthz.route, contentType: "application/json", body: body,
-                                   into: &output)
-        }
-        if Self.equals(name, "status.html") || (Self.equals(name, "status")
-            && MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })) {
-            var statusPage = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? [])
-            statusPage.explainOffBecauseUnset = state.admin == nil ? state.adminTokenVariable : nil
-            let page = statusPage.render()
-            return request.respond(status: 200, route: OriginRoute.status.route, contentType: StatusPage.contentType, body: page,
-                                   extraHeaders: StatusPage.headers, into: &output)
-        }
-        if Self.equals(name, "status") {
+            return request.respond(status: healthy ? 200 : 503, route: route.route, contentType: "application/json", body: body, into: &output)
+        case .status:
+            if OriginRoute.equals(name, "status.html")
+                || MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
+                var statusPage = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? [])
+                statusPage.explainOffBecauseUnset = state.admin == nil ? state.adminTokenVariable : nil
+                let page = statusPage.render()
+                return request.respond(status: 200, route: route.route, contentType: StatusPage.contentType, body: page,
+                                       fields: StatusPage.fields, into: &output)
+            }
             let body = StatusDocument(status: state.status.current, activity: state.activity()).encoded()
-            return request.respond(status: 200, route: OriginRoute.status.route, contentType: "application/json", body: body, into: &output)
-        }
-        if Self.equals(name, "metrics") {
+            return request.respond(status: 200, route: route.route, contentType: "application/json", body: body, into: &output)
+        case .metrics:
             let body = MetricsRenderer(status: state.status.current, activity: state.activity()).render()
-            return request.respond(status: 200, route: OriginRoute.metrics.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
+            return request.respond(status: 200, route: route.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
                                    body: body, into: &output)
+        case .admin, .unprotectedSites:
+            return request.notFound(into: &output)  // answered above
         }
-        return request.notFound(into: &output)
-    }
-
-    /// The route of a name a published set would answer (the manifest, `lists/`, any other file
-    /// name), nil for the origin's own endpoints, which answer whether or not a set is installed.
-    private static func setRoute(_ name: UnsafeBufferPointer<UInt8>) -> HTTPRoute? {
-        if equals(name, "manifest.json") { return OriginRoute.manifest.route }
-        if ListAliasRoute.claims(name) { return OriginRoute.lists.route }
-        for endpoint: StaticString in ["explain", "healthz", "status", "status.html", "metrics"] where equals(name, endpoint) { return nil }
-        return OriginRoute.list.route
-    }
-
-    /// Exact, case-sensitive comparison of request bytes with a literal (no String built).
-    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
-        guard bytes.count == literal.utf8CodeUnitCount else { return false }
-        return bytes.isEmpty || memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
     }
 
     // MARK: Admin
@@ -128,14 +108,14 @@ package struct OriginResponder: HTTPResponder {
         guard let admin = state.admin else { return request.notFound(into: &output) }
         let route = OriginRoute.admin.route
         guard request.head.method == .post else {
-            return request.error(405, "use POST", route: route, extraHeaders: "Allow: POST\r\n", into: &output)
+            return request.error(405, "use POST", route: route, fields: [.allow("POST")], into: &output)
         }
         if let refusal = TokenGate(admin: admin, limiter: state.authLimiter).refusal(
             request, allowingBasic: false, route: route, reason: "bearer token required",
-            challenges: "WWW-Authenticate: Bearer realm=\"listserver\"\r\n", into: &output) {
+            challenges: [.wwwAuthenticate("Bearer realm=\"listserver\"")], into: &output) {
             return refusal
         }
-        admin.onRefresh()
+        state.onAdminRefresh()
         return request.respond(status: 202, route: route, contentType: "application/json", body: Array("{\"refresh\":\"accepted\"}\n".utf8),
                                into: &output)
     }

@@ -70,7 +70,7 @@ package struct SetsIndex: Sendable {
     }
 
     /// Both representations as static resources, short-cached like the manifest.
-    func resources(cacheControl: String, lastModified: Date) -> [StaticResource] {
+    func resources(cacheControl: CacheControl, lastModified: Date) -> [StaticResource] {
         let json = json()
         let html = html()
         return [
@@ -78,7 +78,7 @@ package struct SetsIndex: Sendable {
                            lastModified: lastModified, cacheControl: cacheControl, vary: ListAliases.indexVary),
             StaticResource(name: Self.indexHTMLName, identity: html, gzip: try? Gzip.compress(html), sha256: SHA256Digest.hex(of: html),
                            lastModified: lastModified, cacheControl: cacheControl, contentType: StatusPage.contentType,
-                           vary: ListAliases.indexVary, extraHeaders: ListIndex.htmlHeaders),
+                           vary: ListAliases.indexVary, fields: ListIndex.htmlFields),
         ]
     }
 }
@@ -91,7 +91,11 @@ extension SiteContent {
         return staticResources(configuration, baseURL: baseURL + "/" + prefix.dropLast()).map { resource in
             var moved = resource
             moved.name = prefix + resource.name
-            moved.extraHeaders = resource.extraHeaders.replacingOccurrences(of: "match=\"/", with: "match=\"/" + prefix)
+            moved.fields = resource.fields.map { field in
+                var field = field
+                field.value = field.value.replacingOccurrences(of: "match=\"/", with: "match=\"/" + prefix)
+                return field
+            }
             return moved
         }
     }

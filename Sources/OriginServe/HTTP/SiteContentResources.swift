@@ -14,11 +14,11 @@ extension SiteContent {
             let isPatch = name.hasSuffix(".dcz")
             return dictionaries.apply(to: StaticResource(
                 name: name, identity: entry.identity, gzip: isPatch ? nil : entry.gzip, sha256: entry.sha256, lastModified: entry.lastModified,
-                cacheControl: "public, max-age=31536000, immutable", contentType: isPatch ? "application/octet-stream" : "application/json"))
+                cacheControl: .immutable, contentType: isPatch ? "application/octet-stream" : "application/json"))
         }
         for (name, entry) in signatures {
             resources.append(StaticResource(name: name, identity: entry.identity, gzip: nil, sha256: entry.sha256, lastModified: entry.lastModified,
-                                            cacheControl: "public, max-age=31536000, immutable", contentType: "text/plain; charset=utf-8"))
+                                            cacheControl: .immutable, contentType: "text/plain; charset=utf-8"))
         }
         let cache = Self.manifestCacheControl(configuration)
         let byName = Dictionary(resources.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -31,9 +31,9 @@ extension SiteContent {
     }
 
     /// The manifest's caching, shared by every short-lived name (aliases, indexes).
-    static func manifestCacheControl(_ configuration: Configuration.HTTP) -> String {
-        "public, max-age=\(configuration.manifestMaxAgeSeconds), "
-            + "stale-while-revalidate=\(configuration.manifestStaleWhileRevalidateSeconds), "
-            + "stale-if-error=\(configuration.manifestStaleIfErrorSeconds)"
+    static func manifestCacheControl(_ configuration: Configuration.HTTP) -> CacheControl {
+        CacheControl.shared(maxAge: configuration.manifestMaxAgeSeconds,
+                            staleWhileRevalidate: configuration.manifestStaleWhileRevalidateSeconds,
+                            staleIfError: configuration.manifestStaleIfErrorSeconds)
     }
 }

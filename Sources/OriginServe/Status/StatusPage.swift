@@ -1,14 +1,17 @@
 import Foundation
+import HTTPServerCore
 import ListFormat
 import OriginStore
 
 /// `GET /status` for people (`Accept: text/html` or `/status.html`): one server-rendered page
-/// with inline CSS and SVG, no script and no external resource, so the strict `headers` hold.
+/// with inline CSS and SVG, no script and no external resource, so the strict `fields` hold.
 /// Every text from outside (ids, errors, ABP lines) goes through `StatusFormat.html`.
 package struct StatusPage {
     /// `no-store` comes with every dynamic answer; these lock the page down further.
-    package static let headers = "Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'\r\n"
-        + "X-Content-Type-Options: nosniff\r\nReferrer-Policy: no-referrer\r\nVary: Accept\r\n"
+    package static let fields: [HTTPField] = [
+        .contentSecurityPolicy("default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"),
+        .noSniff, .noReferrer, .vary("Accept"),
+    ]
     static let contentType = "text/html; charset=utf-8"
     /// Refreshes listed in the table (the plots use the whole kept history).
     static let refreshRows = 30

@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 import ListFormat
 import ManifestSigning
@@ -136,7 +137,7 @@ extension Publisher {
 
     /// The highest generation the served manifest or any signature still served carries, so a publish
     /// without a key in between (no generation) does not take the generation back.
-    private func highestGeneration(_ manifest: Manifest?, _ set: PublishedSet?) -> Int {
+    func highestGeneration(_ manifest: Manifest?, _ set: PublishedSet?) -> Int {
         var highest = manifest?.generation ?? 0
         for (name, entry) in set?.content.signatures ?? [:] {
             let signature = PublishedSignature(manifestSHA256: name, bytes: entry.identity)
@@ -167,22 +168,8 @@ extension Publisher {
         let signedBy = current.manifestSHA256.flatMap { current.content.signatures[PublishedSignature.name(forManifest: $0)] }
             .flatMap { PublishedSignature(manifestSHA256: "", bytes: $0.identity).parsed?.keyID }
         guard signer.isDue(manifest, signedBy: signedBy, now: now) else { return nil }
-        var unsigned = manifest
-        unsigned.generation = nil
-        unsigned.expires = nil
-        let (bytes, signature) = try signer.sign(unsigned, previousGeneration: highestGeneration(manifest, current), now: now)
-        try writer.writeSignature(signature)
-        try writer.atomicWrite(bytes, name: PublishPlan.manifestName)
-        var next = current
-        next.manifest = try Manifest.decode(Data(bytes))
-        DerivedPatchFiles.carry(from: current.manifest, into: &next.manifest)
-        next.content.manifest = PublishedSet.manifestEntry(bytes, sha256: signature.manifestSHA256, lastModified: now)
-        next.content.signatures[signature.name] = signature.servedEntry(signedAt: now)
-        let files = manifest.lists.flatMap { [$0.file, $0.file + ".gz"] }
-        if let last = history.indices.last, history[last].supersededAt == nil { history[last].supersededAt = now }
-        history.append(PersistentState.PublishRecord(manifestSHA256: signature.manifestSHA256, publishedAt: now, supersededAt: nil, files: files))
-        pruneSignatures(of: &next, now: now)
-        log.info("re-signed manifest \(signature.manifestSHA256.prefix(12)) (generation \(next.manifest.generation ?? 0), expires \(next.manifest.expires ?? "?"))")
+        let next = try rewriteManifest(manifest, of: current, history: &history, now: now)
+        log.info("re-signed manifest \(next.manifestSHA256?.prefix(12) ?? "") (generation \(next.manifest.generation ?? 0), expires \(next.manifest.expires ?? "?"))")
         return next
     }
 }
@@ -215,9 +202,9 @@ extension SetWriter {
 
     private func atomicSync(_ directory: String) throws {
         do {
-            try AtomicFile.syncDirectory(directory)
-        } catch let error as AtomicFile.WriteError {
-            throw PublishError.write(error.path, "\(error.operation): \(String(cString: strerror(error.code)))")
+            try DurableFile.syncDirectory(directory)
+        } catch let error as DurableFileError {
+            throw PublishError.write(error.path, error.reason)
         }
     }
 

@@ -52,6 +52,7 @@ package struct Publisher: Sendable {
         }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
         // Keyed to the converted lists' hashes: a list the gate swapped for its previous version has no lines here.
         if !output.provenance.isEmpty { plan.provenance = ProvenanceFile.encode(output.provenance, listSHA256: named.map(\.sha256)) }
+        plan.carryUnprotectedSites(from: previous)
         try signPlan(&plan, previous: previous, now: now)
         let written = try writer.write(plan, over: previous)
         retention.record(plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)

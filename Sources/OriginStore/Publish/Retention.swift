@@ -1,4 +1,5 @@
 import DictionaryPatchOrigin
+import DurableFile
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -33,7 +34,7 @@ package struct Retention: Sendable {
         for (name, retiredAt) in retiredFiles(keeping: keeping, history: history) where now.timeIntervalSince(retiredAt) > gracePeriod {
             if unlink(writer.path(name)) == 0 { removed.append(name) }
         }
-        if !removed.isEmpty { try? AtomicFile.syncDirectory(writer.directory) }
+        if !removed.isEmpty { try? DurableFile.syncDirectory(writer.directory) }
         // Forget superseded manifests whose files are all gone or live on in the current set.
         history.removeAll { record in
             record.supersededAt != nil && record.files.allSatisfy { keeping.contains($0) || !writer.exists($0) }

@@ -1,5 +1,6 @@
 import Converter
 import Dispatch
+import DurableFile
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -109,9 +110,9 @@ package struct SetWriter: Sendable {
 
     func atomicWrite(_ bytes: [UInt8], name: String) throws {
         do {
-            try AtomicFile.write(bytes, to: path(name))
-        } catch let error as AtomicFile.WriteError {
-            throw PublishError.write(error.path, "\(error.operation): \(String(cString: strerror(error.code)))")
+            try DurableFile.write(bytes, to: path(name))
+        } catch let error as DurableFileError {
+            throw PublishError.write(error.path, error.reason)
         }
     }
 
@@ -123,13 +124,9 @@ package struct SetWriter: Sendable {
         }
     }
 
-    /// Removes temp files a killed writer left behind (`.<name>.tmp-<pid>-<n>`). Call only while no
-    /// other writer uses the directory.
+    /// Removes temp files a killed writer left behind. Call only while no other writer uses the directory.
     package func removeStaleTempFiles() {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
-        for name in names where name.hasPrefix(".") && name.contains(".tmp-") {
-            unlink(path(name))
-        }
+        DurableFile.removeStaleTempFiles(in: directory)
     }
 
     package init(directory: String) {

@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 
 /// One refresh as the status page plots it: what happened, in plain words, and what it cost a
@@ -75,7 +76,7 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
 }
 
 /// `refresh-history.json` in the state directory: the last `limit` refreshes, oldest first.
-/// Rewritten whole with `AtomicFile` (about 400 small records), so a crash leaves the old or the
+/// Rewritten whole with `DurableFile` (about 400 small records), so a crash leaves the old or the
 /// new file. Versioned like `state.json`; a problem never stops the server.
 package struct RefreshHistoryStore: Sendable {
     package static let fileName = "refresh-history.json"
@@ -141,7 +142,7 @@ package struct RefreshHistoryStore: Sendable {
         let bytes = Array((try? encoder.encode(file)) ?? Data())
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            try AtomicFile.write(bytes, to: path)
+            try DurableFile.write(bytes, to: path)
         } catch {
             throw StateError.write(path: path, reason: "\(error)")
         }

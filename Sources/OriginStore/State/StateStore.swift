@@ -1,3 +1,4 @@
+import DurableFile
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -73,7 +74,7 @@ package struct StateStore: Sendable {
         return path
     }
 
-    private func write(_ bytes: [UInt8], to path: String) throws(StateError) {
+    func write(_ bytes: [UInt8], to path: String) throws(StateError) {
         let parent = (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
@@ -81,9 +82,9 @@ package struct StateStore: Sendable {
             throw StateError.write(path: parent, reason: "cannot create directory")
         }
         do {
-            try AtomicFile.write(bytes, to: path)
-        } catch let error as AtomicFile.WriteError {
-            throw StateError.write(path: error.path, reason: "\(error.operation): \(String(cString: strerror(error.code)))")
+            try DurableFile.write(bytes, to: path)
+        } catch let error as DurableFileError {
+            throw StateError.write(path: error.path, reason: error.reason)
         } catch {
             throw StateError.write(path: path, reason: "\(error)")
         }

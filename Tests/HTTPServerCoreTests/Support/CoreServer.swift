@@ -10,7 +10,7 @@ struct MinimalResponder: HTTPResponder {
 
     func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
         guard request.head.method == .get || request.head.method == .head else {
-            return request.error(405, "method not allowed", route: request.routes.invalid, extraHeaders: "Allow: GET, HEAD\r\n", into: &output)
+            return request.error(405, "method not allowed", route: request.routes.invalid, fields: [.allow("GET, HEAD")], into: &output)
         }
         if let resource = request.site.resource(named: name) {
             return request.serve(resource, route: HTTPRoute(0), into: &output)
@@ -63,7 +63,7 @@ struct CoreSite {
     init(generation: String = "g1") {
         for (name, count) in [("list-a.json", 400), ("list-b.json", 50)] {
             let body = Self.ruleBytes(tag: name, count: count) + Array(generation.utf8)
-            add(name, body, cacheControl: Self.immutable, vary: Self.vary, extraHeaders: "Use-As-Dictionary: match=\"/list-*.json\"\r\n")
+            add(name, body, cacheControl: Self.immutable, vary: Self.vary, fields: [.useAsDictionary("match=\"/list-*.json\"")])
         }
         let manifest = Array("{\"format\":1,\"generation\":\"\(generation)\"}\n".utf8)
         add("manifest.json", manifest, cacheControl: Self.shortCache)
@@ -71,9 +71,9 @@ struct CoreSite {
 
     /// Adds (or replaces) a resource with an encoded representation unless `encoded` is false.
     mutating func add(_ name: String, _ body: [UInt8], encoded: Bool = true, cacheControl: String = immutable, vary: String = "Accept-Encoding",
-                      extraHeaders: String = "") {
+                      fields: [HTTPField] = []) {
         resources[name] = StaticResource(name: name, identity: body, gzip: encoded ? Self.encode(body) : nil, sha256: Self.tag(body),
-                                         lastModified: Self.publishTime, cacheControl: cacheControl, vary: vary, extraHeaders: extraHeaders)
+                                         lastModified: Self.publishTime, cacheControl: CacheControl(cacheControl), vary: vary, fields: fields)
     }
 
     var staticSite: StaticSite { StaticSite(resources: Array(resources.values)) }

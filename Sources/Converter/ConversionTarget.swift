@@ -1,0 +1,15 @@
+/// The WebKit a set is written for: which content-blocker keys the converter may emit. One
+/// converter consults it; a target never changes what an older WebKit would read, because an
+/// older WebKit ignores trigger keys it does not know, which silently widens the rule.
+public enum ConversionTarget: String, Sendable, CaseIterable, Equatable {
+    /// Safari 17/18 (iOS 17, 18; macOS 14, 15) and WebKitGTK 2.42+: page conditions judged
+    /// against the top page (`if-domain`).
+    case safari17 = "safari-17"
+    /// Safari 26 (iOS 26, macOS 26) and WebKitGTK 2.50+: `$domain` judged against the frame
+    /// that issues the request (`if-frame-url` / `unless-frame-url`), as ABP judges it.
+    case safari26 = "safari-26"
+
+    /// Network rules' `$domain` becomes a frame-URL condition (url-filter regexes over the URL of
+    /// the frame that makes the load) instead of a top-page domain condition.
+    var judgesDomainsInFrame: Bool { self == .safari26 }
+}

@@ -1,0 +1,64 @@
+import Converter
+import Foundation
+import OriginConfig
+import OriginStore
+
+/// The stages of one refresh, wired from the configuration: `FetchStage` (fetch every upstream,
+/// keep good copies) → `ConvertStage` (convert, gate) → `Publisher` (publish), and the reporting
+/// of each outcome. Shared by `serve` (through `RefreshSource`) and `fetch`.
+package struct RefreshStages: Sendable {
+    package var resolved: ResolvedConfiguration
+    package var store: StateStore
+    package var publisher: Publisher
+    var fetchStage: FetchStage
+    package var reporting: RefreshReporting
+
+    package init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?, signer: ManifestSigner? = nil) {
+        self.resolved = resolved
+        let configuration = resolved.configuration
+        store = StateStore(directory: resolved.stateDirectory)
+        publisher = Publisher(writer: SetWriter(directory: resolved.publicDirectory),
+                              gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"),
+                              signer: signer)
+        let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
+        let refreshLog = log.child("refresh")
+        var convertStage = ConvertStage(configuration: configuration.restricted(to: configuration.defaultSet), baseDirectory: resolved.baseDirectory,
+                                        store: store, publisher: publisher, converter: converter, log: refreshLog)
+        convertStage.converter.configuration.target = configuration.defaultSet.conversionTarget
+        fetchStage = FetchStage(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
+                                convertStage: convertStage, log: refreshLog)
+        reporting = RefreshReporting(status: status, log: refreshLog,
+                                     history: RefreshHistory(store: RefreshHistoryStore(directory: resolved.stateDirectory), log: refreshLog),
+                                     compileTimes: gate?.compileTimes)
+    }
+
+    /// What `config.json`'s `conversion` section asks of the converter; `convert`'s flags map to the same fields.
+    package static func converterConfiguration(_ conversion: Configuration.Conversion) -> ConverterConfiguration {
+        var configuration = ConverterConfiguration(chunkSize: conversion.chunkSize, maxLists: conversion.maxLists)
+        configuration.settingNames = .init(chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json")
+        configuration.removalGraceRuns = conversion.removalGraceRuns
+        // Batching removals and promoting recent rules into lists that change anyway go together.
+        configuration.promotesRecentIntoChangedLists = conversion.removalGraceRuns > 0
+        return configuration
+    }
+
+    /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
+    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
+        var none: [OtherSet] = []
+        return run(mode, state: &state, published: &published, others: &none)
+    }
+
+    /// Runs one refresh of every set and reports it; each set's `published` becomes its new set.
+    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?,
+                     others: inout [OtherSet]) -> RefreshOutcome {
+        var outcome = fetchStage.run(mode, state: &state, published: &published, others: &others)
+        if let withSites = publishUnprotectedSites(state: &state, published: &published) { outcome.published = withSites }
+        reporting.report(outcome)
+        return outcome
+    }
+
+    /// The set the public directory holds now (the restart path: read and checked once).
+    package func loadPublished(history: [PersistentState.PublishRecord]) throws -> PublishedSet {
+        try publisher.loader.load(history: history)
+    }
+}
