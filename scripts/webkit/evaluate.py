@@ -20,6 +20,7 @@ regexes of rules that could match it.
 CLI: evaluate.py DIR (with manifest.json) [--requests FILE.jsonl | --url U --source S --type T] [--json]
 """
 import argparse
+import gzip
 import json
 import os
 import re
@@ -323,7 +324,12 @@ class Evaluator:
 
 
 def load_set(directory):
-    """[(list_id, parsed JSON array)] for every list the manifest in `directory` names."""
+    """[(list_id, parsed JSON array)] for every list the manifest in `directory` names; `directory` may
+    also be one rule-array file (`.json`, or `.json.gz` as a peer converter's output is stored), one list."""
+    if os.path.isfile(directory):
+        opener = gzip.open if directory.endswith(".gz") else open
+        with opener(directory, "rb") as handle:
+            return [(os.path.basename(directory).split(".")[0], json.load(handle))]
     with open(os.path.join(directory, "manifest.json"), "rb") as handle:
         manifest = json.load(handle)
     lists = []

@@ -10,11 +10,12 @@ and which site exceptions cancel it, is WebKit behaviour that only a WebView sho
 Run under Xvfb:  xvfb-run -a .venv/bin/python scripts/webkit/hiding_check.py PLAN.json
 PLAN: {"lists": [[rule, ...], ...],
        "pages": [{"url": "http://a.example/p", "elements": ["ad", "keep"],
-                  "frames": [{"url": "http://b.example/f", "elements": ["ad"], "images": ["http://d.example/y.gif"]}],
+                  "frames": [{"url": "http://b.example/f", "elements": ["ad"], "images": ["http://d.example/y.gif"],
+                              "markup": "<p id=\"y\"></p>"}],
                   "images": ["http://c.example/x.gif"],
                   "markup": "<ul><li id=\"x1\" data-a=\"b\"></li></ul>"}],
        "report_requests": true}
-"markup" (optional) is extra HTML for the page's body, for selectors a plain <div id class> cannot match;
+"markup" (optional, also in a frame) is extra HTML for the document's body, for selectors a plain <div id class> cannot match;
 its elements with an id are reported like the others.
 Prints {"<page url>": {"<document url>": [hidden ids, sorted]}} as JSON. With "report_requests", each page
 also has "requests": the plan's frame and image URLs of that page that reached the proxy (the others
@@ -31,7 +32,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webview_check import ListCompileError, ProxyLog, make_proxy, open_webview  # noqa: E402
+from harness import ListCompileError, ProxyLog, make_proxy, open_webview  # noqa: E402
 
 PATH_PREFIX = "/__lshide__/"
 
@@ -46,10 +47,10 @@ def elements_html(ids):
     return "".join('<div id="%s" class="%s">%s</div>' % (i, i, i) for i in ids)
 
 
-def frame_html(ids, images=()):
-    return """<!doctype html><html><head><title>frame</title>%s</head><body>%s%s<script>
+def frame_html(ids, images=(), markup=""):
+    return """<!doctype html><html><head><title>frame</title>%s</head><body>%s%s%s<script>
 window.addEventListener('load', () => setTimeout(() => parent.postMessage({url: location.href, hidden: hiddenIds()}, '*'), 300));
-</script></body></html>""" % (REPORT_SCRIPT, elements_html(ids), "".join('<img src="%s">' % url for url in images))
+</script></body></html>""" % (REPORT_SCRIPT, elements_html(ids), "".join('<img src="%s">' % url for url in images), markup)
 
 
 def page_html(ids, frame_urls, images, markup=""):
@@ -58,11 +59,29 @@ def page_html(ids, frame_urls, images, markup=""):
     frames += markup
     return """<!doctype html><html><head><title>loading</title>%s</head><body>%s%s<script>
 const report = {}; let pending = %d;
-function finish() { report[location.href] = hiddenIds(); document.title = 'done:' + JSON.stringify(report); }
+function finish() { report[location.href] = hiddenIds(); window.lsReport = report; document.title = 'done:' + location.href; }
 window.addEventListener('message', (event) => { report[event.data.url] = event.data.hidden; if (--pending === 0) finish(); });
 window.addEventListener('load', () => { if (pending === 0) setTimeout(finish, 300); });
 setTimeout(finish, 4000);
 </script></body></html>""" % (REPORT_SCRIPT, elements_html(ids), frames, len(frame_urls))
+
+
+def page_report(view):
+    """The JSON text of the loaded page's `lsReport` (set by page_html's finish())."""
+    from gi.repository import GLib
+    loop, holder = GLib.MainLoop(), {}
+
+    def evaluated(source, result, *_):
+        try:
+            holder["text"] = source.evaluate_javascript_finish(result).to_string()
+        except GLib.Error as error:
+            holder["text"] = "null"
+            print("hiding_check.py: reading the page's report failed: %s" % error.message, file=sys.stderr)
+        loop.quit()
+
+    view.evaluate_javascript("JSON.stringify(window.lsReport)", -1, None, None, None, evaluated)
+    loop.run()
+    return holder["text"]
 
 
 def main(argv):
@@ -101,7 +120,7 @@ def main(argv):
             frame_urls = []
             for frame_number, frame in enumerate(frames):
                 path = "%s%d-%d" % (PATH_PREFIX, number, frame_number)
-                log.pages[path] = frame_html(frame["elements"], frame.get("images", []))
+                log.pages[path] = frame_html(frame["elements"], frame.get("images", []), frame.get("markup", ""))
                 frame_urls.append(frame["url"].rstrip("/") + path)
             path = "%s%d" % (PATH_PREFIX, number)
             log.pages[path] = page_html(page["elements"], frame_urls, page.get("images", []), page.get("markup", ""))
@@ -112,7 +131,7 @@ def main(argv):
 
             def reported_here(title):
                 # The previous page's "done:" title can still be up when this load starts.
-                return title.startswith("done:") and url in json.loads(title[len("done:"):])
+                return title == "done:" + url
 
             def poll():
                 if reported_here(view.get_title() or "") or time.monotonic() - start > 10:
@@ -127,7 +146,8 @@ def main(argv):
             if not reported_here(title):
                 print("page %s did not report within 10 s" % url, file=sys.stderr)
                 return 1
-            reported = json.loads(title[len("done:"):])
+            # The report is read from the page, not the title: WebKit cuts titles at about 1,000 characters.
+            reported = json.loads(page_report(view))
             # Report under the URLs the plan gave (without the harness path).
             named = {page["url"]: reported.get(url)}
             for frame, frame_url in zip(frames, frame_urls):

@@ -26,7 +26,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from evaluate import load_set  # noqa: E402
-from webview_check import to_http  # noqa: E402
+from harness import to_http  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 COSMETIC = re.compile(r"^([^#\[\]!][^#]*)##(.+)$")

@@ -36,7 +36,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from webview_check import ListCompileError, open_webview, page_html, to_http  # noqa: E402
+from harness import ListCompileError, open_webview, page_html, to_http  # noqa: E402
 from evaluate import load_set, normalize_url  # noqa: E402
 from proc_cpu import cpu_seconds, descendants  # noqa: E402
 

@@ -18,11 +18,9 @@ All traffic stays on 127.0.0.1: the proxy answers everything itself and never co
 Prints agreement and writes every difference; exit 1 when they differ.
 """
 import argparse
-import http.server
 import json
 import os
 import random
-import socketserver
 import sys
 import tempfile
 import shutil
@@ -31,115 +29,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from evaluate import Evaluator, load_set, normalize_url  # noqa: E402
+from harness import (ListCompileError, PageRunner, ProxyLog, make_proxy, open_webview,  # noqa: E402
+                     page_groups, to_http)
 
 TESTED_TYPES = ("script", "image", "stylesheet", "xmlhttprequest", "subdocument", "ping", "font", "document")
-GIF = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")
-HARNESS_PATH = "/__lsharness__/"
-# A page issues at most this many requests, so it finishes well within --page-timeout.
-MAX_PER_PAGE = 40
-# A blocked iframe fires no load event; an allowed one reaches the proxy within milliseconds.
-IFRAME_BOUND_MS = 1500
-
-
-class ProxyLog:
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.seen = []
-        self.pages = {}
-
-    def add(self, url):
-        with self.lock:
-            self.seen.append(url)
-
-    def snapshot(self):
-        with self.lock:
-            return list(self.seen)
-
-
-def make_proxy(log):
-    class Handler(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, *args):
-            pass
-
-        def _answer(self):
-            target = self.path
-            log.add(target)
-            path_only = target.split("?", 1)[0]
-            body, kind = b"", "text/plain"
-            page = None
-            for key, html in log.pages.items():
-                if target.endswith(key):
-                    page = html
-            if page is not None:
-                body, kind = page.encode(), "text/html"
-            elif path_only.endswith((".gif", ".png", ".jpg", ".jpeg")) or "image" in self.headers.get("Accept", ""):
-                body, kind = GIF, "image/gif"
-            elif "text/css" in self.headers.get("Accept", ""):
-                body, kind = b"", "text/css"
-            elif "text/html" in self.headers.get("Accept", ""):
-                body, kind = b"<!doctype html><title>x</title>", "text/html"
-            else:
-                body, kind = b"", "application/javascript"
-            length = int(self.headers.get("Content-Length") or 0)
-            if length:
-                self.rfile.read(min(length, 1 << 20))
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.send_header("Access-Control-Allow-Origin", "*")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(body)
-
-        do_GET = do_POST = do_HEAD = do_OPTIONS = _answer
-
-        def do_CONNECT(self):
-            log.add("CONNECT " + self.path)
-            self.send_response(403)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-    class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-        allow_reuse_address = True
-
-    return Server(("127.0.0.1", 0), Handler)
-
-
-def to_http(url):
-    if url.startswith("https://"):
-        return "http://" + url[len("https://"):]
-    if url.startswith("wss://"):
-        return "ws://" + url[len("wss://"):]
-    return url
-
-
-def page_html(items, marker, timed=False, iframe_bound_ms=IFRAME_BOUND_MS):
-    """A page that issues each request once, by its ABP type, then sets the title to `marker`.
-    `timed`: the title becomes `marker:<ms>`, the time since navigation start when the last request
-    really ended; an iframe that ends only by its bound (blocked: no load event) adds no time."""
-    calls = json.dumps([[item["http_url"], item["type"]] for item in items])
-    title = "%s + ':' + last.toFixed(3)" % json.dumps(marker) if timed else json.dumps(marker)
-    return """<!doctype html><html><head><title>loading</title></head><body><script>
-const items = %s; let pending = items.length, last = performance.now();
-function done(bound) { if (bound !== true) last = performance.now(); if (--pending === 0) document.title = %s; }
-for (const [url, type] of items) {
-  try {
-    if (type === 'image') { const e = new Image(); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
-    else if (type === 'script') { const e = document.createElement('script'); e.onload = e.onerror = done; e.src = url; document.body.appendChild(e); }
-    else if (type === 'stylesheet') { const e = document.createElement('link'); e.rel = 'stylesheet'; e.onload = e.onerror = done; e.href = url; document.head.appendChild(e); }
-    else if (type === 'xmlhttprequest') { fetch(url, {mode: 'no-cors', cache: 'no-store'}).then(done, done); }
-    else if (type === 'subdocument') { const e = document.createElement('iframe'); let over = false; const end = (bound) => { if (!over) { over = true; done(bound); } }; e.onload = e.onerror = () => end(false); setTimeout(() => end(true), %d); e.src = url; document.body.appendChild(e); }
-    else if (type === 'ping') { navigator.sendBeacon(url, 'x'); done(); }
-    else if (type === 'font') { const f = new FontFace('f' + pending, 'url(' + JSON.stringify(url) + ')'); document.fonts.add(f); f.load().then(done, done); }
-    else done();
-  } catch (e) { done(); }
-}
-if (items.length === 0) document.title = %s;
-</script></body></html>""" % (calls, title, iframe_bound_ms, title)
 
 
 def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
@@ -170,50 +63,6 @@ def choose_sample(requests, evaluator, size, seed, documents_wanted=None):
     return documents + rest
 
 
-class ListCompileError(Exception):
-    """A list WebKit refused to compile; the message names it and gives WebKit's error."""
-
-
-def open_webview(lists, proxy_url, store_dir):
-    """A WebView (in an offscreen window) with every (list_id, rule array) of `lists` compiled into
-    a store in `store_dir` and installed, and all its traffic sent to the proxy at `proxy_url`.
-    Returns (view, window); raises ListCompileError. Needs Gtk initialised (a display)."""
-    import gi
-    gi.require_version("WebKit2", "4.1")
-    gi.require_version("Gtk", "3.0")
-    from gi.repository import GLib, Gtk, WebKit2
-
-    store = WebKit2.UserContentFilterStore.new(store_dir)
-    manager = WebKit2.UserContentManager()
-    for index, (list_id, array) in enumerate(lists):
-        loop = GLib.MainLoop()
-        holder = {}
-
-        def saved(source, result, *_):
-            try:
-                holder["filter"] = source.save_finish(result)
-            except GLib.Error as error:
-                holder["error"] = error.message
-            loop.quit()
-
-        store.save("l%d" % index, GLib.Bytes.new(json.dumps(array).encode()), None, saved)
-        loop.run()
-        if "error" in holder:
-            raise ListCompileError("list %s does not compile: %s" % (list_id, holder["error"]))
-        manager.add_filter(holder["filter"])
-
-    data_manager = WebKit2.WebsiteDataManager.new_ephemeral()
-    data_manager.set_network_proxy_settings(WebKit2.NetworkProxyMode.CUSTOM,
-                                            WebKit2.NetworkProxySettings.new(proxy_url, None))
-    context = WebKit2.WebContext.new_with_website_data_manager(data_manager)
-    context.set_cache_model(WebKit2.CacheModel.DOCUMENT_VIEWER)
-    view = WebKit2.WebView(web_context=context, user_content_manager=manager)
-    window = Gtk.OffscreenWindow()
-    window.add(view)
-    window.show_all()
-    return view, window
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description="Evaluator vs real WebKit, through a loopback proxy.")
     parser.add_argument("directory", help="converted set (directory with manifest.json)")
@@ -231,7 +80,7 @@ def main(argv):
     import gi
     gi.require_version("WebKit2", "4.1")
     gi.require_version("Gtk", "3.0")
-    from gi.repository import GLib, Gtk, WebKit2
+    from gi.repository import Gtk
 
     if not Gtk.init_check(sys.argv)[0]:
         print("webview_check.py: no display; run under xvfb-run -a", file=sys.stderr)
@@ -260,96 +109,28 @@ def main(argv):
         deadline_total = time.monotonic() + args.time_limit
         started = time.monotonic()
 
-        load_state = {"ended": False}
-
-        def on_load_changed(_view, event):
-            if event == WebKit2.LoadEvent.FINISHED:
-                load_state["ended"] = True
-
-        def on_load_failed(*_):
-            load_state["ended"] = True
-            return False
-
-        view.connect("load-changed", on_load_changed)
-        view.connect("load-failed", on_load_failed)
-
-        def load_and_wait(url, marker, timeout, settle_seconds=0.7):
-            """Loads `url` and waits for the page's `marker` title, or (no marker: a navigation)
-            for the load to finish or fail, or for `timeout`."""
-            loop = GLib.MainLoop()
-            start = time.monotonic()
-            load_state["ended"] = False
-
-            def poll():
-                finished = view.get_title() == marker if marker is not None else load_state["ended"]
-                if finished or time.monotonic() - start > timeout:
-                    loop.quit()
-                    return False
-                return True
-
-            view.load_uri(url)
-            GLib.timeout_add(20, poll)
-            loop.run()
-            reached = view.get_title() == marker if marker is not None else load_state["ended"]
-            # Let stragglers (beacons, iframes) reach the proxy.
-            settle = time.monotonic() + settle_seconds
-            while time.monotonic() < settle:
-                GLib.MainContext.default().iteration(False)
-                time.sleep(0.02)
-            return reached
-
-        results = []
-        # Pages: group non-document requests by their (http) source page; one URL once per page.
-        groups = {}
-        for request in sample:
-            if request["type"] == "document":
-                continue
-            source = to_http(request.get("source") or "")
-            if not source:
-                source = "http://%s/" % (normalize_url(to_http(request["url"]))[1] or "unknown.invalid")
-            host = normalize_url(source)[1]
-            group = groups.setdefault(host, [[]])
-            if len(group[-1]) >= MAX_PER_PAGE or any(item["http_url"] == to_http(request["url"]) for item in group[-1]):
-                group.append([])
-            group[-1].append(dict(request, http_url=to_http(request["url"])))
-        page_number = 0
-        for host, pages in groups.items():
-            for items in pages:
-                if time.monotonic() > deadline_total:
-                    break
-                # Beacons may reach the proxy after the page reports done; every other load has
-                # reached it by the time its onload/onerror (or the iframe bound) ran.
-                stragglers = any(item["type"] == "ping" for item in items)
-                # A page that does not report done in time is loaded once more, with twice the time;
-                # if it still does not, its requests are left out (page_finished false), never guessed.
-                for timeout in (args.page_timeout, 2 * args.page_timeout):
-                    page_number += 1
-                    if page_number % 100 == 0:
-                        print("webview_check: %d pages, %d requests, %.0f s" % (page_number, len(results), time.monotonic() - started),
-                              file=sys.stderr, flush=True)
-                    page_url = "http://%s%s%d" % (host, HARNESS_PATH, page_number)
-                    key = "%s%d" % (HARNESS_PATH, page_number)
-                    log.pages[key] = page_html(items, "done-%d" % page_number)
-                    before = len(log.snapshot())
-                    page_finished = load_and_wait(page_url, "done-%d" % page_number, timeout, 0.7 if stragglers else 0.05)
-                    seen = {normalize_url(url)[0] for url in log.snapshot()[before:]}
-                    if page_finished or normalize_url(page_url)[0] not in seen:
-                        break
-                page_loaded = normalize_url(page_url)[0] in seen
-                for item in items:
-                    webkit_blocked = normalize_url(item["http_url"])[0] not in seen
-                    ours = evaluator.decide(item["http_url"], page_url, item["type"])
-                    results.append({"url": item["http_url"], "page": page_url, "type": item["type"],
-                                    "webkit_blocked": webkit_blocked, "page_loaded": page_loaded, "page_finished": page_finished,
-                                    "ours_blocked": ours.blocked, "ours": ours.as_json()})
+        runner = PageRunner(view, log)
+        results, reported = [], 0
+        for host, items in page_groups(sample):
+            if time.monotonic() > deadline_total:
+                break
+            page_url, seen, page_loaded, page_finished = runner.issue(host, items, args.page_timeout)
+            if runner.pages >= reported + 100:
+                reported = runner.pages
+                print("webview_check: %d pages, %d requests, %.0f s" % (runner.pages, len(results), time.monotonic() - started),
+                      file=sys.stderr, flush=True)
+            for item in items:
+                webkit_blocked = normalize_url(item["http_url"])[0] not in seen
+                ours = evaluator.decide(item["http_url"], page_url, item["type"])
+                results.append({"url": item["http_url"], "page": page_url, "type": item["type"],
+                                "webkit_blocked": webkit_blocked, "page_loaded": page_loaded, "page_finished": page_finished,
+                                "ours_blocked": ours.blocked, "ours": ours.as_json()})
         for request in sample:
             if request["type"] != "document" or time.monotonic() > deadline_total:
                 continue
             url = to_http(request["url"])
-            before = len(log.snapshot())
-            load_and_wait(url, None, 3.0, 0.05)
-            seen = {normalize_url(u)[0] for u in log.snapshot()[before:]}
             ours = evaluator.decide(url, "", "document")
+            seen = runner.navigate(url)
             results.append({"url": url, "page": url, "type": "document", "webkit_blocked": normalize_url(url)[0] not in seen,
                             "page_loaded": True, "page_finished": True, "ours_blocked": ours.blocked, "ours": ours.as_json()})
         window.destroy()
@@ -370,7 +151,7 @@ def main(argv):
         "not_run": len(sample) - len(results),
         "compile_seconds": round(compile_seconds, 1),
         "load_seconds": round(time.monotonic() - started, 1),
-        "pages": page_number,
+        "pages": runner.pages,
         "checked": len(valid),
         "pages_blocked_themselves": sum(1 for r in results if not r["page_loaded"]),
         "unfinished": sum(1 for r in results if r["page_loaded"] and not r["page_finished"]),
@@ -395,7 +176,7 @@ def main(argv):
         print(json.dumps(summary))
     else:
         print("checked %d requests (%d pages), WebKit blocked %d; agreement %.3f%% (%d differences)" % (
-            summary["checked"], page_number, summary["webkit_blocked"], summary["agreement_percent"], len(differences)))
+            summary["checked"], runner.pages, summary["webkit_blocked"], summary["agreement_percent"], len(differences)))
         print("by type: %s; decided by an exception or a domain/party condition: %d" % (
             summary["by_type"], summary["with_exception_or_condition"]))
         print("allowed by an exception: %d; blocked by an if-/unless-domain rule: %d; by a load-type rule: %d" % (

@@ -91,4 +91,21 @@ import ListOrigin
         expected["http://radio.example/p"] = ["http://radio.example/p": ["ad-g", "ad-m"]]
         #expect(hidden == expected, "\(String(decoding: finished.stdout, as: UTF8.self))")
     }
+
+    /// A report longer than WebKit keeps of a page title (about 1,000 characters) comes back whole.
+    @Test func manyHiddenElementsAreAllReported() throws {
+        let xvfb = "/usr/bin/xvfb-run"
+        try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
+        let ids = (0..<300).map { "hidden-\($0)" }
+        let hideDivs: [String: Any] = ["trigger": ["url-filter": ".*"], "action": ["type": "css-display-none", "selector": "div"]]
+        let plan: [String: Any] = ["lists": [[hideDivs]], "pages": [["url": "http://many.example/p", "elements": ids, "frames": []]]]
+        let planFile = FileManager.default.temporaryDirectory.appendingPathComponent("hiding-plan-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: plan).write(to: planFile)
+        defer { try? FileManager.default.removeItem(at: planFile) }
+
+        let finished = try WebKitTestSupport.runScript("hiding_check.py", [planFile.path], under: [xvfb, "-a"], timeout: 120)
+        try #require(finished.status == 0, "hiding_check.py: \(finished.stderr.suffix(2000))")
+        let hidden = try #require(try JSONSerialization.jsonObject(with: finished.stdout) as? [String: [String: [String]]])
+        #expect(hidden == ["http://many.example/p": ["http://many.example/p": ids.sorted()]])
+    }
 }
