@@ -11,7 +11,7 @@ import TestSupport
     /// A small regional list only the `de` set converts; its rule names a host no other list has.
     static let regionalList = Array("[Adblock Plus 2.0]\n! Title: Test regional list\n||werbung-regional.example^\n##.regional-anzeige\n".utf8)
     static let regionalHost = "werbung-regional"
-    /// A `$domain` rule in the fetched EasyPrivacy: each set's target decides how its condition is written.
+    /// A `$domain` rule added to EasyPrivacy: each set's target decides how its condition is written.
     static let framedRule = "||framed-tracker.example^$domain=news.example"
 
     /// A primary with three sets over a loopback upstream; `regional` is what the upstream answers for the regional list.
@@ -20,10 +20,10 @@ import TestSupport
         let snapshot = scratch.sub("snapshot")
         try ListServerProcess.smallSnapshot(snapshot)
         let upstream = try UpstreamServer()
+        let easyprivacy = snapshot + "/easyprivacy.txt"
+        try (Array(try Data(contentsOf: URL(fileURLWithPath: easyprivacy))) + Array("\(Self.framedRule)\n".utf8)).write(to: easyprivacy)
         for id in ["easylist", "easyprivacy"] {
-            var body = Array(try Data(contentsOf: URL(fileURLWithPath: snapshot + "/\(id).txt")))
-            if id == "easyprivacy" { body += Array("\n\(Self.framedRule)\n".utf8) }
-            upstream.set("/\(id).txt", .serve(body: body, etag: "\"\(id)\""))
+            upstream.set("/\(id).txt", .serve(body: Array(try Data(contentsOf: URL(fileURLWithPath: snapshot + "/\(id).txt"))), etag: "\"\(id)\""))
         }
         upstream.set("/easylistgermany.txt", regional)
         let base = "http://127.0.0.1:\(upstream.port)"
@@ -189,10 +189,10 @@ import TestSupport
         let (server, upstream) = try await Self.startPrimary(scratch, regional: .status(503))
         defer { _ = server.terminate(); upstream.stop() }
         var status: [String: Any] = [:]
-        _ = try await eventually(timeout: 180) {
+        try #require(try await eventually(timeout: 180) {
             status = try Self.json(server, "/status")
             return (status["lastRefresh"] as? [String: Any])?["result"] as? String == "failed"
-        }
+        }, "the refresh with the failing set never reported failed: \(status["lastRefresh"] ?? "none")")
         let error = (status["lastRefresh"] as? [String: Any])?["error"] as? String ?? ""
         #expect(error.contains("set de: no usable copy of easylistgermany"), "the failing set is named: \(error)")
         // The cold start's sets stay served: `de` as it was (without its regional list), the others whole.
