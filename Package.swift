@@ -84,7 +84,7 @@ let package = Package(
         // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
         .target(name: "OriginServe", dependencies: ["OriginStore", "OriginConfig", "Converter", "CCryptoShim", "CIDNShim", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "HTTPServerCore", "JSONBytes", "ListFormat"]),
         // The command line and the composition root: wires a set source to the server.
-        .target(name: "ListOrigin", dependencies: ["OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning", "WebKitCompiler"]),
+        .target(name: "ListOrigin", dependencies: ["OriginConfig", "DurableFile", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning", "WebKitCompiler"]),
         // `listserver`: the process entry point; it hands the command line to ListOrigin, or runs
         // the WebKit compile helper when started as one.
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore", "WebKitCompiler"]),

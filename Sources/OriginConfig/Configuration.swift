@@ -126,6 +126,8 @@ package struct Configuration: Sendable, Equatable {
     package var unprotectedSites: [String] = []
     /// nil: this origin converts; set: it follows a primary and never converts.
     package var follow: Follow?
+    /// nil: one set of every upstream (`publishedSets`); set: each set is published on its own.
+    package var sets: [ListSetDefinition]?
 
     static let defaultUpstreams = [
         Upstream(id: "easylist", url: "https://easylist.to/easylist/easylist.txt", snapshot: "snapshot/easylist.txt"),

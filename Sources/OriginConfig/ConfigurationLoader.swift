@@ -159,6 +159,10 @@ private struct StrictConfiguration: Decodable {
         value.publish = try object.value("publish", default: StrictPublish(value.publish)).value
         value.http = try object.value("http", default: StrictHTTP(value.http)).value
         value.follow = try object.optional("follow", StrictFollow.self)?.value
+        if let sets = try object.optional("sets", [StrictSetDefinition].self) {
+            value.sets = sets.map(\.value)
+            try SetsValidation.check(sets.map(\.value), upstreams: value.upstreams)
+        }
         value.unprotectedSites = try UnprotectedSites.normalized(object.value("unprotectedSites", default: [String]()), key: "unprotectedSites")
         try object.rejectUnknownKeys()
     }

@@ -45,6 +45,7 @@ import Testing
             ("publish", #"{"publish":{"zzUnknown":1}}"#, defaults.publish),
             ("http", #"{"http":{"zzUnknown":1}}"#, defaults.http),
             ("follow", #"{"follow":{\#(follow),"zzUnknown":1}}"#, Configuration.Follow(manifest: "", trustedKeys: [])),
+            ("sets[]", #"{"sets":[{"name":"a","upstreams":["easylist"],"zzUnknown":1}]}"#, ListSetDefinition(name: "a", upstreams: [])),
         ]
         for (name, probe, value) in sections {
             let allowed = try Self.allowedKeys(probe)
@@ -66,7 +67,8 @@ import Testing
         var keys: [String] = []
         for (section, value) in [("listen", defaults.listen as Any), ("upstreams[]", defaults.upstreams[0]), ("refresh", defaults.refresh),
                                  ("fetch", defaults.fetch), ("conversion", defaults.conversion), ("publish", defaults.publish),
-                                 ("http", defaults.http), ("follow", Configuration.Follow(manifest: "", trustedKeys: []))] {
+                                 ("http", defaults.http), ("follow", Configuration.Follow(manifest: "", trustedKeys: [])),
+                                 ("sets[]", ListSetDefinition(name: "", upstreams: []))] {
             keys += Self.fields(value).map { "\(section).\($0)" }
         }
         keys += ["publicDir", "stateDir", "unprotectedSites"]

@@ -13,10 +13,12 @@ The identifier carries the hash, so the store itself is the record of what is co
 file can disagree with it, and a crash between steps costs at most one more compile.
 
 Usage:
-  device.py --store WEBKITDIR --dir SYNCDIR [--listserver BIN --manifest URL [SYNC-FLAG...]] [--json]
+  device.py --store WEBKITDIR --dir SYNCDIR [--listserver BIN (--manifest URL | --sets URL) [SYNC-FLAG...]] [--json]
       SYNCDIR is a ListSync store (state.json + lists/<sha256>.json). With --manifest, runs
       `BIN sync --manifest URL --dir SYNCDIR --json` first (flags after `--` go to it, e.g.
-      `-- --allow-unsigned`); without it, installs the set SYNCDIR already holds.
+      `-- --allow-unsigned`); without it, installs the set SYNCDIR already holds. With --sets (an
+      origin's /sets/ URL), the sync picks the set for this WebKitGTK's version (2.50 and later:
+      safari-26) with `--webkit-version`; the report names the set.
   device.py --store WEBKITDIR --list ID=PATH [--list ID=PATH ...] [--json]
       installs the given files as the set (a peer's one-list output, for comparisons).
 Prints per run: lists in the set, lookups, lists compiled (with seconds), compile wall and CPU
@@ -112,8 +114,14 @@ def given_set(specs):
     return entries
 
 
-def run_sync(listserver, manifest, sync_dir, extra):
-    command = [listserver, "sync", "--manifest", manifest, "--dir", sync_dir, "--json"] + extra
+def webkit_version(WebKit2):
+    """The running WebKitGTK's version, e.g. `2.50.6`: what picks the set."""
+    return "%d.%d.%d" % (WebKit2.get_major_version(), WebKit2.get_minor_version(), WebKit2.get_micro_version())
+
+
+def run_sync(listserver, source, sync_dir, extra):
+    """`source` is the flags that name what to sync: `--manifest URL` or `--sets URL --webkit-version X.Y.Z`."""
+    command = [listserver, "sync"] + source + ["--dir", sync_dir, "--json"] + extra
     done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     if done.returncode != 0:
         raise RuntimeError("listserver sync failed (%d): %s" % (done.returncode, done.stderr.decode(errors="replace").strip()))
@@ -161,14 +169,15 @@ def main(argv):
     parser.add_argument("--dir", help="the ListSync store directory")
     parser.add_argument("--listserver", default="listserver", help="listserver binary for the sync step")
     parser.add_argument("--manifest", help="manifest URL; when given, sync first")
+    parser.add_argument("--sets", help="an origin's /sets/ URL: sync the set for this WebKit's version first")
     parser.add_argument("--list", action="append", default=[], help="ID=PATH: install these files as the set")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else EXIT_OK
-    if bool(args.dir) == bool(args.list):
-        print("device.py: give --dir SYNCDIR or --list ID=PATH", file=sys.stderr)
+    if bool(args.dir) == bool(args.list) or (args.manifest and args.sets):
+        print("device.py: give --dir SYNCDIR or --list ID=PATH, and at most one of --manifest and --sets", file=sys.stderr)
         return EXIT_USAGE
     try:
         WebKit2, GLib = load_webkit()
@@ -179,7 +188,9 @@ def main(argv):
     sync = None
     try:
         if args.manifest:
-            sync = run_sync(args.listserver, args.manifest, args.dir, extra)
+            sync = run_sync(args.listserver, ["--manifest", args.manifest], args.dir, extra)
+        elif args.sets:
+            sync = run_sync(args.listserver, ["--sets", args.sets, "--webkit-version", webkit_version(WebKit2)], args.dir, extra)
         entries = synced_set(args.dir) if args.dir else given_set(args.list)
     except (RuntimeError, OSError, ValueError, KeyError) as error:
         print("device.py: %s" % error, file=sys.stderr)
@@ -189,12 +200,17 @@ def main(argv):
         report["sync"] = {key: sync.get(key) for key in ("outcome", "manifestTransferredBytes", "transferredBytes",
                                                          "recompile", "removedLists")}
         report["sync"]["signatureTransferredBytes"] = sync.get("signatureTransferredBytes", 0)
+        if sync.get("set"):
+            report["sync"]["set"] = sync["set"]
+            report["sync"]["webkitVersion"] = webkit_version(WebKit2)
         report["sync"]["files"] = [{"id": f["id"], "transferredBytes": f["transferredBytes"], "patch": f.get("patch"),
                                     "patchFallback": f.get("patchFallback")} for f in sync.get("downloaded", [])]
     if args.json:
         json.dump(report, sys.stdout)
         sys.stdout.write("\n")
     else:
+        if sync is not None and sync.get("set"):
+            print("set: %s (%s) for WebKitGTK %s" % (sync["set"]["name"], sync["set"]["target"], webkit_version(WebKit2)))
         if sync is not None:
             print("sync: %s, %d bytes transferred (manifest %d), %d files" % (
                 sync["outcome"], sync["transferredBytes"], sync["manifestTransferredBytes"], len(sync.get("downloaded", []))))

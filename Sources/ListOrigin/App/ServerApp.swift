@@ -92,6 +92,16 @@ extension ServerApp {
         }
         stages.reporting.seed(upstreams: configuration.upstreams, state: state)
         stages.publisher.writer.removeStaleTempFiles()
+        server.describeSets(configuration.publishedSets, defaultSet: configuration.defaultSet.name)
+        let others: [OtherSet]
+        do {
+            others = try stages.loadOtherSets()
+        } catch {
+            throw StartupError(description: "\(error)")
+        }
+        for other in others {
+            if let set = other.published { server.install(set.content, set: other.definition.name) }
+        }
         var published: PublishedSet?
         do {
             let loaded = try stages.loadPublished(history: state.history)
@@ -104,16 +114,20 @@ extension ServerApp {
             log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
         }
         if published == nil { status.update { $0.signing = SigningStatus(signer: signer, content: nil) } }
-        return RefreshSource(stages: stages, state: state, published: published) { [log, status] content in
+        return RefreshSource(stages: stages, state: state, published: published, others: others, installOther: { [log] name, content in
+            server.install(content, set: name)
+            log.info("serving set \(name) manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
+        }) { [log, status] content in
             server.install(content)
             status.update { $0.signing = SigningStatus(signer: signer, content: content) }
             log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
         }
     }
 
-    /// Follower mode: no converter, no gate, no signing key; the primary's signed set is mirrored,
-    /// and the last good set is served from disk at once.
-    private func makeFollowSource(_ follow: Configuration.Follow, server: HTTPServer) throws -> FollowSource {
+    /// Follower mode: no converter, no gate, no signing key; the primary's signed sets are mirrored
+    /// (each set other than its default one by its own `FollowSource`), and the last good sets are
+    /// served from disk at once.
+    private func makeFollowSource(_ follow: Configuration.Follow, server: HTTPServer) throws -> any SetSource {
         let configuration = resolved.configuration
         guard let url = URL(string: follow.manifest) else { throw StartupError(description: "follow.manifest: not a URL") }
         let keys: [MinisignPublicKey]
@@ -131,6 +145,19 @@ extension ServerApp {
         writer.removeStaleTempFiles()
         let installer = FollowInstaller(writer: writer, gracePeriod: configuration.publish.gracePeriodSeconds)
         let reporting = RefreshReporting(status: status, log: log.child("follow"))
+        let sets = FollowedSets(resolved: resolved, log: log.child("follow"))
+        let fetcher = CurlFetcher(configuration: configuration.fetch)
+        var others: [FollowSource] = []
+        if let index = sets.discover(manifest: url, fetcher: fetcher) {
+            server.describeSets(FollowedSets.definitions(index), defaultSet: index.defaultSet)
+            do {
+                others = try sets.sources(index, keys: keys, fetcher: fetcher, interval: follow.intervalSeconds) { name, set in
+                    server.install(set.content, set: name)
+                }
+            } catch {
+                throw StartupError(description: "following the primary's sets: \(error)")
+            }
+        }
         let status = status
         let show: @Sendable (PublishedSet) -> Void = { set in
             server.install(set.content)
@@ -150,9 +177,10 @@ extension ServerApp {
             log.info("no usable published set (\(error)); waiting for the primary at \(follow.manifest)")
             status.update { $0.signing = SigningStatus(publicKey: keys[0], content: nil) }
         }
-        return FollowSource(
+        let defaultSource = FollowSource(
             follower: setFollower,
             installer: installer, store: store, state: state, published: published, status: status, log: log.child("follow"),
             interval: follow.intervalSeconds, install: show)
+        return others.isEmpty ? defaultSource : FollowSources(sources: [defaultSource] + others)
     }
 }

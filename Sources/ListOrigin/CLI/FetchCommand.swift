@@ -23,7 +23,8 @@ enum FetchCommand: Command {
         pipeline.reporting.seed(upstreams: resolved.configuration.upstreams, state: state)
         pipeline.publisher.writer.removeStaleTempFiles()
         var published = try? pipeline.loadPublished(history: state.history)
-        let outcome = pipeline.run(.online, state: &state, published: &published)
+        var others = try pipeline.loadOtherSets()
+        let outcome = pipeline.run(.online, state: &state, published: &published, others: &others)
         let current = status.current
         for upstream in current.upstreams {
             print("\(upstream.id): \(upstream.lastResult ?? "-") (source \(upstream.source)\(upstream.sourceDate.map { " " + $0 } ?? ""))"
@@ -34,6 +35,9 @@ enum FetchCommand: Command {
         switch outcome.result {
         case .published:
             print("published manifest \(current.manifestSHA256 ?? "?") with \(current.lists.count) lists into \(resolved.publicDirectory)")
+            for other in outcome.otherSets {
+                if let set = other.published { print("published set \(other.name) manifest \(set.manifestSHA256 ?? "?") into \(set.directory)") }
+            }
             return allFetched ? 0 : 1
         case .unchanged:
             print("unchanged: the published set is current")

@@ -6,7 +6,7 @@ import ListSync
 enum SyncCommand: Command {
     static let name = "sync"
     static let summary = "sync a device store from a manifest URL, as an app would"
-    static let synopsis = "--manifest URL --dir DIR (--trusted-key KEY... | --allow-unsigned) [--json]"
+    static let synopsis = "(--manifest URL | --sets URL (--target NAME | --webkit-version X.Y)) --dir DIR (--trusted-key KEY... | --allow-unsigned) [--json]"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--manifest", takesValue: true, help: "manifest.json URL (http or https)"),
         FlagSpec(name: "--dir", takesValue: true, help: "device store directory (created if missing)"),
@@ -15,15 +15,15 @@ enum SyncCommand: Command {
                  help: "minisign public key (RWQ… base64, or a .pub file) whose signature a manifest must carry; repeat for a key rotation"),
         FlagSpec(name: "--allow-unsigned", takesValue: false, help: "accept manifests without a signature (a server that does not sign)"),
         FlagSpec(name: "--json", takesValue: false, help: "print the report as JSON"),
-    ]
+    ] + SyncSetSelection.flags
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {
-        guard let manifest = arguments.value("--manifest") else { throw UsageError(description: "--manifest is required") }
         guard let directory = arguments.value("--dir") else { throw UsageError(description: "--dir is required") }
+        let timeout = try arguments.value("--timeout").map { try ArgumentParser.integer($0, flag: "--timeout", range: 1...3_600) } ?? 60
+        let (manifest, chosenSet) = try SyncSetSelection.manifest(arguments, timeout: timeout)
         guard let url = URL(string: manifest), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
             throw UsageError(description: "--manifest must be an http(s) URL, got \"\(manifest)\"")
         }
-        let timeout = try arguments.value("--timeout").map { try ArgumentParser.integer($0, flag: "--timeout", range: 1...3_600) } ?? 60
         let keys = arguments.all("--trusted-key")
         guard !keys.isEmpty || arguments.has("--allow-unsigned") else {
             throw UsageError(description: "give the server's public key with --trusted-key (from /status signing.publicKey), or --allow-unsigned")
@@ -39,7 +39,7 @@ enum SyncCommand: Command {
         }
         let client = SyncClient(manifestURL: url, store: SyncStore(directory: URL(fileURLWithPath: directory)), trust: trust,
                                 options: SyncClient.Options(timeout: TimeInterval(timeout)))
-        switch runBlocking({ try await client.sync() }) {
+        switch BlockingTask.run({ try await client.sync() }) {
         case .success(let report):
             if arguments.has("--json") {
                 let encoder = JSONEncoder()
@@ -47,9 +47,11 @@ enum SyncCommand: Command {
                 var object = try JSONSerialization.jsonObject(with: encoder.encode(report)) as? [String: Any] ?? [:]
                 object["transferredBytes"] = report.transferredBytes
                 object["downloadedBytes"] = report.downloadedBytes
+                if let chosenSet { object["set"] = ["name": chosenSet.name, "target": chosenSet.target] }
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
                 print(String(decoding: data, as: UTF8.self))
             } else {
+                if let chosenSet { print("set \(chosenSet.name) (\(chosenSet.target))") }
                 print(report.summary)
             }
             return 0
@@ -57,22 +59,5 @@ enum SyncCommand: Command {
             ListServerCommandLine.printError("listserver sync: \(error)")
             return 1
         }
-    }
-
-    /// Runs the async sync from the synchronous command entry point.
-    private static func runBlocking(_ work: @escaping @Sendable () async throws -> SyncReport) -> Result<SyncReport, Error> {
-        let box = ResultBox()
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            do { box.result = .success(try await work()) } catch { box.result = .failure(error) }
-            done.signal()
-        }
-        done.wait()
-        return box.result ?? .failure(SyncError.transport(url: "", reason: "sync did not finish"))
-    }
-
-    /// Carries the result across the semaphore; written once before `signal`, read after `wait`.
-    private final class ResultBox: @unchecked Sendable {
-        var result: Result<SyncReport, Error>?
     }
 }

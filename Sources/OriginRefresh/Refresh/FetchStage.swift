@@ -26,6 +26,14 @@ package struct FetchStage: Sendable {
     /// Runs one refresh. `published` is the set served now (nil when none) and becomes the new one.
     package func run(_ mode: Mode, state: inout PersistentState, published: inout PublishedSet?,
              now: @Sendable () -> Date = { Date() }) -> RefreshOutcome {
+        var none: [OtherSet] = []
+        return run(mode, state: &state, published: &published, others: &none, now: now)
+    }
+
+    /// Runs one refresh of every set: `state` and `published` are the default set's (its state also
+    /// holds the shared upstream records), `others` the other sets. Upstreams are fetched once.
+    package func run(_ mode: Mode, state: inout PersistentState, published: inout PublishedSet?, others: inout [OtherSet],
+             now: @Sendable () -> Date = { Date() }) -> RefreshOutcome {
         var outcome = RefreshOutcome(mode: mode, startedAt: now())
         // Local upstreams are read offline too: the file is here, and an edit is taken at start.
         for upstream in configuration.upstreams where mode == .online || upstream.path != nil {
@@ -36,8 +44,11 @@ package struct FetchStage: Sendable {
         }
         if mode == .online { state.lastRefreshAt = outcome.startedAt }
         let deadline = outcome.startedAt.addingTimeInterval(configuration.refresh.deadlineSeconds)
-        convertStage.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(),
-                                   deadline: { now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil })
+        let late: (String) -> SetFailure? = { now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil }
+        convertStage.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(), deadline: late)
+        for index in others.indices {
+            outcome.otherSets.append(others[index].refresh(shared: &state, mode: mode, now: now(), deadline: late))
+        }
         do {
             try store.save(state)
         } catch {

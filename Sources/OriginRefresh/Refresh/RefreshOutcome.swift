@@ -18,6 +18,8 @@ package struct RefreshOutcome: Sendable {
     package var published: PublishedSet?
     /// ABP lines dropped from this publish because WebKit rejected their rules.
     package var isolatedLines: [IsolatedLine] = []
+    /// The other sets, in configuration order (the default set's is `set`).
+    package var otherSets: [OtherSetOutcome] = []
 
     /// The refresh as a whole: published, unchanged, or failed with every problem found.
     package var result: RefreshResult {
@@ -27,7 +29,8 @@ package struct RefreshOutcome: Sendable {
         case .published(let publish, _):
             return publish.manifestChanged ? .published : (problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; ")))
         case .unchanged, .unchangedFilesExpired, .keptSetOfUnknownOrigin:
-            return problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; "))
+            if !problems.isEmpty { return .failed(problems.joined(separator: "; ")) }
+            return otherSets.contains { if case .published(let publish, _) = $0.set { publish.manifestChanged } else { false } } ? .published : .unchanged
         }
     }
 
@@ -41,6 +44,7 @@ package struct RefreshOutcome: Sendable {
     private var problems: [String] {
         var problems = upstreams.compactMap { report in report.outcome.problem.map { "\(report.id): \($0)" } }
         if let stateSaveError { problems.append("\(stateSaveError)") }
+        problems += otherSets.compactMap(\.problem)
         return problems
     }
 }

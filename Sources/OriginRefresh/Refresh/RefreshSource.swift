@@ -10,6 +10,8 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
     package let workName = "refresh"
     private let stages: RefreshStages
     private let install: @Sendable (SiteContent) -> Void
+    /// Hands a changed set other than the default one to the HTTP layer, by name.
+    private let installOther: @Sendable (String, SiteContent) -> Void
     private let interval: Double
     /// Set once in `init`, before anything can reach it.
     private var job: SerialJob!
@@ -17,14 +19,20 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
     private var state: PersistentState
     /// The set being served, kept in memory: each refresh publishes over it.
     private var published: PublishedSet?
+    /// The sets other than the default one, refreshed after it from the same upstream copies.
+    private var others: [OtherSet]
     /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
     private var consecutiveFailures = 0
 
-    package init(stages: RefreshStages, state: PersistentState, published: PublishedSet?, install: @escaping @Sendable (SiteContent) -> Void) {
+    package init(stages: RefreshStages, state: PersistentState, published: PublishedSet?, others: [OtherSet] = [],
+                 installOther: @escaping @Sendable (String, SiteContent) -> Void = { _, _ in },
+                 install: @escaping @Sendable (SiteContent) -> Void) {
         self.stages = stages
         self.state = state
         self.published = published
+        self.others = others
         self.install = install
+        self.installOther = installOther
         interval = stages.resolved.configuration.refresh.intervalSeconds
         job = SerialJob(label: "listserver.refresh") { [weak self] _ in self?.runOnline() }
     }
@@ -32,8 +40,11 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
     /// Runs one refresh and hands a changed set to the HTTP layer, from memory.
     @discardableResult
     private func refresh(_ mode: FetchStage.Mode) -> RefreshOutcome {
-        let outcome = stages.run(mode, state: &state, published: &published)
+        let outcome = stages.run(mode, state: &state, published: &published, others: &others)
         if let set = outcome.published { install(set.content) }
+        for other in outcome.otherSets {
+            if let set = other.published { installOther(other.name, set.content) }
+        }
         MemoryTuning.releaseFreeMemory()
         return outcome
     }

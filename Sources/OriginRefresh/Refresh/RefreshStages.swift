@@ -29,8 +29,9 @@ package struct RefreshStages: Sendable {
         }
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
-        let convertStage = ConvertStage(configuration: configuration, baseDirectory: resolved.baseDirectory, store: store,
-                                    publisher: publisher, converter: converter, log: refreshLog)
+        var convertStage = ConvertStage(configuration: configuration.restricted(to: configuration.defaultSet), baseDirectory: resolved.baseDirectory,
+                                        store: store, publisher: publisher, converter: converter, log: refreshLog)
+        convertStage.converter.configuration.target = configuration.defaultSet.conversionTarget
         fetchStage = FetchStage(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
                                 convertStage: convertStage, log: refreshLog)
         reporting = RefreshReporting(status: status, log: refreshLog,
@@ -50,7 +51,14 @@ package struct RefreshStages: Sendable {
 
     /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
     package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
-        var outcome = fetchStage.run(mode, state: &state, published: &published)
+        var none: [OtherSet] = []
+        return run(mode, state: &state, published: &published, others: &none)
+    }
+
+    /// Runs one refresh of every set and reports it; each set's `published` becomes its new set.
+    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?,
+                     others: inout [OtherSet]) -> RefreshOutcome {
+        var outcome = fetchStage.run(mode, state: &state, published: &published, others: &others)
         if let withSites = publishUnprotectedSites(state: &state, published: &published) { outcome.published = withSites }
         reporting.report(outcome)
         return outcome

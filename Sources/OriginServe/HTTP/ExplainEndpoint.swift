@@ -27,13 +27,19 @@ package struct ExplainEndpoint {
             return refusal
         }
         let blockerRequest: BlockerRequest
+        let set: String?
         do {
-            blockerRequest = try ExplainQuery.parse(target: request.value(request.head.target)).request()
+            let query = try ExplainQuery.parse(target: request.value(request.head.target))
+            blockerRequest = try query.request()
+            set = query.set
         } catch {
             return request.error(error.status, error.reason, route: route, into: &output)
         }
-        switch cache.lookup(request.site) {
+        switch cache.lookup(request.site, set: set) {
         case .noSet:
+            if let set, !cache.isDefault(set) {
+                return request.error(404, "no set named \(set) is served; /sets/ names them", route: route, into: &output)
+            }
             return request.error(503, "no published set is installed yet", route: route, fields: [.retryAfter(seconds: 5)], into: &output)
         case .loading:
             return request.error(503, "the decision engine is loading the installed set; retry shortly", route: route,

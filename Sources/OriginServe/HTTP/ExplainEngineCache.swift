@@ -38,9 +38,29 @@ package final class ExplainEngineCache: @unchecked Sendable {
         self.publicSuffixPath = publicSuffixPath
     }
 
-    /// The engine for `site`'s manifest, or why there is none yet; starts a load when needed.
-    func lookup(_ site: StaticSite) -> Lookup {
-        guard let manifest = site.resource(named: SiteContent.manifestName)?.source else { return .noSet }
+    /// The set also served at the root: `set=` with its name explains the root's files.
+    private var defaultSetName = "default"
+
+    /// Names the set served at the root (from the server's set description).
+    func setDefaultSet(_ name: String) {
+        lock.lock()
+        defaultSetName = name
+        lock.unlock()
+    }
+
+    func isDefault(_ set: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return set == defaultSetName
+    }
+
+    /// The engine for the manifest of `set` (nil: the default set) in `site`, or why there is none
+    /// yet; starts a load when needed. One engine is kept, for whichever set was asked last.
+    func lookup(_ site: StaticSite, set: String? = nil) -> Lookup {
+        let scoped = set.flatMap { isDefault($0) ? nil : $0 }
+        let prefix = scoped.map { "sets/\($0)/" } ?? ""
+        guard let manifest = site.resource(named: prefix + SiteContent.manifestName)?.source else { return .noSet }
+        let directory = provenanceDirectory.map { directory in scoped.map { directory + "/sets/" + $0 } ?? directory }
         lock.lock()
         defer { lock.unlock() }
         if manifestSHA256 == manifest.sha256, let entry {
@@ -53,7 +73,7 @@ package final class ExplainEngineCache: @unchecked Sendable {
         manifestSHA256 = manifest.sha256
         entry = .loading   // the previous set's engine is released here
         queue.async { [self] in
-            let result = Result { try build(site, manifest: manifest) }
+            let result = Result { try build(site, manifest: manifest, prefix: prefix, directory: directory) }
             lock.lock()
             if manifestSHA256 == manifest.sha256 {
                 switch result {
@@ -88,12 +108,12 @@ package final class ExplainEngineCache: @unchecked Sendable {
 
     /// The installed set's lists, in manifest order, each checked against its hash (through
     /// `ManifestLists`, as `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
-    private func build(_ site: StaticSite, manifest: StaticResource) throws -> (ContentBlockerEngine, SetProvenance) {
+    private func build(_ site: StaticSite, manifest: StaticResource, prefix: String, directory provenanceDirectory: String?) throws -> (ContentBlockerEngine, SetProvenance) {
         let lists: [(id: String, json: [UInt8])]
         let hashes: [String: String]
         do {
             let decoded = try ManifestLists.decode(Data(manifest.identity))
-            lists = try ManifestLists.verifiedLists(decoded) { name in site.resource(named: name).map { ($0.source.identity, $0.source.sha256) } }
+            lists = try ManifestLists.verifiedLists(decoded) { name in site.resource(named: prefix + name).map { ($0.source.identity, $0.source.sha256) } }
             hashes = Dictionary(decoded.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         } catch {
             throw ExplainError(error, manifestPath: PublishedFileNames.manifest, directory: "")

@@ -17,6 +17,8 @@ package struct ExplainQuery: Equatable {
     package var url: String
     package var page: String?
     package var type: ABPRequestType
+    /// The set to explain against (`set=<name>`); nil: the default set.
+    package var set: String? = nil
 
     /// Parses the query part of a request target (`/explain?…`).
     package static func parse(target: UnsafeBufferPointer<UInt8>) throws(Refusal) -> ExplainQuery {
@@ -42,7 +44,14 @@ package struct ExplainQuery: Equatable {
             }
             type = known
         }
-        return ExplainQuery(url: url, page: page, type: type)
+        var query = ExplainQuery(url: url, page: page, type: type)
+        if let set = fields["set"], !set.isEmpty {
+            guard set.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }) else {
+                throw Refusal(status: 400, reason: "the set parameter is a set name from /sets/ (lowercase letters, digits and '-')")
+            }
+            query.set = set
+        }
+        return query
     }
 
     /// The engine's request, or a 400 when the URL does not parse as one.

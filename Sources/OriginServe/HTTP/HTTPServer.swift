@@ -21,6 +21,11 @@ package final class HTTPServer: @unchecked Sendable {
     /// with the bound port.
     private let installLock = NSLock()
     private var installed: SiteContent?
+    /// The sets this origin publishes (`/sets/`) and the generation installed for each set other
+    /// than the default one (which is `installed`).
+    private var setDefinitions: [ListSetDefinition] = []
+    private var defaultSetName = Configuration.defaultSetName
+    private var installedOthers: [String: SiteContent] = [:]
     private var boundPort: Int?
 
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
@@ -54,6 +59,12 @@ package final class HTTPServer: @unchecked Sendable {
             }
             return Self.activity(of: core, startedAt: startedAt)
         }
+        let activity = state.activity
+        state.activity = { [weak self] in
+            var current = activity()
+            current.sets = self?.servedSets() ?? []
+            return current
+        }
     }
 
     /// Binds and starts serving; returns the bound port (useful when `listen.port` is 0).
@@ -74,10 +85,48 @@ package final class HTTPServer: @unchecked Sendable {
         installLocked(content)
     }
 
+    /// Names the sets `/sets/` lists; call before `start()`.
+    package func describeSets(_ definitions: [ListSetDefinition], defaultSet: String) {
+        installLock.lock()
+        defer { installLock.unlock() }
+        setDefinitions = definitions
+        defaultSetName = defaultSet
+        explainCache.setDefaultSet(defaultSet)
+    }
+
+    /// Every described set with what is installed for it now.
+    private func servedSets() -> [ServedSetActivity] {
+        installLock.lock()
+        defer { installLock.unlock() }
+        return setDefinitions.map { definition in
+            let isDefault = definition.name == defaultSetName
+            return ServedSetActivity(definition: definition, isDefault: isDefault, content: isDefault ? installed : installedOthers[definition.name])
+        }
+    }
+
+    /// Replaces the served generation of the set `name` (not the default one), atomically with the rest.
+    package func install(_ content: SiteContent, set name: String) {
+        installLock.lock()
+        defer { installLock.unlock() }
+        installedOthers[name] = content
+        installLocked(installed ?? .empty)
+    }
+
     private func installLocked(_ content: SiteContent) {
         installed = content
         let base = configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
-        core.install(StaticSite(resources: content.staticResources(configuration, baseURL: base)))
+        var resources = content.staticResources(configuration, baseURL: base)
+        if !setDefinitions.isEmpty {
+            var contents = installedOthers
+            contents[defaultSetName] = content
+            for definition in setDefinitions {
+                resources += (contents[definition.name] ?? .empty).staticResources(configuration, baseURL: base, setName: definition.name)
+            }
+            let index = SetsIndex(definitions: setDefinitions, defaultName: defaultSetName, contents: contents, baseURL: base)
+            let newest = contents.values.compactMap { $0.manifest?.lastModified }.max() ?? Date(timeIntervalSince1970: 0)
+            resources += index.resources(cacheControl: SiteContent.manifestCacheControl(configuration), lastModified: newest)
+        }
+        core.install(StaticSite(resources: resources))
         explainCache.installed(manifestSHA256: content.manifest?.sha256)
     }
 

@@ -23,6 +23,11 @@ package enum ListIndex {
             manifest: index.baseURL + "/manifest.json", publishedAt: index.publishedAt,
             lists: index.aliases,
             gnomeWeb: index.gnomeWebCommand, gnomeWeb43: index.gnomeWeb43Command)
+        return encoded(document)
+    }
+
+    /// An index document as served: pretty, sorted keys, ISO 8601 dates, a final newline.
+    static func encoded(_ document: some Encodable) -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

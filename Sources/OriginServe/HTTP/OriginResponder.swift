@@ -76,6 +76,8 @@ package struct OriginResponder: HTTPResponder {
             if let resource = site.resource(named: name) { return request.serve(resource, route: route.route, into: &output) }
             return SetSidecars.answer(request, name: name, directory: state.publicDirectory, route: OriginRoute.explain.route, into: &output)
                 ?? request.notFound(into: &output)
+        case .sets:
+            return SetsRoute.respond(request, name: name, publicDirectory: state.publicDirectory, isDefault: state.explain.isDefault, into: &output)
         case .lists:
             return ListAliasRoute.respond(request, name: name, route: route.route, into: &output)
         case .explain:

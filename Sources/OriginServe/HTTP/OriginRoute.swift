@@ -6,10 +6,10 @@ import HTTPServerCore
 /// the origin itself, and the label /metrics counts it under (the case name, in case order; the
 /// HTTP library appends `not_found`, `invalid` and `options`).
 package enum OriginRoute: Int, CaseIterable {
-    case manifest, list, healthz, status, metrics, admin, explain, lists, unprotectedSites, acceptCompileTime
+    case manifest, list, healthz, status, metrics, admin, explain, lists, unprotectedSites, acceptCompileTime, sets
 
     /// The exact names the origin's endpoints and the manifest own. `lists` owns every name under
-    /// `lists/`; `list` every other name (the set's hashed files and its sidecars).
+    /// `lists/`, `sets` every name under `sets/` (the index and each set's files); `list` every other name (the set's hashed files and its sidecars).
     private static let exactNames: [(name: StaticString, route: OriginRoute)] = [
         ("admin/refresh", .admin), ("admin/unprotected-sites", .unprotectedSites), ("admin/accept-compile-time", .acceptCompileTime), ("manifest.json", .manifest), ("healthz", .healthz), ("status", .status),
         ("status.html", .status), ("metrics", .metrics), ("explain", .explain),
@@ -24,7 +24,7 @@ package enum OriginRoute: Int, CaseIterable {
     /// whether or not a set is installed.
     var servesTheSet: Bool {
         switch self {
-        case .manifest, .list, .lists: return true
+        case .manifest, .list, .lists, .sets: return true
         case .healthz, .status, .metrics, .admin, .explain, .unprotectedSites, .acceptCompileTime: return false
         }
     }
@@ -32,6 +32,7 @@ package enum OriginRoute: Int, CaseIterable {
     /// The route a request name belongs to. Compares bytes with literals, building no String.
     static func route(of name: UnsafeBufferPointer<UInt8>) -> OriginRoute {
         for entry in exactNames where equals(name, entry.name) { return entry.route }
+        if SetsRoute.claims(name) { return .sets }
         return ListAliasRoute.claims(name) ? .lists : .list
     }
 

@@ -20,9 +20,7 @@ extension SiteContent {
             resources.append(StaticResource(name: name, identity: entry.identity, gzip: nil, sha256: entry.sha256, lastModified: entry.lastModified,
                                             cacheControl: .immutable, contentType: "text/plain; charset=utf-8"))
         }
-        let cache = CacheControl.shared(maxAge: configuration.manifestMaxAgeSeconds,
-                                        staleWhileRevalidate: configuration.manifestStaleWhileRevalidateSeconds,
-                                        staleIfError: configuration.manifestStaleIfErrorSeconds)
+        let cache = Self.manifestCacheControl(configuration)
         let byName = Dictionary(resources.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         resources += ListAliases(content: self, baseURL: baseURL).resources(files: byName, cacheControl: cache)
         if let manifest {
@@ -30,5 +28,12 @@ extension SiteContent {
                                             lastModified: manifest.lastModified, cacheControl: cache))
         }
         return resources
+    }
+
+    /// The manifest's caching, shared by every short-lived name (aliases, indexes).
+    static func manifestCacheControl(_ configuration: Configuration.HTTP) -> CacheControl {
+        CacheControl.shared(maxAge: configuration.manifestMaxAgeSeconds,
+                            staleWhileRevalidate: configuration.manifestStaleWhileRevalidateSeconds,
+                            staleIfError: configuration.manifestStaleIfErrorSeconds)
     }
 }

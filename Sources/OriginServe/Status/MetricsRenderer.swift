@@ -94,6 +94,7 @@ package struct MetricsRenderer {
             family("listserver_follow_last_poll_ok", "gauge", "1 if the last poll installed or confirmed the primary's set, 0 if refused or failed.",
                    [(primary + ",result=\"\(escape(follow.lastResult ?? "none"))\"", follow.lastError == nil ? "1" : "0")])
         }
+        out += setFamilies()
         return Array(out.utf8)
     }
 

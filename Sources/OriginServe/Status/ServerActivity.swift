@@ -16,4 +16,6 @@ package struct ServerActivity: Sendable {
     /// `OperatorStatus.manifestSHA256` while a new generation is being installed).
     var servedManifestSHA256: String? = nil
     var servedManifestPublishedAt: Date? = nil
+    /// Every set served, in configuration order (empty before the sets are described).
+    var sets: [ServedSetActivity] = []
 }

@@ -35,12 +35,15 @@ package struct StatusDocument: Encodable {
     /// New list versions' WebKit compile times against the versions they replace, and whether that held the publish.
     var compileRegression: CompileRegressionGate.Comparison?
     package var http: HTTPCounters
+    /// Every set served (name, target, upstreams, manifest, lists, rules).
+    var sets: [ServedSetActivity]
 
     package init(status: OperatorStatus, activity: ServerActivity) {
         version = activity.version
         startedAt = activity.startedAt
         uptimeSeconds = max(0, Int(activity.now.timeIntervalSince(activity.startedAt)))
         healthy = activity.manifestInstalled
+        sets = activity.sets
         manifestSHA256 = status.manifestSHA256
         generatedAt = status.generatedAt
         servedManifestSHA256 = activity.servedManifestSHA256

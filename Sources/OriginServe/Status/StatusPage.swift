@@ -34,7 +34,7 @@ package struct StatusPage {
         var html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         html += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         html += "<title>ListServer status</title><style>\(Self.style)</style></head><body>"
-        html += header() + "<main>" + health() + lists() + refreshes() + plots()
+        html += header() + "<main>" + health() + setsSection() + lists() + refreshes() + plots()
         html += compileTime() + isolated() + skipped() + explainForm() + "</main>"
         html += "<footer>listserver \(e(activity.version)) · up \(StatusFormat.age(activity.now.timeIntervalSince(activity.startedAt)))"
         html += " · page rendered \(StatusFormat.time(activity.now)) · <a href=\"status\">JSON</a> (without Accept: text/html) · <a href=\"metrics\">metrics</a> · <a href=\"lists/\">stable list URLs</a></footer>"
