@@ -23,9 +23,12 @@ public struct CappedHTTPClient: Sendable {
         /// An extra PEM trust anchor instead of the system CA store (tests over loopback TLS).
         public var certificateAuthorityFile: String?
 
-        public init(url: String, headers: [String] = [], maxBodyBytes: Int, maxRedirects: Int = CappedHTTPClient.defaultMaxRedirects,
-                    connectTimeoutSeconds: Double? = nil, totalTimeoutSeconds: Double, userAgent: String? = nil,
-                    certificateAuthorityFile: String? = nil) {
+        public init(
+            url: String, headers: [String] = [], maxBodyBytes: Int,
+            maxRedirects: Int = CappedHTTPClient.defaultMaxRedirects,
+            connectTimeoutSeconds: Double? = nil, totalTimeoutSeconds: Double, userAgent: String? = nil,
+            certificateAuthorityFile: String? = nil
+        ) {
             self.url = url
             self.headers = headers
             self.maxBodyBytes = maxBodyBytes
@@ -48,7 +51,8 @@ public struct CappedHTTPClient: Sendable {
         public func header(_ name: String) -> String? { headers.last { $0.name == name }?.value }
 
         public static func == (lhs: Response, rhs: Response) -> Bool {
-            lhs.status == rhs.status && lhs.body == rhs.body && lhs.headers.map { [$0.name, $0.value] } == rhs.headers.map { [$0.name, $0.value] }
+            lhs.status == rhs.status && lhs.body == rhs.body
+                && lhs.headers.map { [$0.name, $0.value] } == rhs.headers.map { [$0.name, $0.value] }
         }
     }
 
@@ -77,10 +81,14 @@ public struct CappedHTTPClient: Sendable {
                 shim_curl_setopt_string(handle, CURLOPT_URL, request.url)
                 shim_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
                 shim_curl_setopt_string(handle, CURLOPT_PROTOCOLS_STR, "http,https")
-                shim_curl_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, request.url.lowercased().hasPrefix("https:") ? "https" : "http,https")
+                shim_curl_setopt_string(
+                    handle, CURLOPT_REDIR_PROTOCOLS_STR,
+                    request.url.lowercased().hasPrefix("https:") ? "https" : "http,https")
                 shim_curl_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 1)
                 shim_curl_setopt_long(handle, CURLOPT_MAXREDIRS, request.maxRedirects)
-                if let connect = request.connectTimeoutSeconds { shim_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connect * 1000)) }
+                if let connect = request.connectTimeoutSeconds {
+                    shim_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(connect * 1000))
+                }
                 shim_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(request.totalTimeoutSeconds * 1000))
                 shim_curl_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "gzip")
                 if let agent = request.userAgent { shim_curl_setopt_string(handle, CURLOPT_USERAGENT, agent) }
@@ -117,7 +125,7 @@ public struct CappedHTTPClient: Sendable {
         case CURLE_OPERATION_TIMEDOUT:
             throw .timeout(detail: detail)
         case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_SEND_ERROR,
-             CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
+            CURLE_RECV_ERROR, CURLE_GOT_NOTHING:
             throw .connection(detail: detail)
         case CURLE_PARTIAL_FILE:
             throw .truncated(detail: detail)

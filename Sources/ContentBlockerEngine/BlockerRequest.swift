@@ -1,6 +1,10 @@
 /// WebKit's resource types, as a trigger's `resource-type` names them.
 public enum ResourceType: String, CaseIterable, Sendable, Codable {
-    case document, image, styleSheet = "style-sheet", script, font, raw, svgDocument = "svg-document", media
+    case document, image
+    case styleSheet = "style-sheet"
+    case script, font, raw
+    case svgDocument = "svg-document"
+    case media
     case popup, ping, fetch, websocket, other
 
     var bit: UInt16 {
@@ -24,12 +28,14 @@ public enum ResourceType: String, CaseIterable, Sendable, Codable {
 
 /// Where a load happens: the main frame or an iframe.
 public enum LoadContext: String, CaseIterable, Sendable, Codable {
-    case topFrame = "top-frame", childFrame = "child-frame"
+    case topFrame = "top-frame"
+    case childFrame = "child-frame"
 }
 
 /// Whether the request's registrable domain equals the main document's.
 public enum LoadType: String, CaseIterable, Sendable, Codable {
-    case firstParty = "first-party", thirdParty = "third-party"
+    case firstParty = "first-party"
+    case thirdParty = "third-party"
 }
 
 /// The registrable domain (eTLD+1) of a host; `load-type` compares these. Passed in, so the engine

@@ -2,9 +2,13 @@ import Foundation
 
 /// The action of a rule, as WebKit names it.
 public enum ActionType: String, Sendable, Codable, CaseIterable {
-    case block, blockCookies = "block-cookies", cssDisplayNone = "css-display-none"
-    case ignorePreviousRules = "ignore-previous-rules", makeHTTPS = "make-https"
-    case notify, redirect, modifyHeaders = "modify-headers"
+    case block
+    case blockCookies = "block-cookies"
+    case cssDisplayNone = "css-display-none"
+    case ignorePreviousRules = "ignore-previous-rules"
+    case makeHTTPS = "make-https"
+    case notify, redirect
+    case modifyHeaders = "modify-headers"
 }
 
 /// A `*`-aware domain condition entry: `*example.com` also matches subdomains.
@@ -28,17 +32,21 @@ struct DomainPattern: Sendable {
 
 /// The condition a trigger may carry: at most one of these (WebKit refuses two).
 enum PageCondition: Sendable {
-    case ifDomain([DomainPattern]), unlessDomain([DomainPattern])
-    case ifTopURL([URLFilterRegex]), unlessTopURL([URLFilterRegex])
+    case ifDomain([DomainPattern])
+    case unlessDomain([DomainPattern])
+    case ifTopURL([URLFilterRegex])
+    case unlessTopURL([URLFilterRegex])
     /// `if-frame-url` / `unless-frame-url`: the frame is the top frame in this request model.
-    case ifFrameURL([URLFilterRegex]), unlessFrameURL([URLFilterRegex])
+    case ifFrameURL([URLFilterRegex])
+    case unlessFrameURL([URLFilterRegex])
 
     func holds(page: NormalizedURL) -> Bool {
         switch self {
         case .ifDomain(let patterns): return patterns.contains { $0.matches(page.host) }
         case .unlessDomain(let patterns): return !patterns.contains { $0.matches(page.host) }
         case .ifTopURL(let filters), .ifFrameURL(let filters): return filters.contains { $0.matches(page.bytes) }
-        case .unlessTopURL(let filters), .unlessFrameURL(let filters): return !filters.contains { $0.matches(page.bytes) }
+        case .unlessTopURL(let filters), .unlessFrameURL(let filters):
+            return !filters.contains { $0.matches(page.bytes) }
         }
     }
 }
@@ -63,8 +71,10 @@ public struct BlockerRule: Sendable {
     let condition: PageCondition?
 
     /// - Parameter requiredLiterals: set to the url-filter's `requiredLiterals` (for the engine's index).
-    init(listID: String, index: Int, fields: RuleFields, listJSON: [UInt8], range: Range<Int>,
-         requiredLiterals: inout [[UInt8]]) throws(RuleListError) {
+    init(
+        listID: String, index: Int, fields: RuleFields, listJSON: [UInt8], range: Range<Int>,
+        requiredLiterals: inout [[UInt8]]
+    ) throws(RuleListError) {
         self.listID = listID
         self.index = index
         self.listJSON = listJSON
@@ -91,7 +101,9 @@ public struct BlockerRule: Sendable {
             }
         }
         /// A trigger flags array as a set; nil when absent or empty (an empty array restricts nothing).
-        func flags<Flag: RawRepresentable & Hashable>(_ key: RuleFields.ArrayKey, as _: Flag.Type) throws(RuleListError) -> Set<Flag>? where Flag.RawValue == String {
+        func flags<Flag: RawRepresentable & Hashable>(_ key: RuleFields.ArrayKey, as _: Flag.Type) throws(RuleListError)
+            -> Set<Flag>? where Flag.RawValue == String
+        {
             guard let names = try strings(key), !names.isEmpty else { return nil }
             var found = Set<Flag>()
             for name in names {
@@ -107,7 +119,9 @@ public struct BlockerRule: Sendable {
         func regexes(_ values: [String]) throws(RuleListError) -> [URLFilterRegex] {
             var out: [URLFilterRegex] = []
             for value in values {
-                do { out.append(try URLFilterRegex(value, caseSensitive: caseSensitive)) } catch { throw fail(error.description) }
+                do { out.append(try URLFilterRegex(value, caseSensitive: caseSensitive)) } catch {
+                    throw fail(error.description)
+                }
             }
             return out
         }

@@ -24,11 +24,15 @@ public struct ContentBlockerEngine: Sendable {
     public enum Indexing: Sendable { case trigram, none }
 
     /// `lists`: (list id, the list's JSON bytes) in manifest order.
-    public init(lists: [(id: String, json: [UInt8])], registrableDomains: any RegistrableDomainProvider,
-                indexing: Indexing = .trigram) throws(RuleListError) {
+    public init(
+        lists: [(id: String, json: [UInt8])], registrableDomains: any RegistrableDomainProvider,
+        indexing: Indexing = .trigram
+    ) throws(RuleListError) {
         // Lists are read on every core (each rule's url-filter is compiled here), then joined in manifest order.
         let read = Parallel.map(lists.count) { index in
-            Result { () throws(RuleListError) in try RuleListReader.rules(listID: lists[index].id, json: lists[index].json) }
+            Result { () throws(RuleListError) in
+                try RuleListReader.rules(listID: lists[index].id, json: lists[index].json)
+            }
         }
         var parts: [RuleListReader.List] = []
         for result in read { parts.append(try result.get()) }
@@ -68,12 +72,21 @@ public struct ContentBlockerEngine: Sendable {
         let pageOutcomes = request == pageLoad ? outcomes : self.outcomes(for: pageLoad)
         let hiding = pageOutcomes.flatMap { $0.inForce.filter { $0.action == .cssDisplayNone } }
         var explanation = Explanation(
-            url: request.url.text, page: request.page.text, resourceType: request.resourceType, loadContext: request.loadContext,
+            url: request.url.text, page: request.page.text, resourceType: request.resourceType,
+            loadContext: request.loadContext,
             loadType: loadType(of: request), verdict: verdict,
             blockingRules: blocking.map(\.reference),
-            exceptions: deciding.map { Cancellation(exception: $0.exception.reference, cancelled: $0.cancelled.filter { $0.action == .block }.map(\.reference)) },
-            otherActions: outcomes.flatMap { $0.inForce.filter { ![.block, .cssDisplayNone, .ignorePreviousRules].contains($0.action) } }.map(\.reference),
-            pageExceptions: pageOutcomes.flatMap { $0.cancellations.map(\.exception).filter(\.isPageWide).map(\.reference) },
+            exceptions: deciding.map {
+                Cancellation(
+                    exception: $0.exception.reference,
+                    cancelled: $0.cancelled.filter { $0.action == .block }.map(\.reference))
+            },
+            otherActions: outcomes.flatMap {
+                $0.inForce.filter { ![.block, .cssDisplayNone, .ignorePreviousRules].contains($0.action) }
+            }.map(\.reference),
+            pageExceptions: pageOutcomes.flatMap {
+                $0.cancellations.map(\.exception).filter(\.isPageWide).map(\.reference)
+            },
             hidingSelectors: hiding.map { HidingSelector(selector: $0.selector ?? "", rule: $0.reference) })
         explanation.attachSources(provenance, pageHost: request.page.host)
         return explanation
@@ -81,7 +94,8 @@ public struct ContentBlockerEngine: Sendable {
 
     public func loadType(of request: BlockerRequest) -> LoadType {
         if request.url.host == request.page.host { return .firstParty }
-        return registrableDomains.registrableDomain(of: request.url.host) == registrableDomains.registrableDomain(of: request.page.host)
+        return registrableDomains.registrableDomain(of: request.url.host)
+            == registrableDomains.registrableDomain(of: request.page.host)
             ? .firstParty : .thirdParty
     }
 
@@ -128,7 +142,8 @@ public struct ContentBlockerEngine: Sendable {
     }
 
     static func trigram(_ a: UInt8, _ b: UInt8, _ c: UInt8) -> UInt32 {
-        UInt32(URLFilterGrammar.lowercase(a)) << 16 | UInt32(URLFilterGrammar.lowercase(b)) << 8 | UInt32(URLFilterGrammar.lowercase(c))
+        UInt32(URLFilterGrammar.lowercase(a)) << 16 | UInt32(URLFilterGrammar.lowercase(b)) << 8
+            | UInt32(URLFilterGrammar.lowercase(c))
     }
 
     /// Each rule under the trigram of its required literals that the fewest rules have (ties: the
@@ -144,7 +159,10 @@ public struct ContentBlockerEngine: Sendable {
         for list in lists {
             var start = 0
             for end in list.trigramEnds {
-                defer { start = end; ordinal += 1 }
+                defer {
+                    start = end
+                    ordinal += 1
+                }
                 guard start < end else {
                     unindexed.append(ordinal)
                     continue

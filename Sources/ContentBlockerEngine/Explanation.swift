@@ -10,7 +10,10 @@ public struct RuleReference: Sendable, Equatable, Codable {
     public var sources: [SourceLine] = []
 
     enum CodingKeys: String, CodingKey {
-        case listID = "list", index, action, json = "rule", sources
+        case listID = "list"
+        case index, action
+        case json = "rule"
+        case sources
     }
 }
 

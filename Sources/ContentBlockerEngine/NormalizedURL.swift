@@ -16,17 +16,22 @@ public struct NormalizedURL: Sendable, Equatable, CustomStringConvertible {
     public init(_ raw: String) throws(URLInputError) {
         var input = Array(raw.utf8)
         while let last = input.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { input.removeLast() }
-        while let first = input.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D { input.removeFirst() }
+        while let first = input.first, first == 0x20 || first == 0x09 || first == 0x0A || first == 0x0D {
+            input.removeFirst()
+        }
         guard input.count <= Self.maximumLength else { throw .tooLong(raw.utf8.count, limit: Self.maximumLength) }
         guard let colon = input.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              input[..<colon].allSatisfy({ Self.isSchemeByte($0) }),
-              input.count >= colon + 3, input[colon + 1] == UInt8(ascii: "/"), input[colon + 2] == UInt8(ascii: "/") else {
+            input[..<colon].allSatisfy({ Self.isSchemeByte($0) }),
+            input.count >= colon + 3, input[colon + 1] == UInt8(ascii: "/"), input[colon + 2] == UInt8(ascii: "/")
+        else {
             throw .notHierarchical(raw)
         }
         let scheme = String(decoding: input[..<colon].map(URLFilterGrammar.lowercase), as: UTF8.self)
         var rest = Array(input[(colon + 3)...])
         if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = Array(rest[..<hash]) }
-        let authorityEnd = rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "\\") }) ?? rest.count
+        let authorityEnd =
+            rest.firstIndex(where: { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "\\") })
+            ?? rest.count
         var authority = Array(rest[..<authorityEnd])
         var userinfo: [UInt8] = []
         if let at = authority.lastIndex(of: UInt8(ascii: "@")) {
@@ -35,7 +40,9 @@ public struct NormalizedURL: Sendable, Equatable, CustomStringConvertible {
         }
         var hostBytes = authority
         var port: [UInt8] = []
-        let portColon = authority.first == UInt8(ascii: "[") ? authority.lastIndex(of: UInt8(ascii: "]")).flatMap { authority[$0...].firstIndex(of: UInt8(ascii: ":")) }
+        let portColon =
+            authority.first == UInt8(ascii: "[")
+            ? authority.lastIndex(of: UInt8(ascii: "]")).flatMap { authority[$0...].firstIndex(of: UInt8(ascii: ":")) }
             : authority.lastIndex(of: UInt8(ascii: ":"))
         if let portColon {
             hostBytes = Array(authority[..<portColon])
@@ -66,8 +73,10 @@ public struct NormalizedURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
-        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
     }
 
     private static func percentEncode(_ bytes: [UInt8], unsafe: [UInt8]) -> [UInt8] {

@@ -19,14 +19,16 @@ enum RuleListReader {
         do {
             return try json.withUnsafeBufferPointer { buffer in
                 guard UTF8Validation.isValid(buffer) else {
-                    throw RuleListError(listID: listID, index: nil, reason: "not valid JSON: the list is not valid UTF-8")
+                    throw RuleListError(
+                        listID: listID, index: nil, reason: "not valid JSON: the list is not valid UTF-8")
                 }
                 return try JSONCursor.reading(buffer) { cursor in try read(&cursor, listID: listID, json: json) }
             }
         } catch let error as RuleListError {
             throw error
         } catch let error as JSONCursor.SyntaxError {
-            throw RuleListError(listID: listID, index: nil, reason: "not valid JSON: \(error.message) at byte \(error.offset)")
+            throw RuleListError(
+                listID: listID, index: nil, reason: "not valid JSON: \(error.message) at byte \(error.offset)")
         } catch {
             throw RuleListError(listID: listID, index: nil, reason: "not valid JSON: \(error)")
         }
@@ -47,8 +49,10 @@ enum RuleListReader {
                 }
                 let start = cursor.index
                 let fields = try RuleFields.read(&cursor)
-                list.rules.append(try BlockerRule(listID: listID, index: index, fields: fields, listJSON: json,
-                                                  range: start..<cursor.index, requiredLiterals: &literals))
+                list.rules.append(
+                    try BlockerRule(
+                        listID: listID, index: index, fields: fields, listJSON: json,
+                        range: start..<cursor.index, requiredLiterals: &literals))
                 appendTrigrams(of: literals, to: &list.trigrams)
                 list.trigramEnds.append(list.trigrams.count)
             } while try cursor.next(closing: UInt8(ascii: "]"))
@@ -82,16 +86,21 @@ enum RuleListReader {
 struct RuleFields {
     /// The trigger's string-array members, in the order their problems are reported.
     enum ArrayKey: Int, CaseIterable {
-        case loadType, loadContext, resourceType, ifDomain, unlessDomain, ifTopURL, unlessTopURL, ifFrameURL, unlessFrameURL
+        case loadType, loadContext, resourceType, ifDomain, unlessDomain, ifTopURL, unlessTopURL, ifFrameURL,
+            unlessFrameURL
 
-        static let names: [StaticString] = ["load-type", "load-context", "resource-type", "if-domain", "unless-domain",
-                                            "if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url"]
+        static let names: [StaticString] = [
+            "load-type", "load-context", "resource-type", "if-domain", "unless-domain",
+            "if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url",
+        ]
         var name: String { Self.names[rawValue].description }
     }
 
     /// A string-array member: absent, its strings, or present with another shape.
     enum Strings {
-        case absent, strings([String]), wrongShape
+        case absent
+        case strings([String])
+        case wrongShape
     }
 
     var hasTrigger = false
@@ -156,7 +165,9 @@ struct RuleFields {
     }
 
     private static func arrayKey(_ key: UnsafeBufferPointer<UInt8>) -> ArrayKey? {
-        for candidate in ArrayKey.allCases where ByteName.equals(key, ArrayKey.names[candidate.rawValue]) { return candidate }
+        for candidate in ArrayKey.allCases where ByteName.equals(key, ArrayKey.names[candidate.rawValue]) {
+            return candidate
+        }
         return nil
     }
 

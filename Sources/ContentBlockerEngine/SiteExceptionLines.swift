@@ -11,7 +11,8 @@ enum SiteExceptionLines {
 
     /// `lines` narrowed to those naming `pageHost`, when `json` is a site-exception rule.
     static func concerning(_ pageHost: String, json: String, lines: [SourceLine]) -> [SourceLine] {
-        guard lines.count > 1, json.hasPrefix(prefix), json.hasSuffix(#""action":{"type":"ignore-previous-rules"}}"#) else {
+        guard lines.count > 1, json.hasPrefix(prefix), json.hasSuffix(#""action":{"type":"ignore-previous-rules"}}"#)
+        else {
             return lines
         }
         var domains: [Substring] = []

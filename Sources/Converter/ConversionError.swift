@@ -19,7 +19,8 @@ public enum ConversionError: Error, Equatable, CustomStringConvertible {
         case .layoutImpossible(let reason):
             return "the rules do not fit the list limits: \(reason)"
         case .invalidList(let reason):
-            return "a generated list would not compile cleanly in WebKit (\(reason)); nothing was published, report this with the input files"
+            return
+                "a generated list would not compile cleanly in WebKit (\(reason)); nothing was published, report this with the input files"
         }
     }
 }

@@ -26,8 +26,10 @@ public struct ConversionReport: Codable, Sendable, Equatable {
         /// other sites were converted); each line is also counted in `converted`. Absent when none.
         public var skippedParts: [String: SkipTally]?
 
-        public init(id: String, lines: Int, rules: Int, converted: Int, skipped: [String: SkipTally],
-                    skippedParts: [String: SkipTally]? = nil) {
+        public init(
+            id: String, lines: Int, rules: Int, converted: Int, skipped: [String: SkipTally],
+            skippedParts: [String: SkipTally]? = nil
+        ) {
             self.id = id
             self.lines = lines
             self.rules = rules

@@ -20,8 +20,12 @@ struct ConvertedRules: Sendable, Equatable {
     /// and `$important` blocks; `.mustNotBeGuarded` rules may share the list only after the guards
     /// (with any exception meant for them after them too).
     var navigationGuards: [[UInt8]] = [
-        Array(#"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
-        Array(#"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#.utf8),
+        Array(
+            #"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#
+                .utf8),
+        Array(
+            #"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#.utf8
+        ),
     ]
 }
 

@@ -52,8 +52,11 @@ public struct ConverterConfiguration: Sendable, Equatable {
     /// The WebKit the lists are written for (see `ConversionTarget`).
     public var target = ConversionTarget.safari17
 
-    public init(chunkSize: Int = defaultChunkSize, maxLists: Int = defaultMaxLists, genericSelectorsPerRule: Int = 50, recentListLimit: Int = 2_000,
-                removalGraceRuns: Int = 0) {
+    public init(
+        chunkSize: Int = defaultChunkSize, maxLists: Int = defaultMaxLists, genericSelectorsPerRule: Int = 50,
+        recentListLimit: Int = 2_000,
+        removalGraceRuns: Int = 0
+    ) {
         self.removalGraceRuns = removalGraceRuns
         self.chunkSize = chunkSize
         self.maxLists = maxLists
@@ -104,7 +107,9 @@ public struct ConversionOutput: Sendable {
     /// The input lines of every rule and the skipped lines (empty for outputs made by hand).
     public var provenance: ConversionProvenance
 
-    public init(lists: [RuleList], report: ConversionReport, layoutState: [UInt8], provenance: ConversionProvenance = .none) {
+    public init(
+        lists: [RuleList], report: ConversionReport, layoutState: [UInt8], provenance: ConversionProvenance = .none
+    ) {
         self.lists = lists
         self.report = report
         self.layoutState = layoutState

@@ -70,7 +70,10 @@ struct HashSet64: Sendable {
     mutating func reserveCapacity(_ capacity: Int) { slots.reserveCapacity(capacity) }
 
     mutating func insert(_ value: UInt64) {
-        guard value != .max else { hasMax = true; return }
+        guard value != .max else {
+            hasMax = true
+            return
+        }
         slots.growIfNeeded()
         let slot = slots.find(value)
         if slots.keys[slot] == 0 { slots.fill(slot, with: value) }

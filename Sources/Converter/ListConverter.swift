@@ -14,22 +14,29 @@ public struct ListConverter: Sendable {
     ///   `.nothingToConvert` when no source yields a rule, `.layoutImpossible` when the limits cannot hold.
     /// - Parameter previousLists: the previous set's list bytes by id (optional); with them a list
     ///   that only lost removed rules may keep its bytes (`ConverterConfiguration.removalGraceRuns`).
-    public func convert(_ sources: consuming [FilterListSource], previousLayout: [UInt8]? = nil,
-                        previousLists: [String: [UInt8]] = [:]) throws -> ConversionOutput {
+    public func convert(
+        _ sources: consuming [FilterListSource], previousLayout: [UInt8]? = nil,
+        previousLists: [String: [UInt8]] = [:]
+    ) throws -> ConversionOutput {
         let input = consume sources
-        let (rules, reports, skipped) = try RuleConverter(target: configuration.target).convert(input, limit: LayoutCapacity(configuration))
+        let (rules, reports, skipped) = try RuleConverter(target: configuration.target).convert(
+            input, limit: LayoutCapacity(configuration))
         // The input bytes stay for provenance: its line texts are slices of them, cut only when written.
-        return try assemble(rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
-                            sources: input, skipped: skipped)
+        return try assemble(
+            rules, sourceReports: reports, previousLayout: previousLayout, previousLists: previousLists,
+            sources: input, skipped: skipped)
     }
 
     /// Lays out already converted rules, serializes each list and fills the report.
-    func assemble(_ rules: consuming ConvertedRules, sourceReports: [ConversionReport.SourceReport],
-                  previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:],
-                  sources: [FilterListSource] = [], skipped: [SkippedLine] = []) throws -> ConversionOutput {
+    func assemble(
+        _ rules: consuming ConvertedRules, sourceReports: [ConversionReport.SourceReport],
+        previousLayout: [UInt8]?, previousLists: [String: [UInt8]] = [:],
+        sources: [FilterListSource] = [], skipped: [SkippedLine] = []
+    ) throws -> ConversionOutput {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
-        var layout = try ListLayout(configuration: configuration).layOut(rules, previous: previous, previousLists: previousLists)
+        var layout = try ListLayout(configuration: configuration).layOut(
+            rules, previous: previous, previousLists: previousLists)
         let state = layout.state
         let isFresh = layout.isFresh
         let laidOut = layout.lists
@@ -43,11 +50,15 @@ public struct ListConverter: Sendable {
         if let problem = finished.problem { throw problem }
         let report = ConversionReport(
             sources: sourceReports,
-            lists: finished.lists.map { ConversionReport.ListReport(id: $0.id, rules: $0.ruleCount, bytes: $0.json.count) },
+            lists: finished.lists.map {
+                ConversionReport.ListReport(id: $0.id, rules: $0.ruleCount, bytes: $0.json.count)
+            },
             freshLayout: isFresh)
-        let provenance = ConversionProvenance(sources: sources, lists: zip(finished.lists, origins).map { ($0.id, $1) },
-                                              merged: merged, skipped: skipped)
-        return ConversionOutput(lists: finished.lists, report: report, layoutState: finished.state, provenance: provenance)
+        let provenance = ConversionProvenance(
+            sources: sources, lists: zip(finished.lists, origins).map { ($0.id, $1) },
+            merged: merged, skipped: skipped)
+        return ConversionOutput(
+            lists: finished.lists, report: report, layoutState: finished.state, provenance: provenance)
     }
 
     /// What `finish` produced.
@@ -61,8 +72,10 @@ public struct ListConverter: Sendable {
     /// Serializes every list and validates the new ones, the lists spread over the cores (with the
     /// layout state's encoding as one more piece of work), then hands `rules` and `layoutInput` to
     /// `releaseInBackground`.
-    private func finish(_ laidOut: consuming [LaidOutList], previousLists: [String: [UInt8]], state: LayoutState,
-                        releasing rules: consuming ConvertedRules, _ layoutInput: consuming LayoutInput?) -> Finished {
+    private func finish(
+        _ laidOut: consuming [LaidOutList], previousLists: [String: [UInt8]], state: LayoutState,
+        releasing rules: consuming ConvertedRules, _ layoutInput: consuming LayoutInput?
+    ) -> Finished {
         enum Piece {
             case state([UInt8])
             case list(RuleList, problems: [WebKitListValidator.Problem])
@@ -79,7 +92,8 @@ public struct ListConverter: Sendable {
                 input[index].origins = ListOrigins()
                 input[index].kept = nil
                 // A list republished byte for byte was validated when it was first published.
-                let problems = validates && previousLists[list.id] != json ? WebKitListValidator().problems(in: json) : []
+                let problems =
+                    validates && previousLists[list.id] != json ? WebKitListValidator().problems(in: json) : []
                 return .list(list, problems: problems)
             }
         }

@@ -1,5 +1,5 @@
 #if canImport(Converter)
-import Converter  // absent when scripts/fuzz/run-converter-fuzz.sh compiles these sources into one module with the converter's
+    import Converter  // absent when scripts/fuzz/run-converter-fuzz.sh compiles these sources into one module with the converter's
 #endif
 
 /// The converter's fuzz entry point: any bytes are a filter list. The converter must not crash, must
@@ -12,7 +12,9 @@ public enum ConverterFuzz {
         configuration.validatesLists = false  // validated below, so a bad list is reported, not thrown
         let output: ConversionOutput
         do {
-            output = try ListConverter(configuration: configuration).convert([FilterListSource(id: "fuzz", bytes: bytes)])
+            output = try ListConverter(configuration: configuration).convert([
+                FilterListSource(id: "fuzz", bytes: bytes)
+            ])
         } catch ConversionError.nothingToConvert {
             return nil
         } catch {
@@ -21,7 +23,8 @@ public enum ConverterFuzz {
         for source in output.report.sources {
             let skipped = source.skipped.values.reduce(0) { $0 + $1.count }
             if source.converted + skipped != source.rules {
-                return "line accounting broken: converted \(source.converted) + skipped \(skipped) != rules \(source.rules)"
+                return
+                    "line accounting broken: converted \(source.converted) + skipped \(skipped) != rules \(source.rules)"
             }
         }
         let validator = WebKitListValidator()

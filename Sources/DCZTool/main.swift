@@ -44,5 +44,6 @@ case "measure" where arguments.count == 3 || arguments.count == 4:
     if arguments.count == 4 && level == nil { fail("LEVEL must be a zstd level", code: 2) }
     SetMeasurement(old: arguments[1], new: arguments[2], level: level).run()
 default:
-    fail("usage: dcz encode OLD NEW OUT | dcz decode OLD PATCH BYTES OUT | dcz measure OLD_SET NEW_SET [LEVEL]", code: 2)
+    fail(
+        "usage: dcz encode OLD NEW OUT | dcz decode OLD PATCH BYTES OUT | dcz measure OLD_SET NEW_SET [LEVEL]", code: 2)
 }

@@ -13,10 +13,10 @@ public struct PatchDecoder: Sendable {
     }
 
     #if canImport(CZstdShim)
-    /// libzstd through the shim (Linux).
-    public init() {
-        self.init(decompressor: LibzstdDecompressor())
-    }
+        /// libzstd through the shim (Linux).
+        public init() {
+            self.init(decompressor: LibzstdDecompressor())
+        }
     #endif
 
     /// The new version's bytes.
@@ -25,16 +25,20 @@ public struct PatchDecoder: Sendable {
     ///   - held: the identity bytes of the version the device holds (the dictionary).
     ///   - expectedBytes: the manifest entry's `bytes`.
     ///   - expectedSHA256: the manifest entry's `sha256` (lowercase hex), checked when given.
-    public func apply(_ patch: Data, to held: Data, expectedBytes: Int,
-                      expectedSHA256: String? = nil) throws(PatchError) -> Data {
+    public func apply(
+        _ patch: Data, to held: Data, expectedBytes: Int,
+        expectedSHA256: String? = nil
+    ) throws(PatchError) -> Data {
         let header = try DCZHeader.parse(patch)
         let heldDigest = SHA256Digest.of(held)
         guard header.dictionarySHA256 == heldDigest else {
-            throw .wrongBase(patchDictionary: SHA256Digest.hex(header.dictionarySHA256), held: SHA256Digest.hex(heldDigest))
+            throw .wrongBase(
+                patchDictionary: SHA256Digest.hex(header.dictionarySHA256), held: SHA256Digest.hex(heldDigest))
         }
         let frame = Data(patch.dropFirst(DCZHeader.length))
         let limits = PatchLimits.rfc9842(dictionaryBytes: held.count, outputBytes: expectedBytes)
-        let info = try frame.withUnsafeBytes { raw in Result { () throws(PatchError) in try ZstdFrameInfo.parse(raw) } }.get()
+        let info = try frame.withUnsafeBytes { raw in Result { () throws(PatchError) in try ZstdFrameInfo.parse(raw) } }
+            .get()
         try Self.check(info, against: limits)
 
         let decoded: Data
@@ -50,7 +54,9 @@ public struct PatchDecoder: Sendable {
             }
         }
         guard decoded.count <= expectedBytes else { throw .tooLarge(limit: expectedBytes, declared: info.contentBytes) }
-        guard decoded.count == expectedBytes else { throw .sizeMismatch(expected: expectedBytes, decoded: decoded.count) }
+        guard decoded.count == expectedBytes else {
+            throw .sizeMismatch(expected: expectedBytes, decoded: decoded.count)
+        }
         if let expectedSHA256 {
             let digest = SHA256Digest.hex(SHA256Digest.of(decoded))
             guard digest == expectedSHA256 else { throw .digestMismatch(expected: expectedSHA256, decoded: digest) }
@@ -61,13 +67,16 @@ public struct PatchDecoder: Sendable {
     /// The checks the frame's headers allow before any decoding.
     static func check(_ info: ZstdFrameInfo, against limits: PatchLimits) throws(PatchError) {
         guard info.dictionaryID == 0 else {
-            throw .corrupt("the zstd frame names dictionary ID \(info.dictionaryID); dcz uses a raw dictionary, which has none")
+            throw .corrupt(
+                "the zstd frame names dictionary ID \(info.dictionaryID); dcz uses a raw dictionary, which has none")
         }
         guard info.windowBytes <= UInt64(limits.maxWindowBytes) else {
             throw .windowTooLarge(window: info.windowBytes, limit: limits.maxWindowBytes)
         }
         if let declared = info.contentBytes {
-            guard declared <= UInt64(limits.outputBytes) else { throw .tooLarge(limit: limits.outputBytes, declared: declared) }
+            guard declared <= UInt64(limits.outputBytes) else {
+                throw .tooLarge(limit: limits.outputBytes, declared: declared)
+            }
             guard declared == UInt64(limits.outputBytes) else {
                 throw .sizeMismatch(expected: limits.outputBytes, decoded: Int(declared))
             }

@@ -1,4 +1,5 @@
 import ListFormat
+
 /// Why a patch could not be applied. Every case means: fall back to the full list; the held version
 /// is untouched. The descriptions say what was expected and what arrived.
 public enum PatchError: Error, Equatable, Sendable, CustomStringConvertible {
@@ -24,16 +25,20 @@ public enum PatchError: Error, Equatable, Sendable, CustomStringConvertible {
         case .truncated(let detail):
             return "truncated dcz patch: \(detail); fetch it again or fetch the full list"
         case .notDCZ(let leading):
-            return "not a dcz patch: it starts with \(SHA256Digest.hex(leading)), not 5e2a4d1820000000 (the dcz header); check the URL and the server's Content-Type"
+            return
+                "not a dcz patch: it starts with \(SHA256Digest.hex(leading)), not 5e2a4d1820000000 (the dcz header); check the URL and the server's Content-Type"
         case .wrongBase(let patch, let held):
-            return "dcz patch made against \(patch), but the held version is \(held); use the patch whose 'from' is the held version, or the full list"
+            return
+                "dcz patch made against \(patch), but the held version is \(held); use the patch whose 'from' is the held version, or the full list"
         case .corrupt(let detail):
             return "corrupt dcz patch: \(detail)"
         case .tooLarge(let limit, let declared):
             let what = declared.map { "declares \($0) bytes" } ?? "decodes to more"
-            return "dcz patch \(what) than the \(limit) bytes the manifest expects (a decompression bomb or a stale manifest); it was not decoded further"
+            return
+                "dcz patch \(what) than the \(limit) bytes the manifest expects (a decompression bomb or a stale manifest); it was not decoded further"
         case .windowTooLarge(let window, let limit):
-            return "dcz patch needs a \(window)-byte zstd window, above the \(limit) bytes RFC 9842 allows for this dictionary (max(8 MiB, 1.25 × dictionary)); re-encode it with a smaller window"
+            return
+                "dcz patch needs a \(window)-byte zstd window, above the \(limit) bytes RFC 9842 allows for this dictionary (max(8 MiB, 1.25 × dictionary)); re-encode it with a smaller window"
         case .sizeMismatch(let expected, let decoded):
             return "dcz patch decoded to \(decoded) bytes, the manifest expects \(expected)"
         case .digestMismatch(let expected, let decoded):

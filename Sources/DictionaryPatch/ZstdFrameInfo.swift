@@ -1,4 +1,5 @@
 import ListFormat
+
 /// What a zstd frame's headers say, read without decoding it (RFC 8878 §3.1.1): enough to refuse a
 /// frame whose window or declared size is over the device's bounds before any decoder allocates,
 /// and to tell a truncated patch from a corrupt one whatever decoder the app supplies.
@@ -23,9 +24,12 @@ public struct ZstdFrameInfo: Equatable, Sendable {
     ///   (wrong magic, reserved bits or block type, a block larger than its maximum, bytes after the frame).
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(PatchError) -> ZstdFrameInfo {
         var reader = Reader(bytes: bytes)
-        guard let head = reader.take(4) else { throw .truncated("the zstd frame is missing (\(bytes.count) bytes after the dcz header)") }
+        guard let head = reader.take(4) else {
+            throw .truncated("the zstd frame is missing (\(bytes.count) bytes after the dcz header)")
+        }
         guard Array(head) == magic else {
-            throw .corrupt("the bytes after the dcz header are not a zstd frame (magic \(hex(Array(head))), expected 28b52ffd)")
+            throw .corrupt(
+                "the bytes after the dcz header are not a zstd frame (magic \(hex(Array(head))), expected 28b52ffd)")
         }
         guard let descriptor = reader.byte() else { throw truncatedHeader }
         let sizeFlag = Int(descriptor >> 6)
@@ -47,7 +51,9 @@ public struct ZstdFrameInfo: Equatable, Sendable {
 
         var minimum: UInt64 = 0
         while true {
-            guard let header = reader.littleEndian(3) else { throw .truncated("the zstd frame ends inside a block header") }
+            guard let header = reader.littleEndian(3) else {
+                throw .truncated("the zstd frame ends inside a block header")
+            }
             let last = header & 1 != 0
             let type = (header >> 1) & 3
             let size = header >> 3
@@ -55,8 +61,12 @@ public struct ZstdFrameInfo: Equatable, Sendable {
                 throw .corrupt("a zstd block of \(size) bytes exceeds the 128 KiB block maximum")
             }
             switch type {
-            case 0: minimum += size; guard reader.take(Int(size)) != nil else { throw truncatedBlock }
-            case 1: minimum += size; guard reader.take(1) != nil else { throw truncatedBlock }
+            case 0:
+                minimum += size
+                guard reader.take(Int(size)) != nil else { throw truncatedBlock }
+            case 1:
+                minimum += size
+                guard reader.take(1) != nil else { throw truncatedBlock }
             case 2: guard reader.take(Int(size)) != nil else { throw truncatedBlock }
             default: throw .corrupt("the zstd frame uses the reserved block type 3")
             }
@@ -66,8 +76,9 @@ public struct ZstdFrameInfo: Equatable, Sendable {
         guard reader.offset == bytes.count else {
             throw .corrupt("\(bytes.count - reader.offset) bytes follow the zstd frame; a dcz body holds one frame")
         }
-        return ZstdFrameInfo(windowBytes: window, contentBytes: contentBytes, minimumContentBytes: minimum,
-                             hasChecksum: hasChecksum, dictionaryID: UInt32(dictionaryID), frameBytes: reader.offset)
+        return ZstdFrameInfo(
+            windowBytes: window, contentBytes: contentBytes, minimumContentBytes: minimum,
+            hasChecksum: hasChecksum, dictionaryID: UInt32(dictionaryID), frameBytes: reader.offset)
     }
 
     private static let truncatedHeader = PatchError.truncated("the zstd frame ends inside its header")

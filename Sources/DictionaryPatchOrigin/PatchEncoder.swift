@@ -1,6 +1,6 @@
 import CZstdShim
-import Foundation
 import DictionaryPatch
+import Foundation
 
 /// Makes the dcz patch from one version of a list to the next: the 40-byte header naming the old
 /// version's SHA-256, then one zstd frame compressed with the old identity bytes as raw prefix
@@ -41,9 +41,10 @@ public struct PatchEncoder: Sendable {
         let windowLog = Self.windowLog(oldBytes: old.count, newBytes: new.count)
         let status = old.withUnsafeBufferPointer { prefix in
             new.withUnsafeBufferPointer { input in
-                shim_zstd_compress_with_prefix(prefix.baseAddress, prefix.count, input.baseAddress, input.count,
-                                               parameters.level, Int32(windowLog), 1, 1,
-                                               parameters.longDistanceMatching ? 1 : 0, &frame, &length, &message)
+                shim_zstd_compress_with_prefix(
+                    prefix.baseAddress, prefix.count, input.baseAddress, input.count,
+                    parameters.level, Int32(windowLog), 1, 1,
+                    parameters.longDistanceMatching ? 1 : 0, &frame, &length, &message)
             }
         }
         guard status == 0, let frame else {

@@ -18,7 +18,8 @@ public enum PatchDecision: Equatable, Sendable, CustomStringConvertible {
         switch self {
         case .write: return "write"
         case .skip(let patch, let gzip):
-            return "skip: the \(patch)-byte patch is not \(PatchSizeRule.minimumSaving)× smaller than the \(gzip)-byte gzip"
+            return
+                "skip: the \(patch)-byte patch is not \(PatchSizeRule.minimumSaving)× smaller than the \(gzip)-byte gzip"
         }
     }
 }

@@ -1,4 +1,5 @@
 import ListFormat
+
 /// RFC 9842 §2.1 `Use-As-Dictionary` for a list response. The request side (`Accept-Encoding`,
 /// `Available-Dictionary`) is HTTPServerCore's.
 public enum UseAsDictionary {
@@ -9,7 +10,7 @@ public enum UseAsDictionary {
     /// Nil when the id or the directory could not be written safely.
     public static func fieldValue(listID: String, directory: String = "/") -> String? {
         guard PatchFileName.isListID(listID), directory.hasPrefix("/"), directory.hasSuffix("/"),
-              directory.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C })
+            directory.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C })
         else { return nil }
         let pattern = escapeForURLPattern(directory) + listID + ".*.json"
         return "match=\"\(pattern)\""

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The package's one crash-safe file write: a temp file in the target's directory with exactly the
@@ -29,10 +30,14 @@ public enum DurableFile {
     }
 
     /// Writes `bytes` to `path` durably; throws `DurableFileError` naming the path and the step.
-    public static func write<Bytes: ContiguousBytes>(_ bytes: Bytes, to path: String, mode: mode_t = 0o644,
-                                                     placement: Placement = .replace) throws {
+    public static func write<Bytes: ContiguousBytes>(
+        _ bytes: Bytes, to path: String, mode: mode_t = 0o644,
+        placement: Placement = .replace
+    ) throws {
         let directory = directoryPath(of: path)
-        let temp = directory + "/." + (path as NSString).lastPathComponent + tempMarker + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temp =
+            directory + "/." + (path as NSString).lastPathComponent + tempMarker
+            + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw DurableFileError.failed(path: temp, operation: "create", errno: errno) }
         var placed = false
@@ -47,9 +52,9 @@ public enum DurableFile {
             var offset = 0
             while offset < raw.count {
                 #if canImport(Glibc)
-                let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    let written = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 #else
-                let written = Darwin.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    let written = Darwin.write(fd, raw.baseAddress! + offset, raw.count - offset)
                 #endif
                 if written < 0, errno == EINTR { continue }
                 guard written >= 0 else { return false }
@@ -62,7 +67,9 @@ public enum DurableFile {
         guard close(fd) == 0 else { throw DurableFileError.failed(path: temp, operation: "close", errno: errno) }
         switch placement {
         case .replace:
-            guard rename(temp, path) == 0 else { throw DurableFileError.failed(path: path, operation: "rename into", errno: errno) }
+            guard rename(temp, path) == 0 else {
+                throw DurableFileError.failed(path: path, operation: "rename into", errno: errno)
+            }
             placed = true
         case .createNew:
             guard link(temp, path) == 0 else {
@@ -80,7 +87,9 @@ public enum DurableFile {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw DurableFileError.failed(path: directory, operation: "open directory", errno: errno) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw DurableFileError.failed(path: directory, operation: "fsync directory", errno: errno) }
+        guard fsync(fd) == 0 else {
+            throw DurableFileError.failed(path: directory, operation: "fsync directory", errno: errno)
+        }
     }
 
     /// Removes the temp files a killed writer left in `directory`. Call only while no other writer
@@ -120,7 +129,8 @@ public enum DurableFileError: Error, Equatable, Sendable, CustomStringConvertibl
     public var description: String {
         switch self {
         case .exists(let path): return "\(path) already exists"
-        case .failed(let path, let operation, let code): return "\(operation) \(path): \(String(cString: strerror(code)))"
+        case .failed(let path, let operation, let code):
+            return "\(operation) \(path): \(String(cString: strerror(code)))"
         }
     }
 }

@@ -19,18 +19,25 @@ public func fuzzHTTPRequest(_ raw: UnsafeRawBufferPointer) {
         case .complete(let head):
             precondition(head.length <= size, "head longer than input")
             precondition(!head.target.isEmpty && head.target.upperBound <= head.length, "target outside head")
-            let single = [head.range, head.ifRange, head.authorization, head.ifModifiedSince, head.ifUnmodifiedSince,
-                          head.accept, head.availableDictionary].compactMap { $0 }
+            let single = [
+                head.range, head.ifRange, head.authorization, head.ifModifiedSince, head.ifUnmodifiedSince,
+                head.accept, head.availableDictionary,
+            ].compactMap { $0 }
             for range in single + head.acceptEncoding.lines + head.ifNoneMatch.lines + head.ifMatch.lines {
                 precondition(range.lowerBound >= 0 && range.upperBound <= head.length, "header value outside head")
             }
             _ = ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: true)
             _ = ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: false)
             _ = ContentNegotiation.accepts(bytes, header: head.acceptEncoding, coding: "dcz")
-            if let value = head.availableDictionary, let base64 = AvailableDictionaryField.base64Content(UnsafeBufferPointer(rebasing: bytes[value])) {
+            if let value = head.availableDictionary,
+                let base64 = AvailableDictionaryField.base64Content(UnsafeBufferPointer(rebasing: bytes[value]))
+            {
                 let start = base64.baseAddress.map { $0 - bytes.baseAddress! } ?? value.lowerBound
-                precondition(start >= value.lowerBound && start + base64.count <= value.upperBound, "dictionary hash outside its field")
-                precondition(base64.allSatisfy { $0 != 0x3A && $0 != 0x3D && $0 > 0x20 }, "dictionary hash holds a delimiter")
+                precondition(
+                    start >= value.lowerBound && start + base64.count <= value.upperBound,
+                    "dictionary hash outside its field")
+                precondition(
+                    base64.allSatisfy { $0 != 0x3A && $0 != 0x3D && $0 > 0x20 }, "dictionary hash holds a delimiter")
             }
             if let value = head.accept {
                 let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[value]), as: UTF8.self)
@@ -38,15 +45,19 @@ public func fuzzHTTPRequest(_ raw: UnsafeRawBufferPointer) {
                     precondition(text.lowercased().contains("text/"), "HTML preferred without a text range")
                 }
             }
-            _ = ConditionalRequest.evaluate(bytes, head: head, etag: Array("\"0123456789abcdef\"".utf8), lastModified: 1_603_101_600)
+            _ = ConditionalRequest.evaluate(
+                bytes, head: head, etag: Array("\"0123456789abcdef\"".utf8), lastModified: 1_603_101_600)
             if let range = head.range {
                 for length in [0, 1, 1000] {
                     if case .partial(let part) = RangeRequest.evaluate(bytes, value: range, length: length) {
-                        precondition(part.lowerBound >= 0 && part.upperBound <= length && !part.isEmpty, "range outside body")
+                        precondition(
+                            part.lowerBound >= 0 && part.upperBound <= length && !part.isEmpty, "range outside body")
                     }
                 }
             }
-            if let value = head.ifRange { _ = ConditionalRequest.ifRangeHolds(bytes, value: value, etag: Array("\"x\"".utf8), lastModified: 0) }
+            if let value = head.ifRange {
+                _ = ConditionalRequest.ifRangeHolds(bytes, value: value, etag: Array("\"x\"".utf8), lastModified: 0)
+            }
             if let value = head.ifModifiedSince { _ = HTTPDate.parse(UnsafeBufferPointer(rebasing: bytes[value])) }
             if case .name(let name) = RequestTarget.path(bytes, target: head.target) {
                 precondition(name.first != 0x2E && !name.contains(0), "unservable name passed through")
@@ -58,7 +69,9 @@ public func fuzzHTTPRequest(_ raw: UnsafeRawBufferPointer) {
             }
         case .incomplete:
             // No unbounded buffering: the server only keeps waiting while the limits allow.
-            precondition(size <= parser.maxHeaderBytes + parser.maxURIBytes + 128, "incomplete beyond the limits (\(size) bytes)")
+            precondition(
+                size <= parser.maxHeaderBytes + parser.maxURIBytes + 128, "incomplete beyond the limits (\(size) bytes)"
+            )
         case .failure(let failure):
             precondition([400, 414, 431, 501, 505].contains(failure.statusCode))
         }

@@ -23,7 +23,9 @@ public struct JSONCursor {
     }
 
     /// Runs `body` with a cursor at the start of `bytes`; the decode buffer lives as long as the call.
-    public static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows -> R {
+    public static func reading<R>(_ bytes: UnsafeBufferPointer<UInt8>, _ body: (inout JSONCursor) throws -> R) rethrows
+        -> R
+    {
         // Large buffers are mmapped, so only the pages escaped strings touch are ever faulted in.
         let decoded = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         defer { decoded.deallocate() }
@@ -56,13 +58,21 @@ public struct JSONCursor {
         index += 1
     }
 
-    @usableFromInline @inline(never) func expected(_ byte: UInt8) -> SyntaxError { fail("expected '\(Character(Unicode.Scalar(byte)))'") }
+    @usableFromInline @inline(never) func expected(_ byte: UInt8) -> SyntaxError {
+        fail("expected '\(Character(Unicode.Scalar(byte)))'")
+    }
 
     /// After the first element/member: true when another follows (`,` consumed), false at the closing byte (consumed).
     @inlinable @inline(__always) public mutating func next(closing: UInt8) throws -> Bool {
         let byte = peek()
-        if byte == UInt8(ascii: ",") { index += 1; return true }
-        if byte == closing { index += 1; return false }
+        if byte == UInt8(ascii: ",") {
+            index += 1
+            return true
+        }
+        if byte == closing {
+            index += 1
+            return false
+        }
         throw expectedSeparator(closing)
     }
 
@@ -73,14 +83,20 @@ public struct JSONCursor {
     /// Consumes `[`; returns false (and consumes `]`) when the array is empty.
     @inlinable @inline(__always) public mutating func beginArray() throws -> Bool {
         try expect(UInt8(ascii: "["))
-        if peek() == UInt8(ascii: "]") { index += 1; return false }
+        if peek() == UInt8(ascii: "]") {
+            index += 1
+            return false
+        }
         return true
     }
 
     /// Consumes `{`; returns false (and consumes `}`) when the object is empty.
     @inlinable @inline(__always) public mutating func beginObject() throws -> Bool {
         try expect(UInt8(ascii: "{"))
-        if peek() == UInt8(ascii: "}") { index += 1; return false }
+        if peek() == UInt8(ascii: "}") {
+            index += 1
+            return false
+        }
         return true
     }
 
@@ -122,7 +138,8 @@ public struct JSONCursor {
 
     /// The 8 input bytes at `offset` as one word, the first in the lowest bits (the caller checks `offset + 8 <= count`).
     @inlinable @inline(__always) func word(at offset: Int) -> UInt64 {
-        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        UInt64(
+            littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     /// The bytes of `word` that end a plain run inside a string (`"`, `\` or a control byte below 0x20),
@@ -195,18 +212,36 @@ public struct JSONCursor {
         guard index < bytes.count else { throw fail("unterminated string") }
         let written: Int
         switch bytes[index] {
-        case UInt8(ascii: "\""): out[0] = 0x22; written = 1
-        case UInt8(ascii: "\\"): out[0] = 0x5C; written = 1
-        case UInt8(ascii: "/"): out[0] = 0x2F; written = 1
-        case UInt8(ascii: "b"): out[0] = 0x08; written = 1
-        case UInt8(ascii: "f"): out[0] = 0x0C; written = 1
-        case UInt8(ascii: "n"): out[0] = 0x0A; written = 1
-        case UInt8(ascii: "r"): out[0] = 0x0D; written = 1
-        case UInt8(ascii: "t"): out[0] = 0x09; written = 1
+        case UInt8(ascii: "\""):
+            out[0] = 0x22
+            written = 1
+        case UInt8(ascii: "\\"):
+            out[0] = 0x5C
+            written = 1
+        case UInt8(ascii: "/"):
+            out[0] = 0x2F
+            written = 1
+        case UInt8(ascii: "b"):
+            out[0] = 0x08
+            written = 1
+        case UInt8(ascii: "f"):
+            out[0] = 0x0C
+            written = 1
+        case UInt8(ascii: "n"):
+            out[0] = 0x0A
+            written = 1
+        case UInt8(ascii: "r"):
+            out[0] = 0x0D
+            written = 1
+        case UInt8(ascii: "t"):
+            out[0] = 0x09
+            written = 1
         case UInt8(ascii: "u"):
             var scalar = try hex4()
             if scalar >= 0xD800, scalar < 0xDC00 {
-                guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u") else {
+                guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"),
+                    bytes[index + 2] == UInt8(ascii: "u")
+                else {
                     throw fail("unpaired surrogate")
                 }
                 index += 2
@@ -313,7 +348,9 @@ public struct JSONCursor {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
-            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                index += 1
+            }
             if digits() == 0 { throw fail("invalid number") }
         }
     }

@@ -39,7 +39,9 @@ public enum JSONWriter {
             appendEscaped(buffer[index], to: &out)
             runStart = index + 1
         }
-        if buffer.count > runStart { out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count])) }
+        if buffer.count > runStart {
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[runStart..<buffer.count]))
+        }
         out.append(UInt8(ascii: "\""))
     }
 
@@ -52,13 +54,23 @@ public enum JSONWriter {
     @inlinable @inline(__always)
     static func appendEscaped(_ byte: UInt8, to out: inout [UInt8]) {
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(byte)
-        case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
-        case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
-        case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            out.append(UInt8(ascii: "\\"))
+            out.append(byte)
+        case 0x0A:
+            out.append(UInt8(ascii: "\\"))
+            out.append(UInt8(ascii: "n"))
+        case 0x09:
+            out.append(UInt8(ascii: "\\"))
+            out.append(UInt8(ascii: "t"))
+        case 0x0D:
+            out.append(UInt8(ascii: "\\"))
+            out.append(UInt8(ascii: "r"))
         default:
-            out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                    hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            out.append(contentsOf: [
+                UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)],
+            ])
         }
     }
 

@@ -10,7 +10,9 @@ public enum UTF8Validation {
         let count = bytes.count
         var index = 0
         while index < count {
-            while index + 8 <= count, raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+            while index + 8 <= count,
+                raw.loadUnaligned(fromByteOffset: index, as: UInt64.self) & 0x8080_8080_8080_8080 == 0
+            {
                 index += 8
             }
             while index < count, bytes[index] < 0x80 { index += 1 }
@@ -28,18 +30,29 @@ public enum UTF8Validation {
         let count = bytes.count
         while index < count {
             let lead = bytes[index]
-            if lead < 0x80 { index += 1; continue }
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
             let length: Int
             var lowerBound: UInt8 = 0x80
             var upperBound: UInt8 = 0xBF
             switch lead {
             case 0xC2...0xDF: length = 2
-            case 0xE0: length = 3; lowerBound = 0xA0
+            case 0xE0:
+                length = 3
+                lowerBound = 0xA0
             case 0xE1...0xEC, 0xEE...0xEF: length = 3
-            case 0xED: length = 3; upperBound = 0x9F
-            case 0xF0: length = 4; lowerBound = 0x90
+            case 0xED:
+                length = 3
+                upperBound = 0x9F
+            case 0xF0:
+                length = 4
+                lowerBound = 0x90
             case 0xF1...0xF3: length = 4
-            case 0xF4: length = 4; upperBound = 0x8F
+            case 0xF4:
+                length = 4
+                upperBound = 0x8F
             default: return false
             }
             if index + length > count { return false }

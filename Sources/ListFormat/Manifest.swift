@@ -86,8 +86,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// RFC 3339 UTC time (`2026-12-15T00:00:00Z`) after which a client refuses the manifest.
     public var expires: String?
 
-    public init(format: Int = 1, patchFiles: String? = nil, lists: [Entry], unprotectedSites: [String]? = nil,
-                generation: Int? = nil, expires: String? = nil) {
+    public init(
+        format: Int = 1, patchFiles: String? = nil, lists: [Entry], unprotectedSites: [String]? = nil,
+        generation: Int? = nil, expires: String? = nil
+    ) {
         self.format = format
         self.patchFiles = patchFiles
         self.lists = lists
@@ -125,7 +127,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// `derivedPatchFiles`; nil when this manifest does not derive names. The patch's SHA-256 is not
     /// known: its output is checked against the entry's SHA-256 and size instead.
     public func derivedPatch(for entry: Entry, from fromSHA256: String) -> Patch? {
-        guard patchFiles == Self.derivedPatchFiles, fromSHA256.utf8.count == 64, entry.sha256.utf8.count == 64 else { return nil }
+        guard patchFiles == Self.derivedPatchFiles, fromSHA256.utf8.count == 64, entry.sha256.utf8.count == 64 else {
+            return nil
+        }
         let name = "\(entry.id).\(fromSHA256.prefix(12))-\(entry.sha256.prefix(12)).dcz"
         return Patch(from: fromSHA256, file: name, sha256: "", bytes: 0)
     }

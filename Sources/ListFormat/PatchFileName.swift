@@ -12,7 +12,9 @@ public struct PatchFileName: Equatable, Hashable, Sendable {
     /// The name of the patch from `fromSHA256` to `toSHA256` (64-digit lowercase hex), or nil when the
     /// id or a hash is not of the form the publisher writes.
     public init?(listID: String, fromSHA256: String, toSHA256: String) {
-        guard Self.isListID(listID), Self.isHex(fromSHA256, count: 64), Self.isHex(toSHA256, count: 64) else { return nil }
+        guard Self.isListID(listID), Self.isHex(fromSHA256, count: 64), Self.isHex(toSHA256, count: 64) else {
+            return nil
+        }
         self.listID = listID
         self.fromPrefix = String(fromSHA256.prefix(Self.hashPrefixLength))
         self.toPrefix = String(toSHA256.prefix(Self.hashPrefixLength))
@@ -26,7 +28,7 @@ public struct PatchFileName: Equatable, Hashable, Sendable {
         let hashes = base[base.index(after: dot)...].split(separator: "-", omittingEmptySubsequences: false)
         let id = String(base[..<dot])
         guard hashes.count == 2, Self.isListID(id),
-              Self.isHex(hashes[0], count: Self.hashPrefixLength), Self.isHex(hashes[1], count: Self.hashPrefixLength)
+            Self.isHex(hashes[0], count: Self.hashPrefixLength), Self.isHex(hashes[1], count: Self.hashPrefixLength)
         else { return nil }
         self.listID = id
         self.fromPrefix = String(hashes[0])

@@ -48,9 +48,10 @@ public enum PublishedFileNames {
 
     /// The publisher's list id rule: 1–64 of `a-z 0-9 - _`.
     public static func isListID(_ id: String) -> Bool {
-        !id.isEmpty && id.utf8.count <= 64 && id.utf8.allSatisfy {
-            ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f
-        }
+        !id.isEmpty && id.utf8.count <= 64
+            && id.utf8.allSatisfy {
+                ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d || $0 == 0x5f
+            }
     }
 
     /// Whether `text` is `count` lowercase hex digits.

@@ -1,8 +1,9 @@
 import Foundation
+
 #if canImport(CryptoKit)
-import CryptoKit
+    import CryptoKit
 #elseif canImport(CCryptoShim)
-import CCryptoShim
+    import CCryptoShim
 #endif
 
 /// SHA-256 and its lowercase hex, the one owner for both sides: published files are named and
@@ -11,19 +12,19 @@ import CCryptoShim
 public enum SHA256Digest {
     public static func of(_ bytes: some DataProtocol) -> [UInt8] {
         #if canImport(CryptoKit)
-        return Array(SHA256.hash(data: Data(bytes)))
+            return Array(SHA256.hash(data: Data(bytes)))
         #else
-        var digest = [UInt8](repeating: 0, count: 32)
-        let hashed: Void? = bytes.withContiguousStorageIfAvailable { buffer in
-            digest.withUnsafeMutableBufferPointer { shim_sha256(buffer.baseAddress, buffer.count, $0.baseAddress) }
-        }
-        if hashed == nil {
-            let contiguous = bytes as? Data ?? Data(bytes)
-            contiguous.withUnsafeBytes { raw in
-                digest.withUnsafeMutableBufferPointer { shim_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
+            var digest = [UInt8](repeating: 0, count: 32)
+            let hashed: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+                digest.withUnsafeMutableBufferPointer { shim_sha256(buffer.baseAddress, buffer.count, $0.baseAddress) }
             }
-        }
-        return digest
+            if hashed == nil {
+                let contiguous = bytes as? Data ?? Data(bytes)
+                contiguous.withUnsafeBytes { raw in
+                    digest.withUnsafeMutableBufferPointer { shim_sha256(raw.baseAddress, raw.count, $0.baseAddress) }
+                }
+            }
+            return digest
         #endif
     }
 

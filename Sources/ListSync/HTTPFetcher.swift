@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP GET through URLSession, with the few facts the sync needs: status, headers, the
@@ -66,7 +67,8 @@ struct HTTPFetcher: Sendable {
         }
         var transferred = data.count
         if let encoding = lowered["content-encoding"], encoding.lowercased() != "identity",
-           let length = lowered["content-length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }) {
+            let length = lowered["content-length"].flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) })
+        {
             transferred = length
         }
         return Response(status: http.statusCode, headers: lowered, body: data, transferredBytes: transferred)

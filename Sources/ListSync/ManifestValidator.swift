@@ -25,7 +25,8 @@ enum ManifestValidator {
                 throw SyncError.invalidManifestEntry(url: url, reason: "list id \"\(entry.id)\" is empty or repeated")
             }
             guard SHA256Digest.isWellFormedHex(entry.sha256) else {
-                throw SyncError.invalidManifestEntry(url: url, reason: "list \(entry.id): sha256 \"\(entry.sha256)\" is not 64 lowercase hex digits")
+                throw SyncError.invalidManifestEntry(
+                    url: url, reason: "list \(entry.id): sha256 \"\(entry.sha256)\" is not 64 lowercase hex digits")
             }
             guard entry.rules >= 0 else {
                 throw SyncError.invalidManifestEntry(url: url, reason: "list \(entry.id): negative rule count")
@@ -38,8 +39,11 @@ enum ManifestValidator {
     static func resolveFiles(_ manifest: Manifest, against base: URL) throws -> [URL] {
         try manifest.lists.map { entry in
             guard !entry.file.isEmpty, let url = URL(string: entry.file, relativeTo: base)?.absoluteURL,
-                  let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
-                throw SyncError.invalidManifestEntry(url: base.absoluteString, reason: "list \(entry.id): file \"\(entry.file)\" does not resolve to an http(s) URL")
+                let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            else {
+                throw SyncError.invalidManifestEntry(
+                    url: base.absoluteString,
+                    reason: "list \(entry.id): file \"\(entry.file)\" does not resolve to an http(s) URL")
             }
             return url
         }

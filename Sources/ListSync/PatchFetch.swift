@@ -25,10 +25,14 @@ struct PatchFetch: Sendable {
     /// The patch for `entry` from a version the store holds intact: the one the entry lists, or the
     /// name derived from the two hashes when the manifest says patches are named that way (a patch
     /// the publisher did not keep then answers 404, and the full file follows).
-    static func candidate(for entry: Manifest.Entry, in manifest: Manifest, held: [String: String], store: SyncStore) -> (Manifest.Patch, String)? {
+    static func candidate(for entry: Manifest.Entry, in manifest: Manifest, held: [String: String], store: SyncStore)
+        -> (Manifest.Patch, String)?
+    {
         guard let heldSHA = held[entry.id], heldSHA != entry.sha256,
-              let patch = entry.patches?.first(where: { $0.from == heldSHA }) ?? manifest.derivedPatch(for: entry, from: heldSHA),
-              store.holdsIntact(sha256: heldSHA) else { return nil }
+            let patch = entry.patches?.first(where: { $0.from == heldSHA })
+                ?? manifest.derivedPatch(for: entry, from: heldSHA),
+            store.holdsIntact(sha256: heldSHA)
+        else { return nil }
         return (patch, heldSHA)
     }
 
@@ -37,7 +41,8 @@ struct PatchFetch: Sendable {
             return .fallback("the manifest gives no usable size for \(entry.file)")
         }
         guard !patch.file.isEmpty, !patch.file.contains("/"), !patch.file.contains("\\"), !patch.file.hasPrefix("."),
-              let url = URL(string: patch.file, relativeTo: manifestURL)?.absoluteURL else {
+            let url = URL(string: patch.file, relativeTo: manifestURL)?.absoluteURL
+        else {
             return .fallback("the patch name \"\(patch.file)\" is not a file beside the manifest")
         }
         guard let held = FileManager.default.contents(atPath: store.fileURL(sha256: heldSHA256).path) else {
@@ -54,7 +59,8 @@ struct PatchFetch: Sendable {
         let actual = SHA256Digest.hex(of: response.body)
         // A derived name carries no hash of its own; the decoder checks the result's SHA-256 below.
         guard actual == patch.sha256 || patch.sha256.isEmpty else {
-            return .fallback("\(patch.file) has SHA-256 \(actual.prefix(12)), the manifest says \(patch.sha256.prefix(12))")
+            return .fallback(
+                "\(patch.file) has SHA-256 \(actual.prefix(12)), the manifest says \(patch.sha256.prefix(12))")
         }
         let decoded: Data
         do {
@@ -67,7 +73,9 @@ struct PatchFetch: Sendable {
         } catch {
             return .fallback("storing the patched \(entry.file) failed: \(error)")
         }
-        return .stored(SyncReport.DownloadedFile(id: entry.id, file: entry.file, sha256: entry.sha256,
-                                                 transferredBytes: response.transferredBytes, bytes: decoded.count, patch: patch.file))
+        return .stored(
+            SyncReport.DownloadedFile(
+                id: entry.id, file: entry.file, sha256: entry.sha256,
+                transferredBytes: response.transferredBytes, bytes: decoded.count, patch: patch.file))
     }
 }

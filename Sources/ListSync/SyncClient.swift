@@ -1,7 +1,8 @@
 import DictionaryPatch
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// The reference device client: brings a `SyncStore` up to date with a published manifest.
@@ -21,7 +22,10 @@ public struct SyncClient: Sendable {
         /// libzstd; on Apple platforms an app passes a decoder with its own zstd.
         public var patchDecoder: PatchDecoder?
 
-        public init(timeout: TimeInterval = 60, maxConcurrentDownloads: Int = 4, patchDecoder: PatchDecoder? = Options.defaultPatchDecoder) {
+        public init(
+            timeout: TimeInterval = 60, maxConcurrentDownloads: Int = 4,
+            patchDecoder: PatchDecoder? = Options.defaultPatchDecoder
+        ) {
             self.timeout = timeout
             self.maxConcurrentDownloads = max(1, maxConcurrentDownloads)
             self.patchDecoder = patchDecoder
@@ -29,9 +33,9 @@ public struct SyncClient: Sendable {
 
         public static var defaultPatchDecoder: PatchDecoder? {
             #if canImport(CZstdShim)
-            return PatchDecoder()
+                return PatchDecoder()
             #else
-            return nil
+                return nil
             #endif
         }
     }
@@ -47,7 +51,10 @@ public struct SyncClient: Sendable {
     ///   - trust: the pinned public keys, or `.unsignedAllowed` for a server that does not sign.
     ///   - session: pass one without a URL cache (the client does its own revalidation);
     ///     nil makes an ephemeral one.
-    public init(manifestURL: URL, store: SyncStore, trust: ManifestTrust, session: URLSession? = nil, options: Options = Options()) {
+    public init(
+        manifestURL: URL, store: SyncStore, trust: ManifestTrust, session: URLSession? = nil,
+        options: Options = Options()
+    ) {
         self.manifestURL = manifestURL
         self.store = store
         self.trust = trust
@@ -75,16 +82,18 @@ public struct SyncClient: Sendable {
         // Step 1: GET the manifest with If-None-Match, only when the store still holds everything
         // the recorded state names; otherwise a 304 would leave the device without a usable set.
         if let previous, let etag = previous.etag,
-           previous.manifest.lists.allSatisfy({ store.contains(sha256: $0.sha256) }) {
+            previous.manifest.lists.allSatisfy({ store.contains(sha256: $0.sha256) })
+        {
             headers["If-None-Match"] = etag
         }
         let response = try await fetcher.get(manifestURL, headers: headers, limit: Manifest.maximumBytes)
         if response.status == 304, headers["If-None-Match"] != nil {
             if let previous { try ManifestTrust.checkNotExpired(previous.manifest, url: manifestString, now: Date()) }
-            return SyncReport(manifestURL: manifestString, outcome: .notModified, manifestStatus: 304,
-                              manifestTransferredBytes: response.transferredBytes, downloaded: [], reusedFiles: 0,
-                              recompile: [], removedLists: [], removedFiles: 0,
-                              unprotectedSites: previous?.manifest.unprotectedSites ?? [])
+            return SyncReport(
+                manifestURL: manifestString, outcome: .notModified, manifestStatus: 304,
+                manifestTransferredBytes: response.transferredBytes, downloaded: [], reusedFiles: 0,
+                recompile: [], removedLists: [], removedFiles: 0,
+                unprotectedSites: previous?.manifest.unprotectedSites ?? [])
         }
         guard response.status == 200 else {
             throw SyncError.manifestStatus(url: manifestString, status: response.status)
@@ -109,28 +118,35 @@ public struct SyncClient: Sendable {
             }
         }
         // The version of each id the device holds: a patch from it replaces the full file.
-        let held = Dictionary((previous?.manifest.lists ?? []).map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let held = Dictionary(
+            (previous?.manifest.lists ?? []).map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         let downloaded = try await download(wanted, manifest: manifest, held: held)
 
         // Step 4: the new set is complete on disk; record it, then tidy.
-        try store.saveState(SyncState(manifestURL: manifestString, etag: response.headers["etag"],
-                                      manifest: manifest, syncedAt: Date()))
+        try store.saveState(
+            SyncState(
+                manifestURL: manifestString, etag: response.headers["etag"],
+                manifest: manifest, syncedAt: Date()))
         let removed = try store.removeFiles(notIn: Set(manifest.lists.map(\.sha256)))
 
-        let before = Dictionary((previous?.manifest.lists ?? []).map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
+        let before = Dictionary(
+            (previous?.manifest.lists ?? []).map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         let recompile = manifest.lists.filter { before[$0.id] != $0.sha256 }.map(\.id)
         let nowIDs = Set(manifest.lists.map(\.id))
         let removedLists = (previous?.manifest.lists ?? []).map(\.id).filter { !nowIDs.contains($0) }
         let changed = !recompile.isEmpty || !removedLists.isEmpty || previous == nil
-        return SyncReport(manifestURL: manifestString, outcome: changed ? .updated : .unchanged, manifestStatus: 200,
-                          manifestTransferredBytes: response.transferredBytes, downloaded: downloaded,
-                          reusedFiles: reused, recompile: recompile, removedLists: removedLists, removedFiles: removed,
-                          unprotectedSites: manifest.unprotectedSites ?? [],
-                          unprotectedSitesChanged: (manifest.unprotectedSites ?? []) != (previous?.manifest.unprotectedSites ?? []))
+        return SyncReport(
+            manifestURL: manifestString, outcome: changed ? .updated : .unchanged, manifestStatus: 200,
+            manifestTransferredBytes: response.transferredBytes, downloaded: downloaded,
+            reusedFiles: reused, recompile: recompile, removedLists: removedLists, removedFiles: removed,
+            unprotectedSites: manifest.unprotectedSites ?? [],
+            unprotectedSitesChanged: (manifest.unprotectedSites ?? []) != (previous?.manifest.unprotectedSites ?? []))
     }
 
     /// Fetches, verifies and stores each wanted body, a few at a time; returns them in manifest order.
-    private func download(_ wanted: [(index: Int, url: URL)], manifest: Manifest, held: [String: String]) async throws -> [SyncReport.DownloadedFile] {
+    private func download(_ wanted: [(index: Int, url: URL)], manifest: Manifest, held: [String: String]) async throws
+        -> [SyncReport.DownloadedFile]
+    {
         var results: [Int: SyncReport.DownloadedFile] = [:]
         try await withThrowingTaskGroup(of: (Int, SyncReport.DownloadedFile).self) { group in
             var next = 0
@@ -150,9 +166,13 @@ public struct SyncClient: Sendable {
         return results.keys.sorted().compactMap { results[$0] }
     }
 
-    private func fetchOne(_ entry: Manifest.Entry, in manifest: Manifest, from url: URL, held: [String: String]) async throws -> SyncReport.DownloadedFile {
+    private func fetchOne(_ entry: Manifest.Entry, in manifest: Manifest, from url: URL, held: [String: String])
+        async throws -> SyncReport.DownloadedFile
+    {
         var fallback: String?
-        if let decoder = options.patchDecoder, let (patch, heldSHA) = PatchFetch.candidate(for: entry, in: manifest, held: held, store: store) {
+        if let decoder = options.patchDecoder,
+            let (patch, heldSHA) = PatchFetch.candidate(for: entry, in: manifest, held: held, store: store)
+        {
             let attempt = PatchFetch(fetcher: fetcher, store: store, decoder: decoder)
             switch await attempt.fetch(entry, patch: patch, heldSHA256: heldSHA, manifestURL: manifestURL) {
             case .stored(let file): return file
@@ -166,10 +186,12 @@ public struct SyncClient: Sendable {
         }
         let actual = SHA256Digest.hex(of: response.body)
         guard actual == entry.sha256 else {
-            throw SyncError.hashMismatch(url: url.absoluteString, expected: entry.sha256, actual: actual, bytes: response.body.count)
+            throw SyncError.hashMismatch(
+                url: url.absoluteString, expected: entry.sha256, actual: actual, bytes: response.body.count)
         }
         try store.storeFile(response.body, sha256: entry.sha256)
-        return SyncReport.DownloadedFile(id: entry.id, file: entry.file, sha256: entry.sha256,
-                                         transferredBytes: response.transferredBytes, bytes: response.body.count, patchFallback: fallback)
+        return SyncReport.DownloadedFile(
+            id: entry.id, file: entry.file, sha256: entry.sha256,
+            transferredBytes: response.transferredBytes, bytes: response.body.count, patchFallback: fallback)
     }
 }

@@ -31,13 +31,15 @@ public enum SyncError: Error, CustomStringConvertible, Sendable, Equatable {
         case .manifestUnreadable(let url, let reason):
             return "manifest \(url) is not a valid manifest: \(reason); previous lists kept"
         case .unknownManifestFormat(let url, let format):
-            return "manifest \(url) has format \(format), this client understands format 1 only; previous lists kept (update the client)"
+            return
+                "manifest \(url) has format \(format), this client understands format 1 only; previous lists kept (update the client)"
         case .invalidManifestEntry(let url, let reason):
             return "manifest \(url) has an invalid entry: \(reason); previous lists kept"
         case .fileStatus(let url, let status):
             return "list file \(url) answered HTTP \(status) (expected 200); previous lists kept"
         case .hashMismatch(let url, let expected, let actual, let bytes):
-            return "list file \(url): \(bytes) bytes hash to \(actual), manifest says \(expected) (truncated or stale copy?); previous lists kept"
+            return
+                "list file \(url): \(bytes) bytes hash to \(actual), manifest says \(expected) (truncated or stale copy?); previous lists kept"
         case .store(let path, let reason):
             return "local store \(path): \(reason)"
         case .bodyTooLarge(let url, let limit):

@@ -55,8 +55,12 @@ public struct SyncReport: Codable, Sendable, Equatable {
     public var downloadedBytes: Int { downloaded.reduce(0) { $0 + $1.bytes } }
 
     /// Bytes transferred as dcz patches, and as full list files.
-    public var patchTransferredBytes: Int { downloaded.filter { $0.patch != nil }.reduce(0) { $0 + $1.transferredBytes } }
-    public var fullFileTransferredBytes: Int { downloaded.filter { $0.patch == nil }.reduce(0) { $0 + $1.transferredBytes } }
+    public var patchTransferredBytes: Int {
+        downloaded.filter { $0.patch != nil }.reduce(0) { $0 + $1.transferredBytes }
+    }
+    public var fullFileTransferredBytes: Int {
+        downloaded.filter { $0.patch == nil }.reduce(0) { $0 + $1.transferredBytes }
+    }
 
     /// A few lines for a person: what was fetched and what must be recompiled.
     public var summary: String {
@@ -70,17 +74,26 @@ public struct SyncReport: Codable, Sendable, Equatable {
         case .updated:
             lines.append("manifest \(manifestURL): 200, \(manifestTransferredBytes) bytes; new set applied")
         }
-        lines.append("downloaded \(downloaded.count) files: \(transferredBytes - manifestTransferredBytes) bytes transferred, \(downloadedBytes) bytes of lists; reused \(reusedFiles) held files")
-        lines.append("through patches: \(patchTransferredBytes) bytes; through full files: \(fullFileTransferredBytes) bytes")
+        lines.append(
+            "downloaded \(downloaded.count) files: \(transferredBytes - manifestTransferredBytes) bytes transferred, \(downloadedBytes) bytes of lists; reused \(reusedFiles) held files"
+        )
+        lines.append(
+            "through patches: \(patchTransferredBytes) bytes; through full files: \(fullFileTransferredBytes) bytes")
         for file in downloaded {
             let via = file.patch.map { " via \($0)" } ?? ""
             let fallback = file.patchFallback.map { " (patch not used: \($0))" } ?? ""
-            lines.append("  \(file.id)  \(file.file)  \(file.transferredBytes) transferred, \(file.bytes) bytes\(via)\(fallback)")
+            lines.append(
+                "  \(file.id)  \(file.file)  \(file.transferredBytes) transferred, \(file.bytes) bytes\(via)\(fallback)"
+            )
         }
         lines.append("total transferred: \(transferredBytes) bytes")
-        lines.append("lists to recompile: \(recompile.count)" + (recompile.isEmpty ? "" : " (\(recompile.joined(separator: ", ")))"))
+        lines.append(
+            "lists to recompile: \(recompile.count)"
+                + (recompile.isEmpty ? "" : " (\(recompile.joined(separator: ", ")))"))
         if unprotectedSitesChanged || !unprotectedSites.isEmpty {
-            lines.append("unprotected sites\(unprotectedSitesChanged ? " (changed)" : ""): \(unprotectedSites.isEmpty ? "none" : unprotectedSites.joined(separator: ", "))")
+            lines.append(
+                "unprotected sites\(unprotectedSitesChanged ? " (changed)" : ""): \(unprotectedSites.isEmpty ? "none" : unprotectedSites.joined(separator: ", "))"
+            )
         }
         if !removedLists.isEmpty {
             lines.append("lists removed: \(removedLists.joined(separator: ", "))")

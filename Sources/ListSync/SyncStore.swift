@@ -1,5 +1,5 @@
-import Foundation
 import DurableFile
+import Foundation
 
 /// The device's on-disk store, content-addressed by SHA-256:
 ///
@@ -50,7 +50,9 @@ public struct SyncStore: Sendable {
     /// The lists of the last fully synced set, in manifest order; empty on a fresh device.
     public func syncedLists() throws -> [SyncedList] {
         guard let state = try loadState() else { return [] }
-        return state.manifest.lists.map { SyncedList(id: $0.id, sha256: $0.sha256, rules: $0.rules, fileURL: fileURL(sha256: $0.sha256)) }
+        return state.manifest.lists.map {
+            SyncedList(id: $0.id, sha256: $0.sha256, rules: $0.rules, fileURL: fileURL(sha256: $0.sha256))
+        }
     }
 
     /// The hosts the last synced manifest unprotects (blocking off there); empty on a fresh device.
@@ -67,7 +69,8 @@ public struct SyncStore: Sendable {
             decoder.dateDecodingStrategy = .iso8601
             return try decoder.decode(SyncState.self, from: data)
         } catch {
-            throw SyncError.store(path: stateURL.path, reason: "cannot read state (\(error)); delete it to sync from scratch")
+            throw SyncError.store(
+                path: stateURL.path, reason: "cannot read state (\(error)); delete it to sync from scratch")
         }
     }
 
@@ -88,7 +91,8 @@ public struct SyncStore: Sendable {
         guard fd >= 0 else { throw SyncError.store(path: path, reason: "cannot open lock file (errno \(errno))") }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             close(fd)
-            throw SyncError.store(path: directory.path, reason: "another sync of this store is running; try again when it has finished")
+            throw SyncError.store(
+                path: directory.path, reason: "another sync of this store is running; try again when it has finished")
         }
         return StoreLock(fd: fd)
     }

@@ -33,7 +33,9 @@ public final class Ed25519PrivateKey: @unchecked Sendable {
     public convenience init(pem: [UInt8]) throws {
         var handle: OpaquePointer?
         let result = pem.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { shim_ed25519_read_private_pem($0.baseAddress, $0.count, &handle) }
+            buffer.withMemoryRebound(to: CChar.self) {
+                shim_ed25519_read_private_pem($0.baseAddress, $0.count, &handle)
+            }
         }
         switch result {
         case SHIM_ED25519_OK:
@@ -56,7 +58,9 @@ public final class Ed25519PrivateKey: @unchecked Sendable {
             throw SigningKeyError.crypto("libcrypto could not write the key as PEM")
         }
         defer { shim_ed25519_wipe_free(buffer, length) }
-        return buffer.withMemoryRebound(to: UInt8.self, capacity: length) { Array(UnsafeBufferPointer(start: $0, count: length)) }
+        return buffer.withMemoryRebound(to: UInt8.self, capacity: length) {
+            Array(UnsafeBufferPointer(start: $0, count: length))
+        }
     }
 
     /// Ed25519 over the message bytes themselves (RFC 8032 "pure" Ed25519, no prehash): 64 bytes.

@@ -30,10 +30,14 @@ public struct ManifestSigningKey: Sendable {
     /// A detached minisign signature over `message` in the legacy `Ed` variant (what `minisign -S -l`
     /// makes): Ed25519 over the message bytes, and a global signature over that signature and
     /// `trustedComment` (one line, at most 8,175 bytes).
-    public func sign(_ message: Data, trustedComment: String, untrustedComment: String? = nil) throws -> MinisignSignature {
+    public func sign(_ message: Data, trustedComment: String, untrustedComment: String? = nil) throws
+        -> MinisignSignature
+    {
         let signature = try privateKey.sign(message)
-        let global = try privateKey.sign(MinisignSignature.globalMessage(signature: signature, trustedComment: trustedComment))
-        return try MinisignSignature(untrustedComment: untrustedComment ?? "signature from listserver key \(keyID)",
-                                     keyID: keyID, signature: signature, trustedComment: trustedComment, globalSignature: global)
+        let global = try privateKey.sign(
+            MinisignSignature.globalMessage(signature: signature, trustedComment: trustedComment))
+        return try MinisignSignature(
+            untrustedComment: untrustedComment ?? "signature from listserver key \(keyID)",
+            keyID: keyID, signature: signature, trustedComment: trustedComment, globalSignature: global)
     }
 }

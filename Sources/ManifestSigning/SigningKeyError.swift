@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Why a signing key could not be loaded, made or saved, with what to do about it.
@@ -21,7 +21,8 @@ public enum SigningKeyError: Error, Equatable, Sendable, CustomStringConvertible
     public var description: String {
         switch self {
         case .tooOpen(let path, let mode):
-            return "the private key file \(path) has mode \(String(mode, radix: 8)), so other users on this machine can read it or "
+            return
+                "the private key file \(path) has mode \(String(mode, radix: 8)), so other users on this machine can read it or "
                 + "change it; it must be readable by its owner only: run `chmod 600 \(path)` (and consider the key exposed if others had access)"
         case .notARegularFile(let path):
             return "\(path) is not a regular file; give the path of a PEM private key file"
@@ -30,12 +31,14 @@ public enum SigningKeyError: Error, Equatable, Sendable, CustomStringConvertible
         case .tooLarge(let path, let bytes):
             return "\(path) has \(bytes) bytes, far more than a PEM Ed25519 key (about 120); is it the right file?"
         case .notPEM:
-            return "not an unencrypted PEM private key (expected \"-----BEGIN PRIVATE KEY-----\", as `listserver keygen` or "
+            return
+                "not an unencrypted PEM private key (expected \"-----BEGIN PRIVATE KEY-----\", as `listserver keygen` or "
                 + "`openssl genpkey -algorithm ed25519` write it; encrypted keys are not supported)"
         case .notEd25519:
             return "the PEM private key is not an Ed25519 key; make one with `listserver keygen --out DIR`"
         case .exists(let path):
-            return "\(path) already exists; refusing to overwrite a key: move it away, or choose another --out directory"
+            return
+                "\(path) already exists; refusing to overwrite a key: move it away, or choose another --out directory"
         case .writeFailed(let path, let operation, let code):
             return "\(operation) \(path): \(String(cString: strerror(code)))"
         case .crypto(let message):

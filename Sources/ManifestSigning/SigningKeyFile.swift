@@ -1,8 +1,9 @@
 import DurableFile
 import Foundation
 import ListFormat
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The signing key on disk: the private key as unencrypted PKCS#8 PEM (mode 0600, what `openssl pkey`
@@ -30,7 +31,9 @@ public enum SigningKeyFile {
         guard info.st_mode & S_IFMT == S_IFREG else { throw SigningKeyError.notARegularFile(path: path) }
         let mode = UInt32(info.st_mode & 0o7777)
         guard mode & 0o077 == 0 else { throw SigningKeyError.tooOpen(path: path, mode: mode) }
-        guard Int(info.st_size) <= maximumBytes else { throw SigningKeyError.tooLarge(path: path, bytes: Int(info.st_size)) }
+        guard Int(info.st_size) <= maximumBytes else {
+            throw SigningKeyError.tooLarge(path: path, bytes: Int(info.st_size))
+        }
         var bytes = [UInt8](repeating: 0, count: maximumBytes + 1)
         defer { wipe(&bytes) }
         var count = 0
@@ -56,7 +59,9 @@ public enum SigningKeyFile {
         let privatePath = (directory as NSString).appendingPathComponent(privateKeyName)
         let publicPath = (directory as NSString).appendingPathComponent(publicKeyName)
         let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        if !parent.isEmpty {
+            try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
+        }
         if mkdir(directory, 0o700) != 0, errno != EEXIST {
             throw SigningKeyError.writeFailed(path: directory, operation: "create directory", errno: errno)
         }

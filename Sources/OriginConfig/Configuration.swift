@@ -131,7 +131,9 @@ package struct Configuration: Sendable, Equatable {
 
     static let defaultUpstreams = [
         Upstream(id: "easylist", url: "https://easylist.to/easylist/easylist.txt", snapshot: "snapshot/easylist.txt"),
-        Upstream(id: "easyprivacy", url: "https://easylist.to/easylist/easyprivacy.txt", snapshot: "snapshot/easyprivacy.txt"),
+        Upstream(
+            id: "easyprivacy", url: "https://easylist.to/easylist/easyprivacy.txt", snapshot: "snapshot/easyprivacy.txt"
+        ),
     ]
 }
 

@@ -18,7 +18,10 @@ package enum ConfigurationLoader {
     package static func load(path: String) throws -> (configuration: Configuration, baseDirectory: String) {
         guard let data = FileManager.default.contents(atPath: path) else {
             let exists = FileManager.default.fileExists(atPath: path)
-            throw ConfigurationError(file: path, key: nil, problem: exists ? "cannot be read (check permissions)" : "no such file; pass --config PATH or create it")
+            throw ConfigurationError(
+                file: path, key: nil,
+                problem: exists ? "cannot be read (check permissions)" : "no such file; pass --config PATH or create it"
+            )
         }
         let configuration = try decode(data, file: path)
         let base = (URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path)
@@ -48,12 +51,16 @@ package enum ConfigurationLoader {
         case .typeMismatch(let type, let context):
             return ConfigurationError(file: file, key: path(context.codingPath), problem: "expected \(typeName(type))")
         case .valueNotFound(let type, let context):
-            return ConfigurationError(file: file, key: path(context.codingPath), problem: "expected \(typeName(type)), found null")
+            return ConfigurationError(
+                file: file, key: path(context.codingPath), problem: "expected \(typeName(type)), found null")
         case .keyNotFound(let key, let context):
-            return ConfigurationError(file: file, key: path(context.codingPath + [key]), problem: "required key is missing")
+            return ConfigurationError(
+                file: file, key: path(context.codingPath + [key]), problem: "required key is missing")
         case .dataCorrupted(let context):
             if context.codingPath.isEmpty {
-                return ConfigurationError(file: file, key: nil, problem: "not valid JSON (\(context.underlyingError.map { "\($0)" } ?? context.debugDescription))")
+                return ConfigurationError(
+                    file: file, key: nil,
+                    problem: "not valid JSON (\(context.underlyingError.map { "\($0)" } ?? context.debugDescription))")
             }
             return ConfigurationError(file: file, key: path(context.codingPath), problem: context.debugDescription)
         @unknown default:
@@ -103,9 +110,11 @@ package final class StrictObject {
     /// Throws for the first key in the object that no read asked for, naming the allowed ones.
     func rejectUnknownKeys() throws {
         let allowed = Set(asked)
-        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !allowed.contains(key.stringValue) {
+        for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
+        where !allowed.contains(key.stringValue) {
             let path = (codingPath + [key]).map(\.stringValue).joined(separator: ".")
-            throw ConfigurationError(file: "", key: path, problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
+            throw ConfigurationError(
+                file: "", key: path, problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
         }
     }
 
@@ -127,11 +136,14 @@ package final class StrictObject {
     }
 
     /// A number that must be positive (or zero when allowed).
-    func positive<T: Decodable & Comparable & Numeric>(_ key: String, default fallback: T, allowZero: Bool = false) throws -> T {
+    func positive<T: Decodable & Comparable & Numeric>(_ key: String, default fallback: T, allowZero: Bool = false)
+        throws -> T
+    {
         let number: T = try value(key, default: fallback)
         if number < 0 || (!allowZero && number == 0) {
-            throw ConfigurationError(file: "", key: (container.codingPath + [ConfigKey(key)]).map(\.stringValue).joined(separator: "."),
-                                     problem: allowZero ? "must be zero or more" : "must be more than zero")
+            throw ConfigurationError(
+                file: "", key: (container.codingPath + [ConfigKey(key)]).map(\.stringValue).joined(separator: "."),
+                problem: allowZero ? "must be zero or more" : "must be more than zero")
         }
         return number
     }
@@ -151,7 +163,9 @@ private struct StrictConfiguration: Decodable {
             for upstream in value.upstreams where !seen.insert(upstream.id).inserted {
                 throw ConfigurationError(file: "", key: "upstreams", problem: "id \"\(upstream.id)\" appears twice")
             }
-            if value.upstreams.isEmpty { throw ConfigurationError(file: "", key: "upstreams", problem: "needs at least one upstream") }
+            if value.upstreams.isEmpty {
+                throw ConfigurationError(file: "", key: "upstreams", problem: "needs at least one upstream")
+            }
         }
         value.refresh = try object.value("refresh", default: StrictRefresh(value.refresh)).value
         value.fetch = try object.value("fetch", default: StrictFetch(value.fetch)).value
@@ -163,7 +177,8 @@ private struct StrictConfiguration: Decodable {
             value.sets = sets.map(\.value)
             try SetsValidation.check(sets.map(\.value), upstreams: value.upstreams)
         }
-        value.unprotectedSites = try UnprotectedSites.normalized(object.value("unprotectedSites", default: [String]()), key: "unprotectedSites")
+        value.unprotectedSites = try UnprotectedSites.normalized(
+            object.value("unprotectedSites", default: [String]()), key: "unprotectedSites")
         try object.rejectUnknownKeys()
     }
 }
@@ -178,7 +193,11 @@ private struct StrictListen: Decodable {
         value.port = try object.value("port", default: value.port)
         try object.rejectUnknownKeys()
         if !ConfigurationLimits.port.contains(value.port) {
-            throw ConfigurationError(file: "", key: "listen.port", problem: "must be \(ConfigurationLimits.port.lowerBound)...\(ConfigurationLimits.port.upperBound) (0 picks a free port)")
+            throw ConfigurationError(
+                file: "", key: "listen.port",
+                problem:
+                    "must be \(ConfigurationLimits.port.lowerBound)...\(ConfigurationLimits.port.upperBound) (0 picks a free port)"
+            )
         }
     }
 }
@@ -190,20 +209,27 @@ private struct StrictUpstream: Decodable {
         let id: String = try object.require("id")
         let url: String? = try object.optional("url")
         let localPath: String? = try object.optional("path")
-        let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
-        if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }) {
-            throw ConfigurationError(file: "", key: path + ".id", problem: "must be lowercase letters, digits and '-' (it names files)")
+        let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            .replacingOccurrences(of: ".[", with: "[")
+        if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d })
+        {
+            throw ConfigurationError(
+                file: "", key: path + ".id", problem: "must be lowercase letters, digits and '-' (it names files)")
         }
         if url == nil, localPath == nil {
-            throw ConfigurationError(file: "", key: path + ".url", problem: "required key is missing (or give \"path\": a local file)")
+            throw ConfigurationError(
+                file: "", key: path + ".url", problem: "required key is missing (or give \"path\": a local file)")
         }
         if url != nil, localPath != nil {
-            throw ConfigurationError(file: "", key: path, problem: "give either \"url\" (fetched) or \"path\" (a local file), not both")
+            throw ConfigurationError(
+                file: "", key: path, problem: "give either \"url\" (fetched) or \"path\" (a local file), not both")
         }
         if let url, !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
             throw ConfigurationError(file: "", key: path + ".url", problem: "must be an http:// or https:// URL")
         }
-        if localPath?.isEmpty == true { throw ConfigurationError(file: "", key: path + ".path", problem: "must name a file") }
+        if localPath?.isEmpty == true {
+            throw ConfigurationError(file: "", key: path + ".path", problem: "must name a file")
+        }
         value = Configuration.Upstream(id: id, url: url ?? localPath ?? "", path: localPath)
         value.snapshot = try object.value("snapshot", default: nil as String?)
         value.requiredHeader = try object.value("requiredHeader", default: value.requiredHeader)
@@ -220,11 +246,16 @@ private struct StrictRefresh: Decodable {
         v.intervalSeconds = try object.positive("intervalSeconds", default: v.intervalSeconds)
         v.jitterSeconds = try object.positive("jitterSeconds", default: v.jitterSeconds, allowZero: true)
         v.minimumRuleShare = try object.positive("minimumRuleShare", default: v.minimumRuleShare, allowZero: true)
-        if v.minimumRuleShare > 1 { throw ConfigurationError(file: "", key: "refresh.minimumRuleShare", problem: "must be between 0 and 1") }
+        if v.minimumRuleShare > 1 {
+            throw ConfigurationError(file: "", key: "refresh.minimumRuleShare", problem: "must be between 0 and 1")
+        }
         v.attempts = try object.positive("attempts", default: v.attempts)
-        v.retryBaseDelaySeconds = try object.positive("retryBaseDelaySeconds", default: v.retryBaseDelaySeconds, allowZero: true)
-        v.retryMaxDelaySeconds = try object.positive("retryMaxDelaySeconds", default: v.retryMaxDelaySeconds, allowZero: true)
-        v.retryAfterFailureSeconds = try object.positive("retryAfterFailureSeconds", default: v.retryAfterFailureSeconds)
+        v.retryBaseDelaySeconds = try object.positive(
+            "retryBaseDelaySeconds", default: v.retryBaseDelaySeconds, allowZero: true)
+        v.retryMaxDelaySeconds = try object.positive(
+            "retryMaxDelaySeconds", default: v.retryMaxDelaySeconds, allowZero: true)
+        v.retryAfterFailureSeconds = try object.positive(
+            "retryAfterFailureSeconds", default: v.retryAfterFailureSeconds)
         v.deadlineSeconds = try object.positive("deadlineSeconds", default: v.deadlineSeconds)
         try object.rejectUnknownKeys()
         value = v
@@ -255,12 +286,16 @@ private struct StrictConversion: Decodable {
         var v = Configuration.Conversion()
         v.chunkSize = try object.positive("chunkSize", default: v.chunkSize)
         if v.chunkSize > ConfigurationLimits.chunkSize.upperBound {
-            throw ConfigurationError(file: "", key: "conversion.chunkSize", problem: "must be at most \(ConfigurationLimits.chunkSize.upperBound) (WebKit's limit per list)")
+            throw ConfigurationError(
+                file: "", key: "conversion.chunkSize",
+                problem: "must be at most \(ConfigurationLimits.chunkSize.upperBound) (WebKit's limit per list)")
         }
         v.maxLists = try object.positive("maxLists", default: v.maxLists)
         v.removalGraceRuns = try object.positive("removalGraceRuns", default: v.removalGraceRuns, allowZero: true)
         if v.removalGraceRuns > ConfigurationLimits.removalGraceRuns.upperBound {
-            throw ConfigurationError(file: "", key: "conversion.removalGraceRuns", problem: "must be at most \(ConfigurationLimits.removalGraceRuns.upperBound)")
+            throw ConfigurationError(
+                file: "", key: "conversion.removalGraceRuns",
+                problem: "must be at most \(ConfigurationLimits.removalGraceRuns.upperBound)")
         }
         try object.rejectUnknownKeys()
         value = v
@@ -276,13 +311,17 @@ private struct StrictPublish: Decodable {
         v.gracePeriodSeconds = try object.positive("gracePeriodSeconds", default: v.gracePeriodSeconds, allowZero: true)
         v.verifyWithWebKit = try object.value("verifyWithWebKit", default: v.verifyWithWebKit)
         v.signingKeyFile = try object.value("signingKeyFile", default: v.signingKeyFile)
-        v.signatureValiditySeconds = try object.positive("signatureValiditySeconds", default: v.signatureValiditySeconds, allowZero: false)
+        v.signatureValiditySeconds = try object.positive(
+            "signatureValiditySeconds", default: v.signatureValiditySeconds, allowZero: false)
         v.isolationMaxCompiles = try object.positive("isolationMaxCompiles", default: v.isolationMaxCompiles)
-        v.isolationMaxSeconds = try object.positive("isolationMaxSeconds", default: v.isolationMaxSeconds, allowZero: false)
-        v.compileRegressionRatio = try object.positive("compileRegressionRatio", default: v.compileRegressionRatio, allowZero: true)
+        v.isolationMaxSeconds = try object.positive(
+            "isolationMaxSeconds", default: v.isolationMaxSeconds, allowZero: false)
+        v.compileRegressionRatio = try object.positive(
+            "compileRegressionRatio", default: v.compileRegressionRatio, allowZero: true)
         v.compileRegressionRounds = try object.positive("compileRegressionRounds", default: v.compileRegressionRounds)
         if !["auto", "on", "off"].contains(v.verifyWithWebKit) {
-            throw ConfigurationError(file: "", key: "publish.verifyWithWebKit", problem: "must be \"auto\", \"on\" or \"off\"")
+            throw ConfigurationError(
+                file: "", key: "publish.verifyWithWebKit", problem: "must be \"auto\", \"on\" or \"off\"")
         }
         try object.rejectUnknownKeys()
         value = v
@@ -295,17 +334,24 @@ private struct StrictHTTP: Decodable {
     init(from decoder: Decoder) throws {
         let object = try StrictObject(decoder)
         var v = Configuration.HTTP()
-        v.manifestMaxAgeSeconds = try object.positive("manifestMaxAgeSeconds", default: v.manifestMaxAgeSeconds, allowZero: true)
-        v.manifestStaleWhileRevalidateSeconds = try object.positive("manifestStaleWhileRevalidateSeconds", default: v.manifestStaleWhileRevalidateSeconds, allowZero: true)
-        v.manifestStaleIfErrorSeconds = try object.positive("manifestStaleIfErrorSeconds", default: v.manifestStaleIfErrorSeconds, allowZero: true)
+        v.manifestMaxAgeSeconds = try object.positive(
+            "manifestMaxAgeSeconds", default: v.manifestMaxAgeSeconds, allowZero: true)
+        v.manifestStaleWhileRevalidateSeconds = try object.positive(
+            "manifestStaleWhileRevalidateSeconds", default: v.manifestStaleWhileRevalidateSeconds, allowZero: true)
+        v.manifestStaleIfErrorSeconds = try object.positive(
+            "manifestStaleIfErrorSeconds", default: v.manifestStaleIfErrorSeconds, allowZero: true)
         v.maxHeaderBytes = try object.positive("maxHeaderBytes", default: v.maxHeaderBytes)
         v.maxURIBytes = try object.positive("maxURIBytes", default: v.maxURIBytes)
-        v.headerReadTimeoutSeconds = try object.positive("headerReadTimeoutSeconds", default: v.headerReadTimeoutSeconds)
-        v.keepAliveIdleTimeoutSeconds = try object.positive("keepAliveIdleTimeoutSeconds", default: v.keepAliveIdleTimeoutSeconds)
+        v.headerReadTimeoutSeconds = try object.positive(
+            "headerReadTimeoutSeconds", default: v.headerReadTimeoutSeconds)
+        v.keepAliveIdleTimeoutSeconds = try object.positive(
+            "keepAliveIdleTimeoutSeconds", default: v.keepAliveIdleTimeoutSeconds)
         v.maxConnections = try object.positive("maxConnections", default: v.maxConnections)
-        v.shutdownGraceSeconds = try object.positive("shutdownGraceSeconds", default: v.shutdownGraceSeconds, allowZero: true)
+        v.shutdownGraceSeconds = try object.positive(
+            "shutdownGraceSeconds", default: v.shutdownGraceSeconds, allowZero: true)
         v.accessLog = try object.value("accessLog", default: v.accessLog)
-        v.adminTokenEnvironmentVariable = try object.value("adminTokenEnvironmentVariable", default: v.adminTokenEnvironmentVariable)
+        v.adminTokenEnvironmentVariable = try object.value(
+            "adminTokenEnvironmentVariable", default: v.adminTokenEnvironmentVariable)
         v.publicBaseURL = try object.value("publicBaseURL", default: v.publicBaseURL)
         if let base = v.publicBaseURL, !PublicBaseURL.isValid(base) {
             throw ConfigurationError(file: "", key: "http.publicBaseURL", problem: PublicBaseURL.requirement)

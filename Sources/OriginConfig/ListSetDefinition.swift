@@ -65,12 +65,20 @@ struct StrictSetDefinition: Decodable {
         let upstreams: [String] = try object.require("upstreams")
         let target: String = try object.value("target", default: ConversionTargetName.oldest)
         try object.rejectUnknownKeys()
-        if name.isEmpty || !name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }) {
-            throw ConfigurationError(file: "", key: path + ".name", problem: "must be lowercase letters, digits and '-' (it names a URL path and directories)")
+        if name.isEmpty
+            || !name.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d })
+        {
+            throw ConfigurationError(
+                file: "", key: path + ".name",
+                problem: "must be lowercase letters, digits and '-' (it names a URL path and directories)")
         }
-        if upstreams.isEmpty { throw ConfigurationError(file: "", key: path + ".upstreams", problem: "needs at least one upstream id") }
+        if upstreams.isEmpty {
+            throw ConfigurationError(file: "", key: path + ".upstreams", problem: "needs at least one upstream id")
+        }
         if !ConversionTargetName.known.contains(target) {
-            throw ConfigurationError(file: "", key: path + ".target", problem: "must be one of \(ConversionTargetName.known.map { "\"\($0)\"" }.joined(separator: ", "))")
+            throw ConfigurationError(
+                file: "", key: path + ".target",
+                problem: "must be one of \(ConversionTargetName.known.map { "\"\($0)\"" }.joined(separator: ", "))")
         }
         value = ListSetDefinition(name: name, upstreams: upstreams, target: target)
     }
@@ -79,7 +87,11 @@ struct StrictSetDefinition: Decodable {
 enum SetsValidation {
     /// Names unique, at least one set, every upstream id configured and named once per set.
     static func check(_ sets: [ListSetDefinition], upstreams: [Configuration.Upstream]) throws {
-        if sets.isEmpty { throw ConfigurationError(file: "", key: "sets", problem: "needs at least one set (or leave the key out for one set of every upstream)") }
+        if sets.isEmpty {
+            throw ConfigurationError(
+                file: "", key: "sets",
+                problem: "needs at least one set (or leave the key out for one set of every upstream)")
+        }
         var names = Set<String>()
         let known = Set(upstreams.map(\.id))
         for (index, set) in sets.enumerated() {
@@ -89,11 +101,14 @@ enum SetsValidation {
             var seen = Set<String>()
             for id in set.upstreams {
                 if !known.contains(id) {
-                    throw ConfigurationError(file: "", key: "sets[\(index)].upstreams",
-                                             problem: "\"\(id)\" is no upstream id (configured: \(upstreams.map(\.id).joined(separator: ", ")))")
+                    throw ConfigurationError(
+                        file: "", key: "sets[\(index)].upstreams",
+                        problem:
+                            "\"\(id)\" is no upstream id (configured: \(upstreams.map(\.id).joined(separator: ", ")))")
                 }
                 if !seen.insert(id).inserted {
-                    throw ConfigurationError(file: "", key: "sets[\(index)].upstreams", problem: "\"\(id)\" appears twice")
+                    throw ConfigurationError(
+                        file: "", key: "sets[\(index)].upstreams", problem: "\"\(id)\" appears twice")
                 }
             }
         }

@@ -1,7 +1,8 @@
 /// The scheme and authority the alias index puts in front of `/lists/<id>.json`: what a GNOME Web
 /// user pastes must name the host clients reach (the CDN), not necessarily the origin's socket.
 package enum PublicBaseURL {
-    static let requirement = "must be http:// or https:// and a host (and port), without a path, quotes, spaces or a trailing slash"
+    static let requirement =
+        "must be http:// or https:// and a host (and port), without a path, quotes, spaces or a trailing slash"
 
     /// `http(s)://authority` only: the value lands in a shell line and in HTML, so nothing that
     /// would need quoting there is accepted.
@@ -14,10 +15,11 @@ package enum PublicBaseURL {
         } else {
             return false
         }
-        return !authority.isEmpty && authority.utf8.allSatisfy { byte in
-            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
-                || byte == 0x2E || byte == 0x2D || byte == 0x3A || byte == 0x5B || byte == 0x5D
-        }
+        return !authority.isEmpty
+            && authority.utf8.allSatisfy { byte in
+                (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x30 && byte <= 0x39)
+                    || byte == 0x2E || byte == 0x2D || byte == 0x3A || byte == 0x5B || byte == 0x5D
+            }
     }
 
     /// The origin's own address, for a server nobody configured a public URL for.

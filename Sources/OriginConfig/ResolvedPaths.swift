@@ -9,11 +9,14 @@ package struct ResolvedConfiguration: Sendable {
 
     package init(configuration: Configuration, baseDirectory: String) {
         func resolve(_ path: String) -> String {
-            path.hasPrefix("/") ? path : (URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path)
+            path.hasPrefix("/")
+                ? path : (URL(fileURLWithPath: baseDirectory).appendingPathComponent(path).standardizedFileURL.path)
         }
         var resolved = configuration
         for index in resolved.upstreams.indices {
-            if let snapshot = resolved.upstreams[index].snapshot { resolved.upstreams[index].snapshot = resolve(snapshot) }
+            if let snapshot = resolved.upstreams[index].snapshot {
+                resolved.upstreams[index].snapshot = resolve(snapshot)
+            }
             if let path = resolved.upstreams[index].path { resolved.upstreams[index].path = resolve(path) }
         }
         self.configuration = resolved

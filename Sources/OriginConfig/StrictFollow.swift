@@ -10,17 +10,22 @@ package struct StrictFollow: Decodable {
         let object = try StrictObject(decoder)
         let manifest: String = try object.require("manifest")
         if !(manifest.hasPrefix("https://") || manifest.hasPrefix("http://")) || URL(string: manifest) == nil {
-            throw ConfigurationError(file: "", key: "follow.manifest", problem: "must be an http:// or https:// URL of the primary's manifest.json")
+            throw ConfigurationError(
+                file: "", key: "follow.manifest",
+                problem: "must be an http:// or https:// URL of the primary's manifest.json")
         }
         let keys: [String] = try object.require("trustedKeys")
         if keys.isEmpty {
-            throw ConfigurationError(file: "", key: "follow.trustedKeys", problem: "needs at least one key (the primary's /status shows it under signing.publicKey)")
+            throw ConfigurationError(
+                file: "", key: "follow.trustedKeys",
+                problem: "needs at least one key (the primary's /status shows it under signing.publicKey)")
         }
         for (index, key) in keys.enumerated() {
             do {
                 _ = try MinisignPublicKey(key)
             } catch {
-                throw ConfigurationError(file: "", key: "follow.trustedKeys[\(index)]", problem: "not a minisign public key (\(error))")
+                throw ConfigurationError(
+                    file: "", key: "follow.trustedKeys[\(index)]", problem: "not a minisign public key (\(error))")
             }
         }
         value = Configuration.Follow(manifest: manifest, trustedKeys: keys)

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process run to completion: its exit status and everything it wrote.
@@ -27,19 +28,23 @@ public struct ChildRun: Sendable {
     /// Runs `executable` (a path) with `arguments`, this process's environment plus `environment` (a
     /// nil value removes the variable), `stdin` (or nothing) on its standard input, and waits for it
     /// to exit, killing it (SIGTERM, then SIGKILL two seconds later) after `timeout` seconds.
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
-                           stdin: Data? = nil, timeout: Double = 300) throws -> ChildRun {
+    public static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String?] = [:],
+        stdin: Data? = nil, timeout: Double = 300
+    ) throws -> ChildRun {
         let child: RunningChild
         do {
-            child = try RunningChild(executable, arguments, environment: RunningChild.environment(changing: environment),
-                                     stdin: stdin == nil ? .null : .pipe, stdout: .pipe, stderr: .pipe)
+            child = try RunningChild(
+                executable, arguments, environment: RunningChild.environment(changing: environment),
+                stdin: stdin == nil ? .null : .pipe, stdout: .pipe, stderr: .pipe)
         } catch {
             throw Failure(description: "\(error)")
         }
         // Both pipes are read to EOF on threads of their own, so neither fills up and blocks the
         // child; stdin is written on another, so a child that does not read it cannot block us.
         let group = DispatchGroup()
-        let stdout = Collected(), stderr = Collected()
+        let stdout = Collected()
+        let stderr = Collected()
         for (fd, sink) in [(child.output, stdout), (child.errors, stderr)] {
             group.enter()
             Thread.detachNewThread {
@@ -57,7 +62,10 @@ public struct ChildRun: Sendable {
             child.stop(grace: 2)
             // A grandchild (WebKit's helper processes) may keep the pipes open after the child exits.
             _ = group.wait(timeout: .now() + 10)
-            throw Failure(description: "\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout) s and was killed")
+            throw Failure(
+                description:
+                    "\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout) s and was killed"
+            )
         }
         let status = child.wait()
         return ChildRun(status: status, stdout: stdout.data, stderr: String(decoding: stderr.data, as: UTF8.self))
@@ -78,7 +86,15 @@ public struct ChildRun: Sendable {
     private final class Collected: @unchecked Sendable {
         private let lock = NSLock()
         private var stored = Data()
-        func set(_ data: Data) { lock.lock(); stored = data; lock.unlock() }
-        var data: Data { lock.lock(); defer { lock.unlock() }; return stored }
+        func set(_ data: Data) {
+            lock.lock()
+            stored = data
+            lock.unlock()
+        }
+        var data: Data {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Whole reads and writes on a pipe descriptor, retried on EINTR and short counts.

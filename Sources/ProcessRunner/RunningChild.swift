@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process started with `posix_spawn` and reaped with its own `waitpid(pid)`, never by a
@@ -40,20 +41,24 @@ public final class RunningChild: @unchecked Sendable {
     /// Starts `executable` (a path) with `arguments` and `environment` (nil: this process's), its
     /// streams where asked. Every descriptor the parent keeps is close-on-exec, so children started
     /// meanwhile by other threads do not hold these pipes open.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil,
-                stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit) throws {
+    public init(
+        _ executable: String, _ arguments: [String], environment: [String: String]? = nil,
+        stdin: Stream = .null, stdout: Stream = .inherit, stderr: Stream = .inherit
+    ) throws {
         self.executable = executable
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         var childEnds: [Int32] = []
         var parentEnds: [Int32] = [-1, -1, -1]
-        func cleanUp() { (childEnds + parentEnds).filter { $0 >= 0 }.forEach { close($0) } }
+        func cleanUp() { for end in childEnds + parentEnds where end >= 0 { close(end) } }
         for (target, stream) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
             switch stream {
             case .inherit: break
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-            case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            case .null:
+                posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+            case .file(let path):
+                posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
             case .pipe:
                 var ends: [Int32] = [0, 0]
                 guard pipe(&ends) == 0 else {
@@ -70,14 +75,15 @@ public final class RunningChild: @unchecked Sendable {
         }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = (environment ?? ProcessInfo.processInfo.environment).map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
+        defer { for pointer in argv + envp { free(pointer) } }
         // The child starts with no signal blocked and default dispositions: a thread that blocks
         // SIGTERM (the server's signal handling, the test runner's threads) or a process that ignores
         // SIGPIPE must not pass that on, or SIGTERM would stay pending in the child.
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t(), all = sigset_t()
+        var none = sigset_t()
+        var all = sigset_t()
         sigemptyset(&none)
         sigfillset(&all)
         posix_spawnattr_setsigmask(&attributes, &none)
@@ -85,7 +91,7 @@ public final class RunningChild: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        childEnds.forEach { close($0) }
+        for end in childEnds { close(end) }
         childEnds = []
         guard spawned == 0 else {
             cleanUp()

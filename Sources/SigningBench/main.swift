@@ -19,8 +19,11 @@ if let path = arguments.first, path != "-" {
     var text = #"{"format":1,"generation":1764547200,"expires":"2025-12-15T00:00:00Z","lists":["#
     var index = 0
     while text.utf8.count < 2900 {
-        let hash = String(repeating: String(format: "%08x", UInt32(truncatingIfNeeded: index &* 2_654_435_761)), count: 8)
-        text += (index == 0 ? "" : ",") + #"{"id":"list-\#(index)","file":"lists/\#(hash).json","sha256":"\#(hash)","rules":\#(40_000 + index)}"#
+        let hash = String(
+            repeating: String(format: "%08x", UInt32(truncatingIfNeeded: index &* 2_654_435_761)), count: 8)
+        text +=
+            (index == 0 ? "" : ",")
+            + #"{"id":"list-\#(index)","file":"lists/\#(hash).json","sha256":"\#(hash)","rules":\#(40_000 + index)}"#
         index += 1
     }
     manifest = Data((text + "]}").utf8)
@@ -28,7 +31,8 @@ if let path = arguments.first, path != "-" {
 
 /// CPU seconds of this thread, so other processes on a busy machine inflate the figure less than wall time.
 func seconds(_ body: () throws -> Void) rethrows -> Double {
-    var start = timespec(), end = timespec()
+    var start = timespec()
+    var end = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
     try body()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
@@ -51,7 +55,10 @@ let hashTime = seconds {
 
 print("manifest: \(manifest.count) bytes, \(rounds) rounds, key \(key.keyID); CPU time of the signing thread")
 print(String(format: "sign (2 Ed25519 signatures + file form): %8.1f µs per manifest", signTime / Double(rounds) * 1e6))
-print(String(format: "verify (parse + 2 Ed25519 checks):       %8.1f µs per manifest", verifyTime / Double(rounds) * 1e6))
-print(String(format: "SHA-256 of the manifest, same run:       %8.2f µs (sign/hash ratio %.0fx)",
-             hashTime / Double(rounds) * 1e6, signTime / max(hashTime, 1e-12)))
+print(
+    String(format: "verify (parse + 2 Ed25519 checks):       %8.1f µs per manifest", verifyTime / Double(rounds) * 1e6))
+print(
+    String(
+        format: "SHA-256 of the manifest, same run:       %8.2f µs (sign/hash ratio %.0fx)",
+        hashTime / Double(rounds) * 1e6, signTime / max(hashTime, 1e-12)))
 print("signature file: \(file.count) bytes (trusted comment \(comment.utf8.count) bytes)")

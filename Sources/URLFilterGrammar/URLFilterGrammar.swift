@@ -50,7 +50,9 @@ public enum URLFilterGrammar {
     /// `\d \D \w \W \s \S`: `Refusal.builtinCharacterClass`, inside a class too.
     @inlinable public static func isBuiltinClassEscape(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "w"), UInt8(ascii: "W"), UInt8(ascii: "s"), UInt8(ascii: "S"): return true
+        case UInt8(ascii: "d"), UInt8(ascii: "D"), UInt8(ascii: "w"), UInt8(ascii: "W"), UInt8(ascii: "s"),
+            UInt8(ascii: "S"):
+            return true
         default: return false
         }
     }

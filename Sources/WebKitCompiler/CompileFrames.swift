@@ -27,7 +27,9 @@ enum CompileFrames {
 
     static func write(_ bytes: [UInt8], to fd: Int32) -> Bool {
         let length = UInt32(bytes.count)
-        let header: [UInt8] = [UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)]
+        let header: [UInt8] = [
+            UInt8(length >> 24), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff),
+        ]
         return header.withUnsafeBytes { PipeIO.writeAll(fd, $0) } && bytes.withUnsafeBytes { PipeIO.writeAll(fd, $0) }
     }
 

@@ -8,16 +8,16 @@ public enum WebKitCompileFailure: Error, CustomStringConvertible, Equatable {
     /// The cause alone, without the advice `description` adds.
     public var reason: String {
         switch self {
-        case let .unavailable(reason), let .helper(reason): return reason
+        case .unavailable(let reason), .helper(let reason): return reason
         }
     }
 
     public var description: String {
         switch self {
-        case let .unavailable(reason):
+        case .unavailable(let reason):
             return "WebKitGTK is unavailable: \(reason) (install the package libwebkit2gtk-4.1-0, "
                 + "or set \(WebKitCompiler.libraryVariable) to the library's path)"
-        case let .helper(reason):
+        case .helper(let reason):
             return "the WebKit compile helper failed: \(reason)"
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The helper process's side (`listserver webkit-compile`): loads WebKitGTK, says hello, then

@@ -1,7 +1,8 @@
 import Foundation
 import ProcessRunner
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Compiles content-blocker lists with real WebKit (WebKitGTK's `UserContentFilterStore`) in one
@@ -25,7 +26,10 @@ public final class WebKitCompiler: @unchecked Sendable {
         public var arguments: [String]
         public var environment: [String: String]?
 
-        public init(executable: String, arguments: [String] = [WebKitCompiler.helperCommand], environment: [String: String]? = nil) {
+        public init(
+            executable: String, arguments: [String] = [WebKitCompiler.helperCommand],
+            environment: [String: String]? = nil
+        ) {
             self.executable = executable
             self.arguments = arguments
             self.environment = environment
@@ -33,7 +37,9 @@ public final class WebKitCompiler: @unchecked Sendable {
 
         /// This very binary (`/proc/self/exe`), for `listserver` itself.
         public static func thisExecutable() -> Helper {
-            let path = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            let path =
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+                ?? CommandLine.arguments[0]
             return Helper(executable: path)
         }
     }
@@ -46,21 +52,26 @@ public final class WebKitCompiler: @unchecked Sendable {
     /// Starts the helper and waits for WebKit to load; throws `.unavailable` when it does not.
     public init(helper: Helper, startTimeout: Double = 60) throws(WebKitCompileFailure) {
         do {
-            child = try RunningChild(helper.executable, helper.arguments, environment: helper.environment,
-                                     stdin: .pipe, stdout: .pipe, stderr: .inherit)
+            child = try RunningChild(
+                helper.executable, helper.arguments, environment: helper.environment,
+                stdin: .pipe, stdout: .pipe, stderr: .inherit)
         } catch {
             throw .helper("\(error)")
         }
         let hello: CompileFrames.Hello?
         do {
-            hello = try CompileFrames.read(CompileFrames.Hello.self, from: child.output, deadline: Date().addingTimeInterval(startTimeout))
+            hello = try CompileFrames.read(
+                CompileFrames.Hello.self, from: child.output, deadline: Date().addingTimeInterval(startTimeout))
         } catch {
             child.stop(grace: 2)
             throw .helper("WebKit did not load within \(Int(startTimeout)) s")
         }
         guard let version = hello?.webkit else {
             let status = child.stop(grace: 2)
-            throw .unavailable(hello?.unavailable ?? "\(helper.executable) \(helper.arguments.joined(separator: " ")) exited with status \(status) before saying hello")
+            throw .unavailable(
+                hello?.unavailable
+                    ?? "\(helper.executable) \(helper.arguments.joined(separator: " ")) exited with status \(status) before saying hello"
+            )
         }
         webKitVersion = version
     }
@@ -68,20 +79,25 @@ public final class WebKitCompiler: @unchecked Sendable {
     /// Compiles each list in order. Throws only when the helper cannot answer (it died, or did not
     /// answer within `timeoutPerList` plus a margin); a list WebKit rejects is a verdict with `error`.
     /// After a list times out the helper stops, and later calls throw: start a new compiler.
-    public func compile(_ lists: [WebKitInput], timeoutPerList: Double = 180) throws(WebKitCompileFailure) -> [WebKitVerdict] {
+    public func compile(_ lists: [WebKitInput], timeoutPerList: Double = 180) throws(WebKitCompileFailure)
+        -> [WebKitVerdict]
+    {
         lock.lock()
         defer { lock.unlock() }
         var verdicts: [WebKitVerdict] = []
         for list in lists {
             if let broken { throw .helper(broken) }
             guard CompileFrames.write(message: CompileFrames.Request(timeout: timeoutPerList), to: child.input),
-                  CompileFrames.write(list.json, to: child.input) else {
+                CompileFrames.write(list.json, to: child.input)
+            else {
                 broken = "it exited (status \(child.wait()))"
                 throw .helper(broken!)
             }
             let reply: CompileFrames.Reply?
             do {
-                reply = try CompileFrames.read(CompileFrames.Reply.self, from: child.output, deadline: Date().addingTimeInterval(timeoutPerList + 30))
+                reply = try CompileFrames.read(
+                    CompileFrames.Reply.self, from: child.output,
+                    deadline: Date().addingTimeInterval(timeoutPerList + 30))
             } catch {
                 child.stop(grace: 2)
                 broken = "no answer for \(list.id) within \(Int(timeoutPerList + 30)) s; it was stopped"

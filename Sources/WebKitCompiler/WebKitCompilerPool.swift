@@ -11,7 +11,10 @@ public final class WebKitCompilerPool: @unchecked Sendable {
     private let lock = NSLock()
     private var idle: [(compiler: WebKitCompiler, since: DispatchTime)] = []
 
-    public init(helper: WebKitCompiler.Helper, size: Int = ProcessInfo.processInfo.activeProcessorCount, idleSeconds: Double = 60) {
+    public init(
+        helper: WebKitCompiler.Helper, size: Int = ProcessInfo.processInfo.activeProcessorCount,
+        idleSeconds: Double = 60
+    ) {
         self.helper = helper
         self.size = max(1, size)
         self.idleSeconds = idleSeconds
@@ -28,7 +31,9 @@ public final class WebKitCompilerPool: @unchecked Sendable {
     /// list's error (so a caller can fail closed), and the helper is replaced next time.
     public func compile(_ lists: [WebKitInput], timeoutPerList: Double = 180) -> [WebKitVerdict] {
         let shares = Self.balance(lists.map(\.json.count), over: min(size, lists.count))
-        var verdicts = lists.map { WebKitVerdict(id: $0.id, rules: $0.rules, error: "WebKit returned no verdict", seconds: 0) }
+        var verdicts = lists.map {
+            WebKitVerdict(id: $0.id, rules: $0.rules, error: "WebKit returned no verdict", seconds: 0)
+        }
         verdicts.withUnsafeMutableBufferPointer { slots in
             let base = slots.baseAddress!
             DispatchQueue.concurrentPerform(iterations: shares.count) { worker in

@@ -1,7 +1,8 @@
 import CWebKitShim
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// WebKitGTK's content-filter compiler loaded into this process with dlopen: the same
@@ -19,7 +20,8 @@ final class WebKitLibrary {
 
     /// Loads `library` and opens a filter store in a fresh temporary directory.
     init(library: String) throws(WebKitCompileFailure) {
-        storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("listserver-webkit-\(UUID().uuidString)")
+        storeDirectory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "listserver-webkit-\(UUID().uuidString)")
         do {
             try FileManager.default.createDirectory(at: storeDirectory, withIntermediateDirectories: true)
         } catch {
@@ -31,7 +33,9 @@ final class WebKitLibrary {
             throw .unavailable(String(cString: reason))
         }
         self.handle = handle
-        var major: UInt32 = 0, minor: UInt32 = 0, micro: UInt32 = 0
+        var major: UInt32 = 0
+        var minor: UInt32 = 0
+        var micro: UInt32 = 0
         shim_webkit_version(handle, &major, &minor, &micro)
         version = "\(major).\(minor).\(micro)"
     }

@@ -1,11 +1,12 @@
 import CappedHTTPClient
-import Testing
 import TestSupport
+import Testing
 
 /// The one capped GET on its own, against a loopback upstream: what both the origin's fetcher and
 /// the device's reads rely on.
 @Suite struct CappedGetTests {
-    private func get(_ url: String, cap: Int = 1 << 20, redirects: Int = CappedHTTPClient.defaultMaxRedirects) throws(CappedHTTPError)
+    private func get(_ url: String, cap: Int = 1 << 20, redirects: Int = CappedHTTPClient.defaultMaxRedirects)
+        throws(CappedHTTPError)
         -> CappedHTTPClient.Response
     {
         try CappedHTTPClient().get(.init(url: url, maxBodyBytes: cap, maxRedirects: redirects, totalTimeoutSeconds: 5))
@@ -24,8 +25,12 @@ import TestSupport
     @Test func aBodyOverTheCapIsStoppedWhileStreaming() throws {
         let upstream = try UpstreamServer()
         upstream.set("/endless", .stream(chunk: Array(repeating: UInt8(ascii: "x"), count: 4096), count: 1_000))
-        #expect(throws: CappedHTTPError.tooLarge(limit: 64 * 1024)) { try get(upstream.url("/endless"), cap: 64 * 1024) }
-        #expect(upstream.bodyBytesSent("/endless") < 4096 * 1_000, "the transfer must stop near the cap, not run to the end")
+        #expect(throws: CappedHTTPError.tooLarge(limit: 64 * 1024)) {
+            try get(upstream.url("/endless"), cap: 64 * 1024)
+        }
+        #expect(
+            upstream.bodyBytesSent("/endless") < 4096 * 1_000, "the transfer must stop near the cap, not run to the end"
+        )
     }
 
     @Test func redirectsAreFollowedUpToTheLimitAndNoFurther() throws {

@@ -1,11 +1,13 @@
 import Converter
 import Testing
+
 @testable import ContentBlockerEngine
 
 /// A list's site exceptions are one rule naming every site exception's line; an answer about one
 /// page keeps the lines that concern it.
 @Suite struct SiteExceptionLinesTests {
-    let merged = #"{"trigger":{"url-filter":".*","if-domain":["*quiet.example","*a.whole.example","*news.example"]},"action":{"type":"ignore-previous-rules"}}"#
+    let merged =
+        #"{"trigger":{"url-filter":".*","if-domain":["*quiet.example","*a.whole.example","*news.example"]},"action":{"type":"ignore-previous-rules"}}"#
     let quiet = SourceLine(upstream: "easylist", line: 9, text: "@@||quiet.example^$generichide")
     let sub = SourceLine(upstream: "easylist", line: 10, text: "@@||a.whole.example^$document")
     let byDomain = SourceLine(upstream: "easylist", line: 11, text: "@@$elemhide,domain=other.example|news.example")

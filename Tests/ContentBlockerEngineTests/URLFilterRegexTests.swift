@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ContentBlockerEngine
 
 /// The url-filter subset, case by case. Expected answers follow WebKit's rules (docs/webkit-format.md),
@@ -59,7 +60,9 @@ import Testing
     }
 
     @Test func whatWebKitRejectsIsRejected() {
-        for pattern in ["a|b", "(ads|track)", "a{2}", "\\d", "\\w", "\\b", "(?=x)", "a^b", "a$b", "(ads", "ads)", "pubé", "", "*a"] {
+        for pattern in [
+            "a|b", "(ads|track)", "a{2}", "\\d", "\\w", "\\b", "(?=x)", "a^b", "a$b", "(ads", "ads)", "pubé", "", "*a",
+        ] {
             #expect(throws: URLFilterError.self, "\(pattern)") { try URLFilterRegex(pattern) }
         }
     }
@@ -67,6 +70,7 @@ import Testing
     @Test func requiredLiteralsAreWhatEveryMatchContains() throws {
         let literals = try URLFilterRegex("^[^:]+://+([^:/]+\\.)?Doubleclick\\.net[/:]").requiredLiterals
         #expect(literals.map { String(decoding: $0, as: UTF8.self) } == ["://", "doubleclick.net"])
-        #expect(try URLFilterRegex("ab?cd").requiredLiterals.map { String(decoding: $0, as: UTF8.self) } == ["a", "cd"])
+        #expect(
+            try URLFilterRegex("ab?cd").requiredLiterals.map { String(decoding: $0, as: UTF8.self) } == ["a", "cd"])
     }
 }

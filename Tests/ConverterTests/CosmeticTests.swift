@@ -1,5 +1,6 @@
-@testable import Converter
 import Testing
+
+@testable import Converter
 
 /// Element hiding: domains, `#@#` folding and selector screening.
 @Suite struct CosmeticTests {
@@ -12,14 +13,19 @@ import Testing
     }
 
     @Test func genericSelector() {
-        #expect(selectors("##.ad-banner") == [CosmeticSelector(key: "##.ad-banner", selector: ".ad-banner", domains: .everywhere, sourceID: "test")])
+        #expect(
+            selectors("##.ad-banner") == [
+                CosmeticSelector(key: "##.ad-banner", selector: ".ad-banner", domains: .everywhere, sourceID: "test")
+            ])
     }
 
     @Test func siteSpecificSelectorSortsLowercasesAndPunycodes() {
-        #expect(selectors("Zeta.example,bücher.example,alpha.example##div > .ad") == [
-            CosmeticSelector(key: "Zeta.example,bücher.example,alpha.example##div > .ad", selector: "div > .ad",
-                             domains: .only(["alpha.example", "xn--bcher-kva.example", "zeta.example"]), sourceID: "test"),
-        ])
+        #expect(
+            selectors("Zeta.example,bücher.example,alpha.example##div > .ad") == [
+                CosmeticSelector(
+                    key: "Zeta.example,bücher.example,alpha.example##div > .ad", selector: "div > .ad",
+                    domains: .only(["alpha.example", "xn--bcher-kva.example", "zeta.example"]), sourceID: "test")
+            ])
     }
 
     @Test func negatedDomainsOnlyMeanEverywhereExcept() {
@@ -87,8 +93,11 @@ import Testing
     }
 
     @Test func supportedSelectorsPass() {
-        let lines = ["##div:has(> .ad)", "##a[href*=\"://ads.\"]", "##.a:not(.b), .c", "##li:nth-child(2n+1)", "##[id^=\"div-gpt-ad\"]",
-                     #"##.ad\:top"#, "##div[style=\"width: 300px;\"]", "##div[data-x='a]b']"]
+        let lines = [
+            "##div:has(> .ad)", "##a[href*=\"://ads.\"]", "##.a:not(.b), .c", "##li:nth-child(2n+1)",
+            "##[id^=\"div-gpt-ad\"]",
+            #"##.ad\:top"#, "##div[style=\"width: 300px;\"]", "##div[data-x='a]b']",
+        ]
         let fixture = RuleConversionFixture(lines.joined(separator: "\n"))
         #expect(fixture.rules.cosmetic.count == lines.count)
         #expect(fixture.validatorProblems.isEmpty)

@@ -1,5 +1,6 @@
-@testable import Converter
 import Testing
+
+@testable import Converter
 
 /// The same input and previous layout give byte-identical output: no dictionary order, dates or randomness.
 @Suite struct DeterminismTests {

@@ -1,6 +1,7 @@
-@testable import Converter
-import Testing
 import TestSupport
+import Testing
+
+@testable import Converter
 
 /// `HashSet64` stands in for `Set<UInt64>` in `HostRelationIndex`, and `HashIndex64` for
 /// `[UInt64: Int]` in the converter's duplicate check: they must answer exactly as those would.

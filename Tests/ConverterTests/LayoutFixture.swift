@@ -1,38 +1,50 @@
-@testable import Converter
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import Converter
 
 /// Hand-built layout inputs shared by the layout, stability and determinism tests.
 enum LayoutFixture {
     static func block(_ host: String, source: String = "easylist") -> NetworkRule {
-        NetworkRule(key: "||\(host)^", kind: .block, json: json(filter: host, action: "block"), anchorHost: host, sourceID: source)
+        NetworkRule(
+            key: "||\(host)^", kind: .block, json: json(filter: host, action: "block"), anchorHost: host,
+            sourceID: source)
     }
 
     static func path(_ text: String, source: String = "easylist") -> NetworkRule {
-        NetworkRule(key: text, kind: .block, json: json(filter: text, action: "block"), anchorHost: nil, sourceID: source)
+        NetworkRule(
+            key: text, kind: .block, json: json(filter: text, action: "block"), anchorHost: nil, sourceID: source)
     }
 
     static func siteBlock(_ host: String, on site: String) -> NetworkRule {
-        let json = Array(#"{"trigger":{"url-filter":"\#(host)","if-domain":["*\#(site)"]},"action":{"type":"block"}}"#.utf8)
-        return NetworkRule(key: "||\(host)^$domain=\(site)", kind: .block, json: json, anchorHost: host, sourceID: "easylist",
-                           pageCondition: .only([site]))
+        let json = Array(
+            #"{"trigger":{"url-filter":"\#(host)","if-domain":["*\#(site)"]},"action":{"type":"block"}}"#.utf8)
+        return NetworkRule(
+            key: "||\(host)^$domain=\(site)", kind: .block, json: json, anchorHost: host, sourceID: "easylist",
+            pageCondition: .only([site]))
     }
 
     static func exception(_ host: String?, key: String? = nil) -> NetworkRule {
         let text = key ?? "@@||\(host ?? "any")^"
-        return NetworkRule(key: text, kind: .exception, json: json(filter: host ?? text, action: "ignore-previous-rules"),
-                           anchorHost: host, sourceID: "easylist")
+        return NetworkRule(
+            key: text, kind: .exception, json: json(filter: host ?? text, action: "ignore-previous-rules"),
+            anchorHost: host, sourceID: "easylist")
     }
 
     static func important(_ host: String) -> NetworkRule {
-        NetworkRule(key: "||\(host)^$important", kind: .importantBlock, json: json(filter: host + "-important", action: "block"),
-                    anchorHost: host, sourceID: "easylist")
+        NetworkRule(
+            key: "||\(host)^$important", kind: .importantBlock,
+            json: json(filter: host + "-important", action: "block"),
+            anchorHost: host, sourceID: "easylist")
     }
 
     static func site(_ scope: SiteException.Scope, _ host: String) -> SiteException {
-        let json = Array(#"{"trigger":{"url-filter":".*","if-domain":["*\#(host)"]},"action":{"type":"ignore-previous-rules"},"scope":"\#(scope)"}"#.utf8)
-        return SiteException(key: "@@||\(host)^$\(scope)", scope: scope, json: json, sourceID: "easylist", pages: [host])
+        let json = Array(
+            #"{"trigger":{"url-filter":".*","if-domain":["*\#(host)"]},"action":{"type":"ignore-previous-rules"},"scope":"\#(scope)"}"#
+                .utf8)
+        return SiteException(
+            key: "@@||\(host)^$\(scope)", scope: scope, json: json, sourceID: "easylist", pages: [host])
     }
 
     static func generic(_ selector: String) -> CosmeticSelector {
@@ -40,11 +52,15 @@ enum LayoutFixture {
     }
 
     static func onSites(_ selector: String, _ domains: [String]) -> CosmeticSelector {
-        CosmeticSelector(key: domains.joined(separator: ",") + "##" + selector, selector: selector, domains: .only(domains), sourceID: "easylist")
+        CosmeticSelector(
+            key: domains.joined(separator: ",") + "##" + selector, selector: selector, domains: .only(domains),
+            sourceID: "easylist")
     }
 
     static func except(_ selector: String, _ domains: [String]) -> CosmeticSelector {
-        CosmeticSelector(key: "##" + selector + "~" + domains.joined(separator: ","), selector: selector, domains: .except(domains), sourceID: "easylist")
+        CosmeticSelector(
+            key: "##" + selector + "~" + domains.joined(separator: ","), selector: selector, domains: .except(domains),
+            sourceID: "easylist")
     }
 
     /// Rules without the navigation guards, so tests about other placement read simply.
@@ -60,9 +76,12 @@ enum LayoutFixture {
 
     static func text(_ rule: [UInt8]) -> String { String(decoding: rule, as: UTF8.self) }
 
-    static func layout(_ rules: ConvertedRules, chunkSize: Int = 30_000, maxLists: Int = 16, recentLimit: Int = 2_000,
-                       previous: LayoutState? = nil) throws -> ListLayout.Result {
-        let configuration = ConverterConfiguration(chunkSize: chunkSize, maxLists: maxLists, recentListLimit: recentLimit)
+    static func layout(
+        _ rules: ConvertedRules, chunkSize: Int = 30_000, maxLists: Int = 16, recentLimit: Int = 2_000,
+        previous: LayoutState? = nil
+    ) throws -> ListLayout.Result {
+        let configuration = ConverterConfiguration(
+            chunkSize: chunkSize, maxLists: maxLists, recentListLimit: recentLimit)
         return try ListLayout(configuration: configuration).layOut(rules, previous: previous)
     }
 

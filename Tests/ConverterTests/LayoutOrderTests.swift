@@ -1,7 +1,8 @@
-@testable import Converter
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
+@testable import Converter
 
 /// The fresh order: sort keys, packing by bytes, big families, section churn classes and hot sections first.
 @Suite struct LayoutOrderTests {
@@ -9,7 +10,9 @@ import TestSupport
 
     @Test func freshSortKeysPutAHostsLastLabelFirst() {
         func reversed(_ host: String) -> String {
-            String(decoding: Array(FreshOrder(volatility: 1, churn: .calm, tail: .reversedHost(host)).bytes).dropFirst(2), as: UTF8.self)
+            String(
+                decoding: Array(FreshOrder(volatility: 1, churn: .calm, tail: .reversedHost(host)).bytes).dropFirst(2),
+                as: UTF8.self)
         }
         #expect(reversed("ads.example.com") == "com.example.ads")
         #expect(reversed("localhost") == "localhost")
@@ -18,7 +21,9 @@ import TestSupport
         #expect(reversed("a..b") == "b..a")
         #expect(reversed("") == "")
         #expect(Array(FreshOrder(volatility: Volatility.volatile, churn: .warm).bytes) == [0, 1])
-        #expect(Array(FreshOrder(volatility: 1, churn: .hot, tail: .sites(["a.org", "b.net"])).bytes) == [1, 0] + Array("a.org,b.net".utf8))
+        #expect(
+            Array(FreshOrder(volatility: 1, churn: .hot, tail: .sites(["a.org", "b.net"])).bytes) == [1, 0]
+                + Array("a.org,b.net".utf8))
         #expect(Array(FreshOrder(volatility: 1, churn: .hot, tail: .sites([])).bytes) == [1, 0])
         #expect(ListFamily.allCases.map(\.position) == Array(0..<ListFamily.allCases.count))
     }
@@ -29,14 +34,20 @@ import TestSupport
         // Labels from a small alphabet (with `-`, which sorts below `.`) tie often.
         func name() -> String {
             let alphabet = Array("ab-.".utf8)
-            return String(decoding: (0..<Int(generator.next() % 20)).map { _ in alphabet[Int(generator.next() % 4)] }, as: UTF8.self)
+            return String(
+                decoding: (0..<Int(generator.next() % 20)).map { _ in alphabet[Int(generator.next() % 4)] },
+                as: UTF8.self)
         }
         func order() -> FreshOrder {
-            let volatility = UInt8(generator.next() % 2), churn = ChurnClass(rawValue: UInt8(generator.next() % 3))!
+            let volatility = UInt8(generator.next() % 2)
+            let churn = ChurnClass(rawValue: UInt8(generator.next() % 3))!
             switch generator.next() % 3 {
             case 0: return FreshOrder(volatility: volatility, churn: churn)
             case 1: return FreshOrder(volatility: volatility, churn: churn, tail: .reversedHost(name()))
-            default: return FreshOrder(volatility: volatility, churn: churn, tail: .sites((0..<Int(generator.next() % 3)).map { _ in name() }))
+            default:
+                return FreshOrder(
+                    volatility: volatility, churn: churn,
+                    tail: .sites((0..<Int(generator.next() % 3)).map { _ in name() }))
             }
         }
         // The key as the documentation states it, built from the fields: volatility, churn class,
@@ -45,7 +56,8 @@ import TestSupport
             let tail: String
             switch order.tail {
             case .none: tail = ""
-            case .reversedHost(let host): tail = host.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
+            case .reversedHost(let host):
+                tail = host.split(separator: ".", omittingEmptySubsequences: false).reversed().joined(separator: ".")
             case .sites(let sites): tail = sites.joined(separator: ",")
             }
             return [order.volatility, order.churn.rawValue] + Array(tail.utf8)
@@ -54,24 +66,38 @@ import TestSupport
             lhs == rhs ? 0 : (lhs.lexicographicallyPrecedes(rhs) ? -1 : 1)
         }
         // A few orders stated by hand.
-        let calm = Volatility.calm, volatile = Volatility.volatile
-        #expect(FreshOrder.compare(FreshOrder(volatility: volatile, churn: .calm), FreshOrder(volatility: calm, churn: .hot)) < 0)
-        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("x.a.org")),
-                                   FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("a.com"))) > 0, "com.a before org.a.x")
-        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("ads.example.com")),
-                                   FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("b.example.com"))) < 0)
-        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org", "b.net"])),
-                                   FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"]))) > 0)
-        #expect(FreshOrder.compare(FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"])),
-                                   FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"]))) == 0)
+        let calm = Volatility.calm
+        let volatile = Volatility.volatile
+        #expect(
+            FreshOrder.compare(
+                FreshOrder(volatility: volatile, churn: .calm), FreshOrder(volatility: calm, churn: .hot)) < 0)
+        #expect(
+            FreshOrder.compare(
+                FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("x.a.org")),
+                FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("a.com"))) > 0, "com.a before org.a.x")
+        #expect(
+            FreshOrder.compare(
+                FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("ads.example.com")),
+                FreshOrder(volatility: calm, churn: .calm, tail: .reversedHost("b.example.com"))) < 0)
+        #expect(
+            FreshOrder.compare(
+                FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org", "b.net"])),
+                FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"]))) > 0)
+        #expect(
+            FreshOrder.compare(
+                FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"])),
+                FreshOrder(volatility: calm, churn: .calm, tail: .sites(["a.org"]))) == 0)
         for _ in 0..<3_000 {
-            let lhs = order(), rhs = order()
+            let lhs = order()
+            let rhs = order()
             let left = Array(lhs.bytes)
             #expect(left == reference(lhs))
             let expected = sign(reference(lhs), reference(rhs))
             #expect(FreshOrder.compare(lhs, rhs) == expected)
             let padded = left + [UInt8](repeating: 0, count: max(0, 32 - left.count))
-            let words = (0..<4).map { word in padded[(word * 8)..<(word * 8 + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
+            let words = (0..<4).map { word in
+                padded[(word * 8)..<(word * 8 + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            }
             let prefix = lhs.prefix.words
             #expect([prefix.0, prefix.1, prefix.2, prefix.3] == words)
             let prefixOrder = FreshOrder.Prefix.compare(lhs.prefix, rhs.prefix)
@@ -83,12 +109,16 @@ import TestSupport
         var generator = SeededGenerator(seed: 11)
         // Short hosts from a small alphabet tie often, in the packed prefix and in full.
         func host() -> String {
-            String(decoding: (0..<Int(generator.next() % 24)).map { _ in Array("ab.".utf8)[Int(generator.next() % 3)] }, as: UTF8.self)
+            String(
+                decoding: (0..<Int(generator.next() % 24)).map { _ in Array("ab.".utf8)[Int(generator.next() % 3)] },
+                as: UTF8.self)
         }
         for count in [FamilyPlacer.parallelSortMinimum - 1, FamilyPlacer.parallelSortMinimum * 2 + 1] {
             let members = (0..<count).map {
-                LayoutMember(key: StableKey(value: UInt64($0)), family: .networkHosts, index: $0,
-                             freshOrder: FreshOrder(volatility: UInt8(generator.next() % 2), churn: .calm, tail: .reversedHost(host())))
+                LayoutMember(
+                    key: StableKey(value: UInt64($0)), family: .networkHosts, index: $0,
+                    freshOrder: FreshOrder(
+                        volatility: UInt8(generator.next() % 2), churn: .calm, tail: .reversedHost(host())))
             }
             let keys = members.map { Array($0.freshOrder.bytes) }
             let expected = members.indices.sorted { lhs, rhs in
@@ -99,7 +129,8 @@ import TestSupport
     }
 
     @Test func sectionCommentsGiveEachLineItsChurnClass() {
-        let text = "[Adblock Plus 2.0]\r\n##.before-any-section\r\n! *** easylist:easylist/easylist_general_hide.txt ***\r\n##.calm-ad\r\n"
+        let text =
+            "[Adblock Plus 2.0]\r\n##.before-any-section\r\n! *** easylist:easylist/easylist_general_hide.txt ***\r\n##.calm-ad\r\n"
             + "! *** easylist:easylist/easylist_specific_hide.txt ***\r\nnews.example##.hot-ad  \r\n! a plain comment\r\n"
             + "||shared.example^\n! *** easylist:easylist/easylist_adservers.txt ***\n||ads.example^$third-party\n"
             + "||multi.example^$script,subdocument\n"
@@ -109,18 +140,20 @@ import TestSupport
         let network = Dictionary(rules.network.map { ($0.key, $0.churn) }, uniquingKeysWith: { first, _ in first })
         let cosmetic = Dictionary(rules.cosmetic.map { ($0.key, $0.churn) }, uniquingKeysWith: { first, _ in first })
         #expect(cosmetic == ["##.before-any-section": .calm, "##.calm-ad": .calm, "news.example##.hot-ad": .hot])
-        #expect(network == [
-            "||shared.example^": .hot,  // after a plain comment, still in the hot section
-            "||ads.example^$third-party": .warm,
-            "||multi.example^$script,subdocument": .warm, "||multi.example^$script,subdocument#1": .warm,
-            "||adult.example^": .calm, "/intl-tracker.": .calm,
-        ])
+        #expect(
+            network == [
+                "||shared.example^": .hot,  // after a plain comment, still in the hot section
+                "||ads.example^$third-party": .warm,
+                "||multi.example^$script,subdocument": .warm, "||multi.example^$script,subdocument#1": .warm,
+                "||adult.example^": .calm, "/intl-tracker.": .calm,
+            ])
         #expect(ChurnClass.of(section: "easylist:easyprivacy/easyprivacy_specific.txt") == .warm)
         #expect(ChurnClass.of(section: "custom rules") == .calm)
         // Where each parallel piece of parsing starts: the class after the lines before it.
         let lines = FilterLineReader.lineRanges(in: Array(text.utf8))
-        #expect(SectionChurn.classes(at: [0, 3, 6, 9, lines.count], lines: lines, bytes: Array(text.utf8))
-            == [.calm, .calm, .hot, .warm, .calm])
+        #expect(
+            SectionChurn.classes(at: [0, 3, 6, 9, lines.count], lines: lines, bytes: Array(text.utf8))
+                == [.calm, .calm, .hot, .warm, .calm])
     }
 
     @Test func freshLayoutPutsHotSectionsFirstAndVolatileMembersInASmallFirstList() throws {
@@ -132,7 +165,8 @@ import TestSupport
             return rule
         }
         let input = LayoutInput(rules)
-        let placer = FamilyPlacer(family: .networkHosts, members: input.members[.networkHosts]!, capacity: 100, recentLimit: 10)
+        let placer = FamilyPlacer(
+            family: .networkHosts, members: input.members[.networkHosts]!, capacity: 100, recentLimit: 10)
         let lists = placer.fresh(stableLists: 2)
         #expect(lists.map(\.members.count) == [20, 20])
         #expect(Set(lists[0].members) == Set(20..<40))

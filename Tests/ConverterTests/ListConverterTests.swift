@@ -1,7 +1,8 @@
-@testable import Converter
 import CZlibShim
 import Foundation
 import Testing
+
+@testable import Converter
 
 /// The public entry on the real EasyList/EasyPrivacy daily fixtures.
 @Suite struct ListConverterTests {
@@ -29,7 +30,9 @@ import Testing
     /// Share of the new set's gzip bytes in lists the old set did not have byte for byte.
     static func changedShare(old: ConversionOutput, new: ConversionOutput) throws -> (share: Double, changed: Int) {
         let before = Set(old.lists.map(\.json))
-        var total = 0, changed = 0, lists = 0
+        var total = 0
+        var changed = 0
+        var lists = 0
         for list in new.lists {
             let size = try gzip(list.json).count
             total += size
@@ -53,7 +56,9 @@ import Testing
         #expect(day29.lists.count <= 16)
         for list in day29.lists { #expect(list.ruleCount <= 30_000 && list.ruleCount > 0) }
         let (share, changed) = try Self.changedShare(old: day28, new: day29)
-        print("10-28→29: \(String(format: "%.1f", share * 100))% of gzip bytes in \(changed) of \(day29.lists.count) lists changed")
+        print(
+            "10-28→29: \(String(format: "%.1f", share * 100))% of gzip bytes in \(changed) of \(day29.lists.count) lists changed"
+        )
         #expect(share < 0.87, "share of changed gzip bytes \(share) exceeds 0.87")
         #expect(changed < day29.lists.count)
         // On the real lists no site or navigation block needs a list of its own, so only the path
@@ -69,8 +74,11 @@ import Testing
         print("10-27→28: \(String(format: "%.1f", quiet.share * 100))% of gzip bytes in \(quiet.changed) lists changed")
         let before = Set(day27.lists.map(\.json))
         let oldCounts = Dictionary(uniqueKeysWithValues: day27.lists.map { ($0.id, $0.ruleCount) })
-        for list in day28b.lists where !before.contains(list.json) && !list.id.hasPrefix("network-paths") && !list.id.hasSuffix("-recent") {
-            #expect(list.ruleCount <= oldCounts[list.id] ?? 0, "\(list.id) grew on a quiet day: \(oldCounts[list.id] ?? 0) → \(list.ruleCount) rules")
+        for list in day28b.lists
+        where !before.contains(list.json) && !list.id.hasPrefix("network-paths") && !list.id.hasSuffix("-recent") {
+            #expect(
+                list.ruleCount <= oldCounts[list.id] ?? 0,
+                "\(list.id) grew on a quiet day: \(oldCounts[list.id] ?? 0) → \(list.ruleCount) rules")
         }
     }
 
@@ -81,7 +89,8 @@ import Testing
         let day28 = try converter.convert(Self.sources("28"))
         let previousLists = Dictionary(uniqueKeysWithValues: day28.lists.map { ($0.id, $0.json) })
         let plain = try ListConverter().convert(Self.sources("29"), previousLayout: day28.layoutState)
-        let graced = try converter.convert(Self.sources("29"), previousLayout: day28.layoutState, previousLists: previousLists)
+        let graced = try converter.convert(
+            Self.sources("29"), previousLayout: day28.layoutState, previousLists: previousLists)
         let plainShare = try Self.changedShare(old: day28, new: plain)
         let gracedShare = try Self.changedShare(old: day28, new: graced)
         print("10-28→29 with grace 3: \(gracedShare.changed) lists changed (without: \(plainShare.changed))")
@@ -97,7 +106,8 @@ import Testing
                 #expect(entry.deferredRuns == 1, "\(list.id) kept its bytes: the state must count one deferred run")
                 kept += 1
             } else {
-                #expect(entry.deferredRuns == 0, "\(list.id) was not kept, yet counts \(entry.deferredRuns) deferred runs")
+                #expect(
+                    entry.deferredRuns == 0, "\(list.id) was not kept, yet counts \(entry.deferredRuns) deferred runs")
             }
         }
         #expect(kept > 0)
@@ -131,7 +141,9 @@ import Testing
 
     @Test func noConvertibleRuleIsAnError() throws {
         #expect(throws: ConversionError.nothingToConvert) {
-            try ListConverter().convert([FilterListSource(id: "empty", bytes: Array("[Adblock Plus 2.0]\n! only a comment\n".utf8))])
+            try ListConverter().convert([
+                FilterListSource(id: "empty", bytes: Array("[Adblock Plus 2.0]\n! only a comment\n".utf8))
+            ])
         }
     }
 }

@@ -1,5 +1,6 @@
-@testable import Converter
 import Testing
+
+@testable import Converter
 
 /// ABP network filters → exact WebKit rule JSON (or the exact skip reason).
 @Suite struct NetworkRuleTests {
@@ -77,7 +78,10 @@ import Testing
 
     @Test func nonASCIIHostIsPunycodedAndPathIsPercentEncoded() {
         let fixture = RuleConversionFixture("||bücher.example^\n/werbung/ä.js")
-        #expect(fixture.networkJSON == [block(Self.host + #"xn--bcher-kva\\.example[/:]"#), block(#"/werbung/%C3%A4\\.js"#)])
+        #expect(
+            fixture.networkJSON == [
+                block(Self.host + #"xn--bcher-kva\\.example[/:]"#), block(#"/werbung/%C3%A4\\.js"#),
+            ])
         #expect(fixture.rules.network[0].anchorHost == "xn--bcher-kva.example")
     }
 
@@ -86,7 +90,10 @@ import Testing
     }
 
     @Test func emptyPatternWithConditionsMatchesAllURLs() {
-        #expect(json("$popup,domain=site.example") == [block(".*", #","resource-type":["popup"],"if-domain":["*site.example"]"#)])
+        #expect(
+            json("$popup,domain=site.example") == [
+                block(".*", #","resource-type":["popup"],"if-domain":["*site.example"]"#)
+            ])
         #expect(skip("*") == ["matches-everything": 1])
     }
 
@@ -97,7 +104,10 @@ import Testing
         #expect(json(#"/ad\w*\.js$/"#) == [block(#"ad[A-Za-z0-9_]*\\.js$"#)])
         #expect(json(#"/(?:ad|)x/"#).isEmpty)
         #expect(json(#"/\/[a-f\d]{0}x/"#).isEmpty)
-        #expect(json(#"/\/[a-f\d-]+\.gif/$image"#) == [block(#"/[a-f0-9-]+\\.gif"#, #","resource-type":["image","svg-document"]"#)])
+        #expect(
+            json(#"/\/[a-f\d-]+\.gif/$image"#) == [
+                block(#"/[a-f0-9-]+\\.gif"#, #","resource-type":["image","svg-document"]"#)
+            ])
         #expect(json(#"/(?:ads)+\W/"#) == [block(#"(ads)+[^A-Za-z0-9_]"#)])
         #expect(json(#"/a]b}c/"#) == [block(#"a\\]b\\}c"#)])
     }
@@ -125,8 +135,14 @@ import Testing
     // MARK: Options
 
     @Test func partyOptions() {
-        #expect(json("||t.example^$third-party") == [block(Self.host + #"t\\.example[/:]"#, #","load-type":["third-party"]"#)])
-        #expect(json("||f.example^$~third-party") == [block(Self.host + #"f\\.example[/:]"#, #","load-type":["first-party"]"#)])
+        #expect(
+            json("||t.example^$third-party") == [
+                block(Self.host + #"t\\.example[/:]"#, #","load-type":["third-party"]"#)
+            ])
+        #expect(
+            json("||f.example^$~third-party") == [
+                block(Self.host + #"f\\.example[/:]"#, #","load-type":["first-party"]"#)
+            ])
         #expect(json("||g.example^$1p") == [block(Self.host + #"g\\.example[/:]"#, #","load-type":["first-party"]"#)])
     }
 
@@ -142,39 +158,61 @@ import Testing
     }
 
     @Test func subdocumentIsADocumentLoadInAChildFrame() {
-        #expect(json("/frame$subdocument") == [block("/frame", #","resource-type":["document"],"load-context":["child-frame"]"#)])
-        #expect(json("/mix$script,subdocument,third-party") == [
-            block("/mix", #","resource-type":["script"],"load-type":["third-party"]"#),
-            block("/mix", #","resource-type":["document"],"load-type":["third-party"],"load-context":["child-frame"]"#),
-        ])
+        #expect(
+            json("/frame$subdocument") == [
+                block("/frame", #","resource-type":["document"],"load-context":["child-frame"]"#)
+            ])
+        #expect(
+            json("/mix$script,subdocument,third-party") == [
+                block("/mix", #","resource-type":["script"],"load-type":["third-party"]"#),
+                block(
+                    "/mix", #","resource-type":["document"],"load-type":["third-party"],"load-context":["child-frame"]"#
+                ),
+            ])
     }
 
     @Test func navigationRulesAreMarkedForLayout() {
-        let fixture = RuleConversionFixture("||pop.example^$popup\n@@||pop.example/ok$popup\n||page.example^$document\n||host.example^$third-party\n/s$script\n||path.example/ad/\n/ads^\n||m.example^$~image")
-        #expect(fixture.rules.network.map(\.navigation) == [.mustNotBeGuarded, .unaffected, .mustNotBeGuarded, .mustNotBeGuarded,
-                                                            .unaffected, .needsGuard, .needsGuard, .needsGuard, .unaffected, .unaffected])
+        let fixture = RuleConversionFixture(
+            "||pop.example^$popup\n@@||pop.example/ok$popup\n||page.example^$document\n||host.example^$third-party\n/s$script\n||path.example/ad/\n/ads^\n||m.example^$~image"
+        )
+        #expect(
+            fixture.rules.network.map(\.navigation) == [
+                .mustNotBeGuarded, .unaffected, .mustNotBeGuarded, .mustNotBeGuarded,
+                .unaffected, .needsGuard, .needsGuard, .needsGuard, .unaffected, .unaffected,
+            ])
         let guards = fixture.rules.navigationGuards
-        #expect(guards.map { String(decoding: $0, as: UTF8.self) } == [
-            #"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#,
-            #"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#,
-        ])
+        #expect(
+            guards.map { String(decoding: $0, as: UTF8.self) } == [
+                #"{"trigger":{"url-filter":".*","resource-type":["document"],"load-context":["top-frame"]},"action":{"type":"ignore-previous-rules"}}"#,
+                #"{"trigger":{"url-filter":".*","resource-type":["popup"]},"action":{"type":"ignore-previous-rules"}}"#,
+            ])
         var list = Array("[".utf8) + fixture.rules.network[5].json
         for guardRule in guards { list += Array(",".utf8) + guardRule }
         #expect(WebKitListValidator().problems(in: list + Array("]".utf8)).isEmpty)
     }
 
     @Test func documentBlocksTopFrameLoads() {
-        #expect(json("||bad.example^$document") == [block(Self.host + #"bad\\.example[/:]"#, #","resource-type":["document"],"load-context":["top-frame"]"#)])
+        #expect(
+            json("||bad.example^$document") == [
+                block(Self.host + #"bad\\.example[/:]"#, #","resource-type":["document"],"load-context":["top-frame"]"#)
+            ])
     }
 
     @Test func negatedTypesMeanTheDefaultSetWithoutThem() {
-        #expect(json("/neg$~image,~subdocument") == [
-            block("/neg", #","resource-type":["style-sheet","script","font","media","ping","fetch","websocket","other"]"#),
-        ])
-        #expect(json("/neg2$~script") == [
-            block("/neg2", #","resource-type":["image","style-sheet","font","svg-document","media","ping","fetch","websocket","other"]"#),
-            block("/neg2", #","resource-type":["document"],"load-context":["child-frame"]"#),
-        ])
+        #expect(
+            json("/neg$~image,~subdocument") == [
+                block(
+                    "/neg",
+                    #","resource-type":["style-sheet","script","font","media","ping","fetch","websocket","other"]"#)
+            ])
+        #expect(
+            json("/neg2$~script") == [
+                block(
+                    "/neg2",
+                    #","resource-type":["image","style-sheet","font","svg-document","media","ping","fetch","websocket","other"]"#
+                ),
+                block("/neg2", #","resource-type":["document"],"load-context":["child-frame"]"#),
+            ])
         #expect(json("/noobj$~object") == [block("/noobj")])
     }
 
@@ -189,8 +227,12 @@ import Testing
     }
 
     @Test func domainsAreLowercasedPunycodedAndStarred() {
-        #expect(json("/a$domain=B.example|bücher.example") == [block("/a", #","if-domain":["*b.example","*xn--bcher-kva.example"]"#)])
-        #expect(json("/b$domain=~c.example|~a.example") == [block("/b", #","unless-domain":["*a.example","*c.example"]"#)])
+        #expect(
+            json("/a$domain=B.example|bücher.example") == [
+                block("/a", #","if-domain":["*b.example","*xn--bcher-kva.example"]"#)
+            ])
+        #expect(
+            json("/b$domain=~c.example|~a.example") == [block("/b", #","unless-domain":["*a.example","*c.example"]"#)])
     }
 
     @Test func excludedDomainsOutsideEveryIncludedOneChangeNothing() {
@@ -200,14 +242,21 @@ import Testing
     @Test func mixedDomainsBecomeABlockWithACarveOut() {
         let fixture = RuleConversionFixture("/d$script,domain=a.example|~sub.a.example")
         #expect(fixture.networkJSON == [block("/d", #","resource-type":["script"],"if-domain":["*a.example"]"#)])
-        #expect(fixture.rules.network[0].carveOut.map { String(decoding: $0, as: UTF8.self) } ==
-            #"{"trigger":{"url-filter":"/d","resource-type":["script"],"if-domain":["*sub.a.example"]},"action":{"type":"ignore-previous-rules"}}"#)
+        #expect(
+            fixture.rules.network[0].carveOut.map { String(decoding: $0, as: UTF8.self) }
+                == #"{"trigger":{"url-filter":"/d","resource-type":["script"],"if-domain":["*sub.a.example"]},"action":{"type":"ignore-previous-rules"}}"#
+        )
         #expect(fixture.validatorProblems.isEmpty)
     }
 
     @Test func carveOutsThatWouldCancelEachOtherAreSkipped() {
-        let fixture = RuleConversionFixture("/e$domain=a.example|~sub.a.example\n/f$domain=sub.a.example|~deep.sub.a.example\n/g$domain=b.example|~x.b.example")
-        #expect(fixture.rules.network.map(\.key) == ["/e$domain=a.example|~sub.a.example", "/g$domain=b.example|~x.b.example"])
+        let fixture = RuleConversionFixture(
+            "/e$domain=a.example|~sub.a.example\n/f$domain=sub.a.example|~deep.sub.a.example\n/g$domain=b.example|~x.b.example"
+        )
+        #expect(
+            fixture.rules.network.map(\.key) == [
+                "/e$domain=a.example|~sub.a.example", "/g$domain=b.example|~x.b.example",
+            ])
         #expect(fixture.skips == ["mixed-domain-conflict": 1])
     }
 
@@ -223,7 +272,10 @@ import Testing
 
     @Test func exceptionsIgnorePreviousRules() {
         let fixture = RuleConversionFixture("@@||cdn.example^$script")
-        #expect(fixture.networkJSON == [#"{"trigger":{"url-filter":"\#(Self.host)cdn\\.example[/:]","resource-type":["script"]},"action":{"type":"ignore-previous-rules"}}"#])
+        #expect(
+            fixture.networkJSON == [
+                #"{"trigger":{"url-filter":"\#(Self.host)cdn\\.example[/:]","resource-type":["script"]},"action":{"type":"ignore-previous-rules"}}"#
+            ])
         #expect(fixture.rules.network[0].kind == .exception)
         #expect(fixture.rules.network[0].anchorHost == "cdn.example")
     }
@@ -239,11 +291,16 @@ import Testing
     /// navigation guards, so no guard has to follow the exceptions it must come after.
     @Test func typelessImportantPathBlocksNameTheirTypes() {
         let fixture = RuleConversionFixture("||cdn.example/gtm.js$important,domain=a.example")
-        #expect(fixture.networkJSON == [
-            block(Self.host + #"cdn\\.example/gtm\\.js"#,
-                  #","resource-type":["image","style-sheet","script","font","svg-document","media","ping","fetch","websocket","other"],"if-domain":["*a.example"]"#),
-            block(Self.host + #"cdn\\.example/gtm\\.js"#, #","resource-type":["document"],"load-context":["child-frame"],"if-domain":["*a.example"]"#),
-        ])
+        #expect(
+            fixture.networkJSON == [
+                block(
+                    Self.host + #"cdn\\.example/gtm\\.js"#,
+                    #","resource-type":["image","style-sheet","script","font","svg-document","media","ping","fetch","websocket","other"],"if-domain":["*a.example"]"#
+                ),
+                block(
+                    Self.host + #"cdn\\.example/gtm\\.js"#,
+                    #","resource-type":["document"],"load-context":["child-frame"],"if-domain":["*a.example"]"#),
+            ])
         #expect(fixture.rules.network.allSatisfy { $0.kind == .importantBlock && $0.navigation == .unaffected })
         // The same block without `$important` keeps one typeless trigger and the guards.
         let plain = RuleConversionFixture("||cdn.example/gtm.js$domain=a.example")
@@ -251,22 +308,28 @@ import Testing
     }
 
     @Test func siteExceptionsOfEachScope() {
-        let fixture = RuleConversionFixture("@@||a.example^$document\n@@||b.example^$elemhide\n@@||c.example^$generichide\n@@||d.example^$genericblock\n@@||Bücher.example^$ghide")
+        let fixture = RuleConversionFixture(
+            "@@||a.example^$document\n@@||b.example^$elemhide\n@@||c.example^$generichide\n@@||d.example^$genericblock\n@@||Bücher.example^$ghide"
+        )
         let expected = ["a.example", "b.example", "c.example", "d.example", "xn--bcher-kva.example"].map {
             #"{"trigger":{"url-filter":".*","if-domain":["*\#($0)"]},"action":{"type":"ignore-previous-rules"}}"#
         }
         #expect(fixture.rules.siteExceptions.map { String(decoding: $0.json, as: UTF8.self) } == expected)
-        #expect(fixture.rules.siteExceptions.map(\.scope) == [.document, .elementHiding, .genericHiding, .genericBlocking, .genericHiding])
+        #expect(
+            fixture.rules.siteExceptions.map(\.scope) == [
+                .document, .elementHiding, .genericHiding, .genericBlocking, .genericHiding,
+            ])
         #expect(fixture.rules.network.isEmpty)
         #expect(fixture.report.converted == 5)
     }
 
     @Test func siteExceptionsByPageDomain() {
         let fixture = RuleConversionFixture("@@$generichide,domain=b.example|A.example\n@@*$document,domain=c.example")
-        #expect(fixture.rules.siteExceptions.map { String(decoding: $0.json, as: UTF8.self) } == [
-            #"{"trigger":{"url-filter":".*","if-domain":["*a.example","*b.example"]},"action":{"type":"ignore-previous-rules"}}"#,
-            #"{"trigger":{"url-filter":".*","if-domain":["*c.example"]},"action":{"type":"ignore-previous-rules"}}"#,
-        ])
+        #expect(
+            fixture.rules.siteExceptions.map { String(decoding: $0.json, as: UTF8.self) } == [
+                #"{"trigger":{"url-filter":".*","if-domain":["*a.example","*b.example"]},"action":{"type":"ignore-previous-rules"}}"#,
+                #"{"trigger":{"url-filter":".*","if-domain":["*c.example"]},"action":{"type":"ignore-previous-rules"}}"#,
+            ])
         #expect(fixture.rules.siteExceptions.map(\.scope) == [.genericHiding, .document])
         #expect(skip("@@$generichide,domain=a.example|~b.a.example") == ["site-exception-pattern": 1])
         #expect(skip("@@$generichide") == ["site-exception-pattern": 1])
@@ -299,14 +362,14 @@ import Testing
 
     @Test func everyEmittedRulePassesTheValidator() {
         let lines = """
-        ||ads.example^
-        /ads^
-        /a$script,subdocument,domain=a.example|~b.a.example
-        @@||cdn.example^$script,third-party
-        /neg$~image
-        /^https?:\\/\\/x\\d\\.example\\//$match-case
-        @@||site.example^$document
-        """
+            ||ads.example^
+            /ads^
+            /a$script,subdocument,domain=a.example|~b.a.example
+            @@||cdn.example^$script,third-party
+            /neg$~image
+            /^https?:\\/\\/x\\d\\.example\\//$match-case
+            @@||site.example^$document
+            """
         let fixture = RuleConversionFixture(lines)
         #expect(fixture.skippedTotal == 0)
         #expect(fixture.validatorProblems.isEmpty)

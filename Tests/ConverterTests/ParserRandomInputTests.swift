@@ -1,15 +1,19 @@
-@testable import Converter
-import Testing
 import TestSupport
+import Testing
+
+@testable import Converter
 
 /// A bounded, seeded stand-in for the libFuzzer run so CI covers it: 20,000 inputs built from ABP
 /// syntax fragments and random bytes. Every input must be fully accounted for and validator-clean.
 @Suite struct ParserRandomInputTests {
     static let fragments: [String] = [
-        "||", "|", "^", "*", "$", "@@", "##", "#@#", "#?#", "#$#", ",", "~", "|", "/", "\\", "domain=", "third-party", "script",
+        "||", "|", "^", "*", "$", "@@", "##", "#@#", "#?#", "#$#", ",", "~", "|", "/", "\\", "domain=", "third-party",
+        "script",
         "image", "subdocument", "document", "xmlhttprequest", "popup", "object", "important", "badfilter", "match-case",
-        "elemhide", "generichide", "csp=x", "redirect=noop.js", "ads", "a.example", "sub.a.example", "Bücher.example", "google.*",
-        "\\d", "\\w", "\\b", "\\s", "\\1", "(", ")", "(?:", "(?=", "[", "]", "[^", "{2}", "-", ".", "?", "+", "é", "広告", "\"",
+        "elemhide", "generichide", "csp=x", "redirect=noop.js", "ads", "a.example", "sub.a.example", "Bücher.example",
+        "google.*",
+        "\\d", "\\w", "\\b", "\\s", "\\1", "(", ")", "(?:", "(?=", "[", "]", "[^", "{2}", "-", ".", "?", "+", "é", "広告",
+        "\"",
         ":has(", ":-abp-contains(", ":not(", "div", ".ad", "#ad", "[href^=\"x\"]", " ", "\t", "\r", "\n", "%", "'", ">",
     ]
 
@@ -34,7 +38,8 @@ import TestSupport
             if fixture.report.converted + fixture.skippedTotal != fixture.report.rules {
                 failures.append("accounting: \(String(decoding: bytes, as: UTF8.self))")
             }
-            let problems = fixture.rules.network.isEmpty && fixture.rules.cosmetic.isEmpty && fixture.rules.siteExceptions.isEmpty
+            let problems =
+                fixture.rules.network.isEmpty && fixture.rules.cosmetic.isEmpty && fixture.rules.siteExceptions.isEmpty
                 ? [] : validator.problems(in: fixture.allRulesAsList)
             if !problems.isEmpty { failures.append("\(problems.prefix(2)): \(String(decoding: bytes, as: UTF8.self))") }
             emitted += fixture.rules.network.count + fixture.rules.cosmetic.count

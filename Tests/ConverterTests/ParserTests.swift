@@ -1,7 +1,8 @@
-@testable import Converter
-import Testing
-import TestSupport
 import JSONBytes
+import TestSupport
+import Testing
+
+@testable import Converter
 
 /// Runs rule conversion on literal list text (or bytes) and exposes the results for exact assertions.
 struct RuleConversionFixture {
@@ -56,7 +57,8 @@ struct RuleConversionFixture {
 
 @Suite struct ParserTests {
     @Test func commentsHeadersAndBlankLinesAreNotRules() {
-        let fixture = RuleConversionFixture("[Adblock Plus 2.0]\n! Title: test\n\n   \n# hosts-style comment\n||ads.example^\n")
+        let fixture = RuleConversionFixture(
+            "[Adblock Plus 2.0]\n! Title: test\n\n   \n# hosts-style comment\n||ads.example^\n")
         #expect(fixture.report.lines == 6)
         #expect(fixture.report.rules == 1)
         #expect(fixture.report.converted == 1)
@@ -90,7 +92,9 @@ struct RuleConversionFixture {
     }
 
     @Test func invalidUTF8IsSkippedByName() {
-        let bytes = Array("||ok.example^\n".utf8) + [0x7C, 0x7C, 0xC3, 0x28, 0x2E, 0x65, 0x78, 0x0A] + Array("||ed.example/\u{E9}^\n".utf8)
+        let bytes =
+            Array("||ok.example^\n".utf8) + [0x7C, 0x7C, 0xC3, 0x28, 0x2E, 0x65, 0x78, 0x0A]
+            + Array("||ed.example/\u{E9}^\n".utf8)
         let fixture = RuleConversionFixture(bytes: bytes)
         #expect(fixture.skips == ["invalid-utf8": 1])
         #expect(fixture.report.converted == 2)
@@ -142,27 +146,35 @@ struct RuleConversionFixture {
     @Test func filtersActAcrossParallelChunks() {
         let chunk = RuleConverter.linesPerChunk
         var lines = (0..<(2 * chunk + 10)).map { "||host\($0).example^" }
-        lines[chunk + 5] = "||host3.example^"                 // duplicate of line 3, in the second chunk
-        lines[2 * chunk + 1] = "||host7.example^$badfilter"   // cancels line 7, two chunks earlier
-        lines[2 * chunk + 2] = "#@#.banner"                   // folds the first line of the other source
+        lines[chunk + 5] = "||host3.example^"  // duplicate of line 3, in the second chunk
+        lines[2 * chunk + 1] = "||host7.example^$badfilter"  // cancels line 7, two chunks earlier
+        lines[2 * chunk + 2] = "#@#.banner"  // folds the first line of the other source
         let (rules, reports, _) = RuleConverter().convert([
             FilterListSource(id: "one", bytes: Array(("##.banner\n" + lines.joined(separator: "\n")).utf8)),
             FilterListSource(id: "two", bytes: Array("||host9.example^\n||later.example^\n".utf8)),
         ])
         #expect(reports[0].skipped["duplicate"] == ConversionReport.SkipTally(count: 1, examples: ["||host3.example^"]))
         #expect(reports[0].skipped["badfilter"]?.count == 1)
-        #expect(reports[0].skipped["cancelled-by-badfilter"] == ConversionReport.SkipTally(count: 1, examples: ["||host7.example^"]))
-        #expect(reports[0].skipped["cancelled-by-exception"] == ConversionReport.SkipTally(count: 1, examples: ["##.banner"]))
+        #expect(
+            reports[0].skipped["cancelled-by-badfilter"]
+                == ConversionReport.SkipTally(count: 1, examples: ["||host7.example^"]))
+        #expect(
+            reports[0].skipped["cancelled-by-exception"]
+                == ConversionReport.SkipTally(count: 1, examples: ["##.banner"]))
         #expect(reports[1].skipped["duplicate"] == ConversionReport.SkipTally(count: 1, examples: ["||host9.example^"]))
         #expect(rules.cosmetic.isEmpty)
         // Lines 0..<2·chunk+10 minus the duplicate, the cancelled one and the two directive lines, then `later`.
         #expect(rules.network.count == 2 * chunk + 10 - 4 + 1)
         #expect(rules.network.first?.key == "||host0.example^")
         #expect(rules.network.last?.key == "||later.example^")
-        #expect(rules.network.map(\.key) == rules.network.map(\.key).sorted { lhs, rhs in
-            func order(_ key: String) -> Int { key == "||later.example^" ? .max : Int(key.dropFirst(6).prefix { $0.isNumber })! }
-            return order(lhs) < order(rhs)
-        })
+        #expect(
+            rules.network.map(\.key)
+                == rules.network.map(\.key).sorted { lhs, rhs in
+                    func order(_ key: String) -> Int {
+                        key == "||later.example^" ? .max : Int(key.dropFirst(6).prefix { $0.isNumber })!
+                    }
+                    return order(lhs) < order(rhs)
+                })
     }
 
     @Test func optionSeparatorIsTheLastDollarStartingAnOption() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import Converter
 
 /// The lines a rule names when several lines make it: joined hiding selectors and the `#@#`
@@ -7,7 +8,8 @@ import Testing
     @Test func foldedExceptionsAndJoinedSelectorsNameEveryLine() throws {
         let abp = "##.ad\nexample.com#@#.ad\n##.banner\na.example,b.example##.x\nb.example#@#.x\n"
         let output = try ListConverter().convert([FilterListSource(id: "t", bytes: Array(abp.utf8))])
-        let reader = try ProvenanceReader(bytes: ProvenanceFile.encode(output.provenance, listSHA256: output.lists.map { "hash-\($0.id)" }))
+        let reader = try ProvenanceReader(
+            bytes: ProvenanceFile.encode(output.provenance, listSHA256: output.lists.map { "hash-\($0.id)" }))
         func lines(_ list: String, _ rule: Int) -> [Int]? { reader.lines(list: list, rule: rule)?.map(\.line) }
         #expect(output.lists.map(\.id) == ["cosmetic-generic-00", "cosmetic-sites-00"])
         // `.banner` is the one selector for every page; `.ad` and the exception that became its `unless-domain` follow.

@@ -1,11 +1,13 @@
-@testable import Converter
 import Foundation
 import Testing
+
+@testable import Converter
 
 /// Real EasyList/EasyPrivacy versions: every filter line is accounted for and every emitted rule
 /// passes the validator.
 @Suite struct RealListsTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     private func load(_ relativePath: String) throws -> FilterListSource {
         let url = Self.repository.appendingPathComponent(relativePath)
@@ -18,7 +20,9 @@ import Testing
         let (rules, reports, _) = RuleConverter().convert(sources)
         for report in reports {
             let skipped = report.skipped.values.reduce(0) { $0 + $1.count }
-            #expect(report.converted + skipped == report.rules, "\(report.id): \(report.converted) + \(skipped) != \(report.rules)")
+            #expect(
+                report.converted + skipped == report.rules,
+                "\(report.id): \(report.converted) + \(skipped) != \(report.rules)")
             #expect(report.converted >= minimumConverted, "\(report.id) converted only \(report.converted)")
             #expect(report.rules < report.lines)
             for (reason, tally) in report.skipped {
@@ -38,15 +42,24 @@ import Testing
     }
 
     @Test func fixtures20201029() throws {
-        try check(["Tests/Fixtures/lists/easylist-2020-10-29.txt", "Tests/Fixtures/lists/easyprivacy-2020-10-29.txt"], minimumConverted: 15_000)
+        try check(
+            ["Tests/Fixtures/lists/easylist-2020-10-29.txt", "Tests/Fixtures/lists/easyprivacy-2020-10-29.txt"],
+            minimumConverted: 15_000)
     }
 
     @Test func snapshotSkipsOnlyWhatWebKitCannotExpress() throws {
-        let (_, reports, _) = RuleConverter().convert(try ["snapshot/easylist.txt", "snapshot/easyprivacy.txt"].map(load))
-        let lineProblems = ["invalid-utf8", "control-characters", "line-too-long", "regex-unsupported", "invalid-filter"]
+        let (_, reports, _) = RuleConverter().convert(
+            try ["snapshot/easylist.txt", "snapshot/easyprivacy.txt"].map(load))
+        let lineProblems = [
+            "invalid-utf8", "control-characters", "line-too-long", "regex-unsupported", "invalid-filter",
+        ]
         for report in reports {
-            for reason in lineProblems { #expect(report.skipped[reason] == nil, "\(report.id): \(reason) \(report.skipped[reason]!)") }
-            #expect((report.skipped["unsupported-option"]?.count ?? 0) <= 5, "\(report.id): \(report.skipped["unsupported-option"] ?? .init())")
+            for reason in lineProblems {
+                #expect(report.skipped[reason] == nil, "\(report.id): \(reason) \(report.skipped[reason]!)")
+            }
+            #expect(
+                (report.skipped["unsupported-option"]?.count ?? 0) <= 5,
+                "\(report.id): \(report.skipped["unsupported-option"] ?? .init())")
         }
     }
 }

@@ -1,5 +1,6 @@
-@testable import Converter
 import Testing
+
+@testable import Converter
 
 /// A rule that did not change stays in a list whose bytes did not change.
 @Suite struct StabilityTests {
@@ -31,7 +32,9 @@ import Testing
         // The new host block waits in the host recent list: the path list, which every device
         // recompiles most days, does not grow with new hosts.
         #expect(changed(first, second) == ["network-hosts-recent", "cosmetic-generic-recent", "cosmetic-sites-recent"])
-        #expect(try #require(second.lists.first { $0.id == "network-hosts-recent" }).rules.contains(F.block("new-tracker.example").json))
+        #expect(
+            try #require(second.lists.first { $0.id == "network-hosts-recent" }).rules.contains(
+                F.block("new-tracker.example").json))
         #expect(Set(first.lists.map(\.id)).isSubset(of: Set(second.lists.map(\.id))))
         // And stays there.
         let third = try F.layout(rules, previous: second.state)
@@ -59,8 +62,11 @@ import Testing
         let target = "h42.example42.com"
         rules.network.append(F.exception(target))
         let second = try F.layout(rules, previous: first.state)
-        let holder = try #require(first.lists.first { list in list.rules.contains { F.text($0).contains("\"\(target)\"") } })
-        #expect(Set(changed(first, second)) == Set([holder.id] + first.lists.filter { $0.family == .networkPaths }.map(\.id)))
+        let holder = try #require(
+            first.lists.first { list in list.rules.contains { F.text($0).contains("\"\(target)\"") } })
+        #expect(
+            Set(changed(first, second))
+                == Set([holder.id] + first.lists.filter { $0.family == .networkPaths }.map(\.id)))
     }
 
     @Test func newHostPathBlocksJoinThePathList() throws {

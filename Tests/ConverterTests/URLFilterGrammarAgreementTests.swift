@@ -1,7 +1,8 @@
 import ContentBlockerEngine
-@testable import Converter
 import Testing
 import URLFilterGrammar
+
+@testable import Converter
 
 /// The converter's validator and the decision engine read url-filters through one grammar: what one
 /// refuses the other refuses, for WebKit's reason in WebKit's words, and what the converter writes the
@@ -38,14 +39,19 @@ import URLFilterGrammar
         #expect(URLFilterGrammar.Refusal.arbitraryRepetition.message == "Arbitrary atom repetitions are not supported")
     }
 
-    @Test(arguments: [#"\d"#, #"a\W"#, #"[\s]"#, #"\bads"#, "a^", "$a", "a**", "a+?", "*a", "(a", "a)", "[b-a]", "[a", #"a\"#])
+    @Test(arguments: [
+        #"\d"#, #"a\W"#, #"[\s]"#, #"\bads"#, "a^", "$a", "a**", "a+?", "*a", "(a", "a)", "[b-a]", "[a", #"a\"#,
+    ])
     func bothRefuse(pattern: String) {
         #expect(Self.checker(pattern) != nil, "validator accepted \(pattern)")
         #expect(Self.engine(pattern) != nil, "engine accepted \(pattern)")
     }
 
-    @Test(arguments: [#"^[^:]+://+([^:/]+\.)?ads\.example[/:]"#, #"^https?://[^/]+/banner[0-9]*\.gif$"#, "track(?:er)?/", #"[^a-z\-]ad_"#,
-                      "^https://", "x.+y", #"\$\|"#])
+    @Test(arguments: [
+        #"^[^:]+://+([^:/]+\.)?ads\.example[/:]"#, #"^https?://[^/]+/banner[0-9]*\.gif$"#, "track(?:er)?/",
+        #"[^a-z\-]ad_"#,
+        "^https://", "x.+y", #"\$\|"#,
+    ])
     func bothAccept(pattern: String) {
         #expect(Self.checker(pattern) == nil, "\(Self.checker(pattern) ?? "")")
         #expect(Self.engine(pattern) == nil, "\(Self.engine(pattern) ?? "")")

@@ -2,8 +2,8 @@ import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
 import ListFormat
-import Testing
 import TestSupport
+import Testing
 
 /// Each way a patch can be wrong gives its own typed error, before or without large allocations.
 @Suite struct FailureTests {
@@ -31,40 +31,62 @@ import TestSupport
         let lists = try RealListPairs.load()
         let other = try #require(lists.day19.first { $0.key != pair.id }?.value)
         let error = Self.error { try PatchDecoder().apply(patch, to: Data(other), expectedBytes: pair.new.count) }
-        #expect(error == .wrongBase(patchDictionary: SHA256Digest.hex(SHA256Digest.of(pair.old)),
-                                    held: SHA256Digest.hex(SHA256Digest.of(other))))
+        #expect(
+            error
+                == .wrongBase(
+                    patchDictionary: SHA256Digest.hex(SHA256Digest.of(pair.old)),
+                    held: SHA256Digest.hex(SHA256Digest.of(other))))
         // The held version itself, one byte changed, is another version too.
         var damaged = pair.old
         damaged[damaged.count / 2] ^= 0x01
         let nearMiss = Self.error { try PatchDecoder().apply(patch, to: Data(damaged), expectedBytes: pair.new.count) }
-        guard case .wrongBase = nearMiss else { Issue.record("got \(String(describing: nearMiss))"); return }
+        guard case .wrongBase = nearMiss else {
+            Issue.record("got \(String(describing: nearMiss))")
+            return
+        }
     }
 
     @Test func aCorruptPatchIsCorrupt() throws {
         let (pair, patch) = try Self.sample()
         var checksum = patch
         checksum[checksum.count - 1] ^= 0xFF
-        let badChecksum = Self.error { try PatchDecoder().apply(checksum, to: Data(pair.old), expectedBytes: pair.new.count) }
-        guard case .corrupt(let detail) = badChecksum else { Issue.record("got \(String(describing: badChecksum))"); return }
+        let badChecksum = Self.error {
+            try PatchDecoder().apply(checksum, to: Data(pair.old), expectedBytes: pair.new.count)
+        }
+        guard case .corrupt(let detail) = badChecksum else {
+            Issue.record("got \(String(describing: badChecksum))")
+            return
+        }
         #expect(detail.lowercased().contains("checksum"), "\(detail)")
 
         var magic = patch
         magic[DCZHeader.length] ^= 0xFF
         let badMagic = Self.error { try PatchDecoder().apply(magic, to: Data(pair.old), expectedBytes: pair.new.count) }
-        guard case .corrupt = badMagic else { Issue.record("got \(String(describing: badMagic))"); return }
+        guard case .corrupt = badMagic else {
+            Issue.record("got \(String(describing: badMagic))")
+            return
+        }
 
         let gzip = try ChildRun.shell("printf '[]' | gzip -c | base64 -w0")
         let notDCZ = Data(base64Encoded: gzip.stdoutText)! + Data(repeating: 0, count: 64)
         let error = Self.error { try PatchDecoder().apply(notDCZ, to: Data(pair.old), expectedBytes: pair.new.count) }
-        guard case .notDCZ(let leading) = error else { Issue.record("got \(String(describing: error))"); return }
+        guard case .notDCZ(let leading) = error else {
+            Issue.record("got \(String(describing: error))")
+            return
+        }
         #expect(leading.prefix(2) == [0x1F, 0x8B])
     }
 
     @Test func aTruncatedPatchIsTruncated() throws {
         let (pair, patch) = try Self.sample()
         for length in [0, 5, 8, 39, 40, 43, 46, patch.count / 2, patch.count - 1] {
-            let error = Self.error { try PatchDecoder().apply(patch.prefix(length), to: Data(pair.old), expectedBytes: pair.new.count) }
-            guard case .truncated = error else { Issue.record("cut at \(length) of \(patch.count): got \(String(describing: error))"); continue }
+            let error = Self.error {
+                try PatchDecoder().apply(patch.prefix(length), to: Data(pair.old), expectedBytes: pair.new.count)
+            }
+            guard case .truncated = error else {
+                Issue.record("cut at \(length) of \(patch.count): got \(String(describing: error))")
+                continue
+            }
         }
     }
 
@@ -73,13 +95,17 @@ import TestSupport
         let (pair, _) = try Self.sample()
         let scratch = ScratchDirectory("dcz-bomb-declared")
         let old = try scratch.write("old", pair.old)
-        let made = try ChildRun.shell("truncate -s 256M '\(scratch.path)/zeros' && zstd -q -1 -D '\(old)' '\(scratch.path)/zeros' -o '\(scratch.path)/frame'")
+        let made = try ChildRun.shell(
+            "truncate -s 256M '\(scratch.path)/zeros' && zstd -q -1 -D '\(old)' '\(scratch.path)/zeros' -o '\(scratch.path)/frame'"
+        )
         #expect(made.status == 0, "\(made.stderr)")
         let frame = try Data(contentsOf: URL(fileURLWithPath: scratch.path + "/frame"))
         #expect(frame.count < 1 << 20)
         let patch = Data(DCZHeader(dictionary: pair.old).bytes) + frame
         let spy = RecordingDecompressor()
-        let error = Self.error { try PatchDecoder(decompressor: spy).apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
+        let error = Self.error {
+            try PatchDecoder(decompressor: spy).apply(patch, to: Data(pair.old), expectedBytes: pair.new.count)
+        }
         #expect(error == .tooLarge(limit: pair.new.count, declared: 256 << 20))
         #expect(spy.calls == 0, "the frame reached the decoder")
     }
@@ -92,7 +118,8 @@ import TestSupport
         let scratch = ScratchDirectory("dcz-bomb-stream")
         let old = try scratch.write("old", pair.old)
         // 100 KB of the old list, 3,000 times over: 300 MB out of a frame of a few hundred KB.
-        let made = try ChildRun.shell("""
+        let made = try ChildRun.shell(
+            """
             cd '\(scratch.path)' && head -c 100000 old > unit && for i in $(seq 100); do cat unit; done > chunk \
               && for i in $(seq 30); do cat chunk; done | zstd -q -1 -c -D old > frame
             """)
@@ -107,11 +134,16 @@ import TestSupport
         #expect(error == .tooLarge(limit: pair.new.count, declared: nil))
 
         let patchPath = try scratch.write("bomb.dcz", patch)
-        let run = try ChildRun.run("/usr/bin/time", ["-f", "maxrss-kb=%M", try DCZBinary.path(), "decode", old, patchPath,
-                                                     String(pair.new.count), scratch.path + "/out"])
+        let run = try ChildRun.run(
+            "/usr/bin/time",
+            [
+                "-f", "maxrss-kb=%M", try DCZBinary.path(), "decode", old, patchPath,
+                String(pair.new.count), scratch.path + "/out",
+            ])
         #expect(run.status == 1)
         #expect(run.stderr.contains("decompression bomb"), "\(run.stderr)")
-        let peak = try #require(run.stderr.split(separator: "\n").last { $0.hasPrefix("maxrss-kb=") }.flatMap { Int($0.dropFirst(10)) })
+        let peak = try #require(
+            run.stderr.split(separator: "\n").last { $0.hasPrefix("maxrss-kb=") }.flatMap { Int($0.dropFirst(10)) })
         #expect(peak * 1024 < bombBytes / 4, "peak RSS \(peak) KiB while refusing a \(bombBytes)-byte bomb")
         #expect(!FileManager.default.fileExists(atPath: scratch.path + "/out"))
     }
@@ -131,7 +163,9 @@ import TestSupport
 
         let patch = Data(DCZHeader(dictionary: pair.old).bytes) + frame
         let spy = RecordingDecompressor()
-        let error = Self.error { try PatchDecoder(decompressor: spy).apply(patch, to: Data(pair.old), expectedBytes: pair.new.count) }
+        let error = Self.error {
+            try PatchDecoder(decompressor: spy).apply(patch, to: Data(pair.old), expectedBytes: pair.new.count)
+        }
         #expect(error == .windowTooLarge(window: 32 << 20, limit: 8 << 20))
         #expect(spy.calls == 0, "the frame reached the decoder")
 
@@ -140,7 +174,10 @@ import TestSupport
             try LibzstdDecompressor().decompress(frame: frame, dictionary: Data(pair.old), limits: limits)
         }
         let roomy = PatchLimits(maxWindowBytes: 32 << 20, outputBytes: pair.new.count)
-        #expect(sameBytes(try LibzstdDecompressor().decompress(frame: frame, dictionary: Data(pair.old), limits: roomy), pair.new))
+        #expect(
+            sameBytes(
+                try LibzstdDecompressor().decompress(frame: frame, dictionary: Data(pair.old), limits: roomy), pair.new)
+        )
     }
 }
 

@@ -8,7 +8,9 @@ import Testing
 @Suite struct HeaderFieldTests {
     @Test func useAsDictionaryMatchesLaterVersionsOfTheSameList() {
         #expect(UseAsDictionary.fieldValue(listID: "network-paths-00") == #"match="/network-paths-00.*.json""#)
-        #expect(UseAsDictionary.fieldValue(listID: "easylist_a", directory: "/lists/") == #"match="/lists/easylist_a.*.json""#)
+        #expect(
+            UseAsDictionary.fieldValue(listID: "easylist_a", directory: "/lists/")
+                == #"match="/lists/easylist_a.*.json""#)
         #expect(UseAsDictionary.fieldValue(listID: "a", directory: "/v:1/") == #"match="/v\\:1/a.*.json""#)
         for bad in ["", "Upper", "a/b", "a\"b", String(repeating: "a", count: 65)] {
             #expect(UseAsDictionary.fieldValue(listID: bad) == nil, "\(bad)")
@@ -30,11 +32,13 @@ import Testing
         #expect(PatchFileName.isPatchFileName(name.name))
         #expect(PatchFileName(listID: "Network", fromSHA256: Self.from, toSHA256: Self.to) == nil)
         #expect(PatchFileName(listID: "a", fromSHA256: String(Self.from.prefix(12)), toSHA256: Self.to) == nil)
-        for other in ["network-paths-00.0123456789ab.json", "network-paths-00.0123456789ab.json.gz",
-                      "network-paths-00.0123456789ab-fedcba987654.dcz.tmp", "network-paths-00.0123456789AB-fedcba987654.dcz",
-                      "network-paths-00.0123456789a-fedcba987654.dcz", "network-paths-00.0123456789ab-fedcba9876545.dcz",
-                      "network-paths-00.0123456789abfedcba987654.dcz", ".0123456789ab-fedcba987654.dcz",
-                      "../x.0123456789ab-fedcba987654.dcz", "manifest.json", "x.0123456789ab-fedcba987654-0123456789ab.dcz"] {
+        for other in [
+            "network-paths-00.0123456789ab.json", "network-paths-00.0123456789ab.json.gz",
+            "network-paths-00.0123456789ab-fedcba987654.dcz.tmp", "network-paths-00.0123456789AB-fedcba987654.dcz",
+            "network-paths-00.0123456789a-fedcba987654.dcz", "network-paths-00.0123456789ab-fedcba9876545.dcz",
+            "network-paths-00.0123456789abfedcba987654.dcz", ".0123456789ab-fedcba987654.dcz",
+            "../x.0123456789ab-fedcba987654.dcz", "manifest.json", "x.0123456789ab-fedcba987654-0123456789ab.dcz",
+        ] {
             #expect(!PatchFileName.isPatchFileName(other), "\(other)")
         }
     }

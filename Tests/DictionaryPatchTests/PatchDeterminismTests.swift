@@ -1,8 +1,8 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Every origin fed the same lists writes the same patch bytes. The zstd CLI cannot reproduce our
 /// parameters byte for byte, so our encoder is compared with itself: twice in this process, and
@@ -26,7 +26,9 @@ import TestSupport
             let run = try ChildRun.run(dcz, ["encode", old, new, out])
             #expect(run.status == 0, "\(run.stderr)")
             let child = try Data(contentsOf: URL(fileURLWithPath: out))
-            #expect(sameBytes(child, try PatchEncoder().encode(from: pair.old, to: pair.new)), "\(pair.id): the child's patch differs")
+            #expect(
+                sameBytes(child, try PatchEncoder().encode(from: pair.old, to: pair.new)),
+                "\(pair.id): the child's patch differs")
 
             let decoded = scratch.path + "/\(pair.id).decoded"
             let back = try ChildRun.run(dcz, ["decode", old, out, String(pair.new.count), decoded])

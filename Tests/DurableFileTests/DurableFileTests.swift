@@ -1,7 +1,7 @@
 import DurableFile
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The observable contract of the one durable write: the bytes, the exact mode, no temp file left,
 /// replace versus create-new, and errors that name the file. (The directory fsync is not observable

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import HTTPServerCore
 
 /// `HTTPConnection` without sockets: request bytes in, the exact bytes it wants written out, and a
@@ -7,12 +8,16 @@ import Testing
 @Suite struct ConnectionStateTests {
     /// A responder with one dynamic route; everything else is the site's static resources or 404.
     struct TestResponder: HTTPResponder {
-        func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
+        func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue)
+            -> HTTPAnswer
+        {
             if let resource = request.site.resource(named: name) {
                 return request.serve(resource, route: HTTPRoute(0), into: &output)
             }
             if String(decoding: name, as: UTF8.self) == "hello" {
-                return request.respond(status: 200, route: HTTPRoute(1), contentType: "text/plain", body: Array("hi\n".utf8), into: &output)
+                return request.respond(
+                    status: 200, route: HTTPRoute(1), contentType: "text/plain", body: Array("hi\n".utf8), into: &output
+                )
             }
             return request.notFound(into: &output)
         }
@@ -33,13 +38,17 @@ import Testing
         init(maxHeaderBytes: Int = 1_024) {
             let parts = ResponseParts(serverName: "test")
             let sites = SiteSlot()
-            sites.install(StaticSite(resources: [
-                StaticResource(name: "a.json", identity: Self.body, gzip: nil, sha256: "0123456789abcdef0123",
-                               lastModified: Date(timeIntervalSince1970: 784_111_777), cacheControl: CacheControl("public", "max-age=60")),
-            ]))
-            handler = RequestHandler(parser: HTTPRequestParser(maxHeaderBytes: maxHeaderBytes, maxURIBytes: 256),
-                                     writer: ResponseWriter(parts: parts, routes: HTTPRoutes(applicationLabels: ["static", "hello"])),
-                                     responder: TestResponder(), sites: sites)
+            sites.install(
+                StaticSite(resources: [
+                    StaticResource(
+                        name: "a.json", identity: Self.body, gzip: nil, sha256: "0123456789abcdef0123",
+                        lastModified: Date(timeIntervalSince1970: 784_111_777),
+                        cacheControl: CacheControl("public", "max-age=60"))
+                ]))
+            handler = RequestHandler(
+                parser: HTTPRequestParser(maxHeaderBytes: maxHeaderBytes, maxURIBytes: 256),
+                writer: ResponseWriter(parts: parts, routes: HTTPRoutes(applicationLabels: ["static", "hello"])),
+                responder: TestResponder(), sites: sites)
             dated = DatedParts(second: 784_111_777, parts: parts)
             connection = HTTPConnection(now: now, timeouts: timeouts)
         }
@@ -61,10 +70,12 @@ import Testing
         }
     }
 
-    static let staticAnswer = "HTTP/1.1 200 OK\r\nServer: test\r\nDate: \(Wire.date)\r\nContent-Type: application/json\r\nContent-Length: 7\r\n"
+    static let staticAnswer =
+        "HTTP/1.1 200 OK\r\nServer: test\r\nDate: \(Wire.date)\r\nContent-Type: application/json\r\nContent-Length: 7\r\n"
         + "ETag: \"0123456789abcdef\"\r\nLast-Modified: \(Wire.date)\r\nCache-Control: public, max-age=60\r\nVary: Accept-Encoding\r\n"
         + "Accept-Ranges: bytes\r\n\r\n{\"a\":1}"
-    static let helloAnswer = "HTTP/1.1 200 OK\r\nServer: test\r\nDate: \(Wire.date)\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
+    static let helloAnswer =
+        "HTTP/1.1 200 OK\r\nServer: test\r\nDate: \(Wire.date)\r\nContent-Type: text/plain\r\nContent-Length: 3\r\n"
         + "Cache-Control: no-store\r\n\r\nhi\n"
 
     @Test func aRequestGetsItsExactBytesAndTheConnectionStaysOpen() {
@@ -78,7 +89,8 @@ import Testing
     }
 
     @Test func pipelinedRequestsAnswerInOrderHoweverTheBytesAreSplit() {
-        let requests = "GET /a.json HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+        let requests =
+            "GET /a.json HTTP/1.1\r\nHost: x\r\n\r\nGET /hello HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
         let whole = Wire()
         whole.feed(requests)
         let expected = whole.written()
@@ -174,7 +186,10 @@ import Testing
         let wire = Wire()
         wire.draining = true
         wire.feed("GET /hello HTTP/1.1\r\nHost: x\r\n\r\n")
-        #expect(wire.written() == Self.helloAnswer.replacingOccurrences(of: "no-store\r\n\r\n", with: "no-store\r\nConnection: close\r\n\r\n"))
+        #expect(
+            wire.written()
+                == Self.helloAnswer.replacingOccurrences(
+                    of: "no-store\r\n\r\n", with: "no-store\r\nConnection: close\r\n\r\n"))
         #expect(wire.connection.outputDrained(now: wire.now, draining: true) == .shutdownWriteAndLinger)
         let idle = Wire()
         #expect(idle.connection.outputDrained(now: idle.now, draining: true) == .close)
@@ -185,7 +200,8 @@ import Testing
         var output = OutputQueue()
         let answer = wire.handler.writer.connectionLimitRefusal(into: &output)
         let body = "{\"error\":\"server at connection limit\"}\n"
-        let expected = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+        let expected =
+            "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
             + "Cache-Control: no-store\r\nRetry-After: 5\r\nConnection: close\r\n\r\n" + body
         #expect(String(decoding: output.drain(), as: UTF8.self) == expected)
         #expect(answer.status == 503 && answer.close && answer.bytes == expected.utf8.count)

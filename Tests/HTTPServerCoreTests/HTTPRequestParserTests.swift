@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HTTPServerCore
 import TestSupport
+import Testing
+
+@testable import HTTPServerCore
 
 /// The byte-level request parser and header interpreters, without sockets, plus a seeded
 /// random-input fuzz run.
@@ -17,7 +18,8 @@ import TestSupport
     }
 
     @Test func parsesATypicalHead() throws {
-        let text = "GET /manifest.json?x=1 HTTP/1.1\r\nHost: cdn.example\r\nAccept-Encoding: gzip, br\r\nIf-None-Match: \"a\"\r\nIf-None-Match: W/\"b\"\r\nRange: bytes=0-5\r\nConnection: keep-alive, close\r\n\r\nNEXT"
+        let text =
+            "GET /manifest.json?x=1 HTTP/1.1\r\nHost: cdn.example\r\nAccept-Encoding: gzip, br\r\nIf-None-Match: \"a\"\r\nIf-None-Match: W/\"b\"\r\nRange: bytes=0-5\r\nConnection: keep-alive, close\r\n\r\nNEXT"
         guard case .complete(let head) = parse(text) else {
             Issue.record("not complete: \(parse(text))")
             return
@@ -63,7 +65,9 @@ import TestSupport
         #expect(parse("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: +5\r\n\r\n").statusCode == 400)
         #expect(parse("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999999999999\r\n\r\n").statusCode == 400)
         #expect(parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked, chunked\r\n\r\n").statusCode == 501)
-        #expect(parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n").statusCode == 501)
+        #expect(
+            parse("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n")
+                .statusCode == 501)
         #expect(parse("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n").statusCode == 400)
         #expect(parse("GET / HTTP/1.0\r\n\r\n").isComplete)
         #expect(parse("GET / HTTP/1.0\r\nHost: a\r\nHost: a\r\n\r\n").statusCode == 400)
@@ -77,7 +81,10 @@ import TestSupport
         for text in ["Sun, 06 Nov 1994 08:49:37 GMT", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun Nov  6 08:49:37 1994"] {
             #expect(Array(text.utf8).withUnsafeBufferPointer { HTTPDate.parse($0) } == seconds, "\(text)")
         }
-        for text in ["", "Sun, 06 Nov 1994 08:49:37", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT", "yesterday"] {
+        for text in [
+            "", "Sun, 06 Nov 1994 08:49:37", "Sun, 32 Nov 1994 08:49:37 GMT", "Sun, 06 Foo 1994 08:49:37 GMT",
+            "yesterday",
+        ] {
             #expect(Array(text.utf8).withUnsafeBufferPointer { HTTPDate.parse($0) } == nil, "\(text)")
         }
         for value in [0, 951_782_400, 1_603_101_600, 4_102_444_799] {
@@ -87,7 +94,9 @@ import TestSupport
     }
 
     @Test func qValues() {
-        func q(_ text: String) -> Int? { Array(text.utf8).withUnsafeBufferPointer { ContentNegotiation.parseQValue($0) } }
+        func q(_ text: String) -> Int? {
+            Array(text.utf8).withUnsafeBufferPointer { ContentNegotiation.parseQValue($0) }
+        }
         #expect(q("1") == 1000)
         #expect(q("1.000") == 1000)
         #expect(q("0.5") == 500)
@@ -122,7 +131,10 @@ import TestSupport
                 case 2: input.insert(interesting[Int(random.next() % UInt64(interesting.count))], at: position)
                 case 3: input.removeSubrange(position..<min(input.count, position + Int(random.next() % 8)))
                 case 4: input = Array(input[..<position])
-                default: input.insert(contentsOf: input[position..<min(input.count, position + Int(random.next() % 40))], at: position)
+                default:
+                    input.insert(
+                        contentsOf: input[position..<min(input.count, position + Int(random.next() % 40))], at: position
+                    )
                 }
             }
             for limits in [parser, small] {
@@ -132,22 +144,31 @@ import TestSupport
                     outcomes["complete", default: 0] += 1
                     #expect(head.length <= input.count)
                     #expect(head.target.upperBound <= head.length && !head.target.isEmpty)
-                    for range in [head.range, head.ifRange, head.authorization, head.ifModifiedSince, head.ifUnmodifiedSince].compactMap({ $0 })
-                    + head.acceptEncoding.lines + head.ifNoneMatch.lines + head.ifMatch.lines {
+                    for range in [
+                        head.range, head.ifRange, head.authorization, head.ifModifiedSince, head.ifUnmodifiedSince,
+                    ].compactMap({ $0 })
+                        + head.acceptEncoding.lines + head.ifNoneMatch.lines + head.ifMatch.lines
+                    {
                         #expect(range.upperBound <= head.length)
                     }
                     // The interpreters accept whatever the parser hands them.
                     input.withUnsafeBufferPointer { bytes in
                         _ = ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: true)
-                        _ = ConditionalRequest.evaluate(bytes, head: head, etag: Array("\"def\"".utf8), lastModified: 784_111_777)
+                        _ = ConditionalRequest.evaluate(
+                            bytes, head: head, etag: Array("\"def\"".utf8), lastModified: 784_111_777)
                         if let range = head.range { _ = RangeRequest.evaluate(bytes, value: range, length: 1000) }
-                        if let value = head.ifRange { _ = ConditionalRequest.ifRangeHolds(bytes, value: value, etag: [0x22, 0x22], lastModified: 0) }
+                        if let value = head.ifRange {
+                            _ = ConditionalRequest.ifRangeHolds(
+                                bytes, value: value, etag: [0x22, 0x22], lastModified: 0)
+                        }
                         _ = RequestTarget.path(bytes, target: head.target)
                     }
                     // Every prefix of a complete head is still incomplete (or already an error).
                     if iteration % 50 == 0 {
                         for cut in 0..<head.length {
-                            let prefixResult = input.withUnsafeBufferPointer { limits.parse(UnsafeBufferPointer(rebasing: $0[0..<cut])) }
+                            let prefixResult = input.withUnsafeBufferPointer {
+                                limits.parse(UnsafeBufferPointer(rebasing: $0[0..<cut]))
+                            }
                             #expect(!prefixResult.isComplete, "prefix \(cut) of \(head.length) parsed as complete")
                         }
                     }

@@ -1,7 +1,8 @@
 import Foundation
-import Testing
-@testable import HTTPServerCore
 import TestSupport
+import Testing
+
+@testable import HTTPServerCore
 
 /// How a request target finds what it names without per-request allocation: the plain-name fast
 /// path, the byte-keyed resource table, inline list headers, and `OPTIONS *`.
@@ -39,13 +40,15 @@ import TestSupport
         }
         let someName = site.resources.keys.first!
         for miss in [Array(someName.dropLast()), someName + [0x78], [], Array("list-500.0123456789ab.json".utf8)] {
-            #expect(miss.withUnsafeBufferPointer { table.lookup($0) } == nil, "\(String(decoding: miss, as: UTF8.self))")
+            #expect(
+                miss.withUnsafeBufferPointer { table.lookup($0) } == nil, "\(String(decoding: miss, as: UTF8.self))")
         }
     }
 
     @Test func listHeadersKeepEveryLineInOrder() throws {
         let parser = HTTPRequestParser(maxHeaderBytes: 16_384, maxURIBytes: 2_048)
-        let text = "GET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: a\r\nAccept-Encoding: b\r\nAccept-Encoding: c\r\nAccept-Encoding: d\r\nIf-Match: \"m\"\r\n\r\n"
+        let text =
+            "GET / HTTP/1.1\r\nHost: x\r\nAccept-Encoding: a\r\nAccept-Encoding: b\r\nAccept-Encoding: c\r\nAccept-Encoding: d\r\nIf-Match: \"m\"\r\n\r\n"
         let bytes = Array(text.utf8)
         guard case .complete(let head) = bytes.withUnsafeBufferPointer({ parser.parse($0) }) else {
             Issue.record("not complete")
@@ -102,10 +105,14 @@ import TestSupport
         #expect(head.status == 404 && head.header("Content-Length") == "22" && head.body.isEmpty)
         try client.send("GET /missing.json HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
         let old = try client.readResponse()
-        #expect(old.status == 404 && old.header("Connection") == "keep-alive" && old.bodyText == "{\"error\":\"not found\"}\n")
+        #expect(
+            old.status == 404 && old.header("Connection") == "keep-alive"
+                && old.bodyText == "{\"error\":\"not found\"}\n")
         try client.send("GET /missing.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         let last = try client.readResponse()
-        #expect(last.status == 404 && last.header("Connection") == "close" && last.header("Cache-Control") == "public, max-age=60")
+        #expect(
+            last.status == 404 && last.header("Connection") == "close"
+                && last.header("Cache-Control") == "public, max-age=60")
         #expect(client.waitForClose())
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServerCore
-import Testing
 import TestSupport
+import Testing
 
 /// Connection handling over real sockets: persistence, pipelining, HTTP/1.0, timeouts, limits
 /// and abrupt clients (RFC 9112 §9), with `MinimalResponder` as the application.
@@ -27,7 +27,9 @@ import TestSupport
         let client = try core.client()
         defer { client.close() }
         let name = core.site.names[0]
-        try client.send("GET /\(name) HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nHEAD /manifest.json HTTP/1.1\r\nHost: x\r\n\r\nGET /manifest.json HTTP/1.1\r\nHost: x\r\n\r\n")
+        try client.send(
+            "GET /\(name) HTTP/1.1\r\nHost: x\r\n\r\nGET /nope HTTP/1.1\r\nHost: x\r\n\r\nHEAD /manifest.json HTTP/1.1\r\nHost: x\r\n\r\nGET /manifest.json HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
         let first = try client.readResponse()
         let second = try client.readResponse()
         let third = try client.readResponse(method: "HEAD")
@@ -93,9 +95,15 @@ import TestSupport
             ("obs-fold", "GET /manifest.json HTTP/1.1\r\nHost: x\r\nX-A: a\r\n  b\r\n\r\n", 400),
             ("missing Host", "GET /manifest.json HTTP/1.1\r\n\r\n", 400),
             ("duplicate Host", "GET /manifest.json HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n", 400),
-            ("conflicting Content-Length", "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400),
+            (
+                "conflicting Content-Length",
+                "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab", 400
+            ),
             ("bad Content-Length", "GET /manifest.json HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", 400),
-            ("Transfer-Encoding with Content-Length", "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400),
+            (
+                "Transfer-Encoding with Content-Length",
+                "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nContent-Length: 3\r\n\r\n", 400
+            ),
             ("NUL in header", "GET /manifest.json HTTP/1.1\r\nHost: x\r\nX-A: a\u{0}b\r\n\r\n", 400),
             ("bare CR", "GET /manifest.json HTTP/1.1\r\nHost: x\rX-A: b\r\n\r\n", 400),
             ("unknown Transfer-Encoding", "POST /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip\r\n\r\n", 501),
@@ -129,7 +137,9 @@ import TestSupport
             #expect(response.status == 405, "\(method)")
             #expect(response.header("Allow") == "GET, HEAD")
         }
-        try client.send("POST /manifest.json HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello worldGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        try client.send(
+            "POST /manifest.json HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello worldGET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
         #expect(try client.readResponse().status == 405)
         #expect(try client.readResponse().status == 200)
     }
@@ -160,7 +170,8 @@ import TestSupport
         }.start()
         #expect(client.waitForClose())
         let closedAfter = Date().timeIntervalSince(start)
-        #expect(closedAfter >= timeout, "closed \(closedAfter) s after the head started, before the \(timeout) s timeout")
+        #expect(
+            closedAfter >= timeout, "closed \(closedAfter) s after the head started, before the \(timeout) s timeout")
         #expect(closedAfter <= latest, "closed \(closedAfter) s after the head started; the bound is \(latest) s")
         #expect(trickling.wait(timeout: .now() + 8) == .success)
         // A connection that sends nothing at all is closed on the same clock.
@@ -168,7 +179,8 @@ import TestSupport
         let silent = try core.client(timeout: 8)
         #expect(silent.waitForClose())
         let silentAfter = Date().timeIntervalSince(silentStart)
-        #expect(silentAfter >= timeout - 0.05 && silentAfter <= latest, "silent connection closed after \(silentAfter) s")
+        #expect(
+            silentAfter >= timeout - 0.05 && silentAfter <= latest, "silent connection closed after \(silentAfter) s")
     }
 
     @Test func idleKeepAliveConnectionsAreClosed() throws {
@@ -240,8 +252,10 @@ import TestSupport
             without.append(try latency(quietClient, quiet))
         }
         let median = { (values: [Double]) in values.sorted()[values.count / 2] }
-        #expect(median(withIdle) <= 2 * median(without),
-                "median \(Int(median(withIdle) / 1000)) µs with 1000 idle connections, \(Int(median(without) / 1000)) µs without")
+        #expect(
+            median(withIdle) <= 2 * median(without),
+            "median \(Int(median(withIdle) / 1000)) µs with 1000 idle connections, \(Int(median(without) / 1000)) µs without"
+        )
         // The idle connections were all still open, so every request was answered beside them.
         #expect(loaded.server.openConnections >= 1001)
     }
@@ -261,6 +275,8 @@ import TestSupport
         #expect(response.status == 200)
         #expect(response.body == big)
         // The reset connections are gone (bounded wait).
-        #expect(eventually(timeout: 5) { core.server.openConnections == 0 }, "\(core.server.openConnections) connections still open")
+        #expect(
+            eventually(timeout: 5) { core.server.openConnections == 0 },
+            "\(core.server.openConnections) connections still open")
     }
 }

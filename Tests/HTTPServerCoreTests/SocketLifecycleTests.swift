@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServerCore
-import Testing
 import TestSupport
+import Testing
 
 /// Generation swaps under load and graceful shutdown, over real sockets.
 @Suite struct SocketLifecycleTests {

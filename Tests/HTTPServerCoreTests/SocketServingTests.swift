@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServerCore
-import Testing
 import TestSupport
+import Testing
 
 /// Static resources over real loopback sockets: representations, conditional requests, ranges,
 /// HEAD and target decoding (RFC 9110 §8, §12.5.3, §13, §14). The headers an application sets on
@@ -43,11 +43,14 @@ import TestSupport
         let core = try CoreServer()
         defer { core.stop() }
         for name in core.site.names + ["manifest.json"] {
-            for acceptEncoding in [nil, "gzip", "x-gzip", "*", "gzip;q=0", "identity", "gzip;q=0.5, identity;q=0.4", "deflate", ""] {
+            for acceptEncoding in [
+                nil, "gzip", "x-gzip", "*", "gzip;q=0", "identity", "gzip;q=0.5, identity;q=0.4", "deflate", "",
+            ] {
                 let headers = acceptEncoding.map { ["Accept-Encoding": $0] } ?? [:]
                 let response = try core.request("/\(name)", headers: headers)
                 #expect(response.status == 200)
-                let expected = response.header("Content-Encoding") == "gzip" ? core.site.encoded(name) : core.site.identity(name)
+                let expected =
+                    response.header("Content-Encoding") == "gzip" ? core.site.encoded(name) : core.site.identity(name)
                 #expect(response.body == expected, "Accept-Encoding \(acceptEncoding ?? "absent") on \(name)")
             }
         }
@@ -85,12 +88,15 @@ import TestSupport
     @Test func ifNoneMatchAnswers304WithTheSameCachingHeaders() throws {
         let core = try CoreServer()
         defer { core.stop() }
-        for (target, acceptEncoding) in [("/manifest.json", "gzip"), ("/manifest.json", "identity"), ("/" + core.site.names[1], "gzip")] {
+        for (target, acceptEncoding) in [
+            ("/manifest.json", "gzip"), ("/manifest.json", "identity"), ("/" + core.site.names[1], "gzip"),
+        ] {
             let full = try core.request(target, headers: ["Accept-Encoding": acceptEncoding])
             let etag = try #require(full.header("ETag"))
             let weak = "W/" + etag
             for condition in [etag, weak, "\"nope\", \(etag)", "*", "\"a\",\(weak)"] {
-                let response = try core.request(target, headers: ["Accept-Encoding": acceptEncoding, "If-None-Match": condition])
+                let response = try core.request(
+                    target, headers: ["Accept-Encoding": acceptEncoding, "If-None-Match": condition])
                 #expect(response.status == 304, "If-None-Match: \(condition)")
                 #expect(response.body.isEmpty)
                 #expect(response.header("ETag") == etag)
@@ -98,12 +104,14 @@ import TestSupport
                 #expect(response.header("Vary") == (target == "/manifest.json" ? "Accept-Encoding" : CoreSite.vary))
                 #expect(response.header("Content-Length") == nil)
             }
-            let miss = try core.request(target, headers: ["Accept-Encoding": acceptEncoding, "If-None-Match": "\"0000\""])
+            let miss = try core.request(
+                target, headers: ["Accept-Encoding": acceptEncoding, "If-None-Match": "\"0000\""])
             #expect(miss.status == 200)
         }
         // The identity tag does not validate the encoded representation.
         let identityTag = try #require(try core.request("/manifest.json").header("ETag"))
-        let crossed = try core.request("/manifest.json", headers: ["Accept-Encoding": "gzip", "If-None-Match": identityTag])
+        let crossed = try core.request(
+            "/manifest.json", headers: ["Accept-Encoding": "gzip", "If-None-Match": identityTag])
         #expect(crossed.status == 200)
     }
 
@@ -112,14 +120,23 @@ import TestSupport
         defer { core.stop() }
         let lastModified = CoreSite.lastModified
         #expect(try core.request("/manifest.json", headers: ["If-Modified-Since": lastModified]).status == 304)
-        #expect(try core.request("/manifest.json", headers: ["If-Modified-Since": "Tue, 20 Oct 2020 10:00:00 GMT"]).status == 304)
-        #expect(try core.request("/manifest.json", headers: ["If-Modified-Since": "Sun, 18 Oct 2020 10:00:00 GMT"]).status == 200)
+        #expect(
+            try core.request("/manifest.json", headers: ["If-Modified-Since": "Tue, 20 Oct 2020 10:00:00 GMT"]).status
+                == 304)
+        #expect(
+            try core.request("/manifest.json", headers: ["If-Modified-Since": "Sun, 18 Oct 2020 10:00:00 GMT"]).status
+                == 200)
         // Obsolete formats a recipient must accept (RFC 9110 §5.6.7).
-        #expect(try core.request("/manifest.json", headers: ["If-Modified-Since": "Monday, 19-Oct-20 10:00:00 GMT"]).status == 304)
-        #expect(try core.request("/manifest.json", headers: ["If-Modified-Since": "Mon Oct 19 10:00:00 2020"]).status == 304)
+        #expect(
+            try core.request("/manifest.json", headers: ["If-Modified-Since": "Monday, 19-Oct-20 10:00:00 GMT"]).status
+                == 304)
+        #expect(
+            try core.request("/manifest.json", headers: ["If-Modified-Since": "Mon Oct 19 10:00:00 2020"]).status == 304
+        )
         #expect(try core.request("/manifest.json", headers: ["If-Modified-Since": "not a date"]).status == 200)
         // If-None-Match wins over If-Modified-Since (RFC 9110 §13.1.3).
-        let mismatch = try core.request("/manifest.json", headers: ["If-None-Match": "\"other\"", "If-Modified-Since": lastModified])
+        let mismatch = try core.request(
+            "/manifest.json", headers: ["If-None-Match": "\"other\"", "If-Modified-Since": lastModified])
         #expect(mismatch.status == 200)
     }
 
@@ -131,8 +148,11 @@ import TestSupport
         #expect(try core.request("/manifest.json", headers: ["If-Match": "W/\(etag)"]).status == 412)
         #expect(try core.request("/manifest.json", headers: ["If-Match": etag]).status == 200)
         #expect(try core.request("/manifest.json", headers: ["If-Match": "*"]).status == 200)
-        #expect(try core.request("/manifest.json", headers: ["If-Unmodified-Since": "Sun, 18 Oct 2020 10:00:00 GMT"]).status == 412)
-        #expect(try core.request("/manifest.json", headers: ["If-Unmodified-Since": CoreSite.lastModified]).status == 200)
+        #expect(
+            try core.request("/manifest.json", headers: ["If-Unmodified-Since": "Sun, 18 Oct 2020 10:00:00 GMT"]).status
+                == 412)
+        #expect(
+            try core.request("/manifest.json", headers: ["If-Unmodified-Since": CoreSite.lastModified]).status == 200)
     }
 
     @Test func singleRangesAre206OnTheIdentityRepresentation() throws {
@@ -141,13 +161,16 @@ import TestSupport
         let name = core.site.names[0]
         let body = core.site.identity(name)
         let length = body.count
-        let cases: [(String, Range<Int>)] = [("bytes=0-99", 0..<100), ("bytes=100-", 100..<length), ("bytes=-50", length - 50..<length),
-                                             ("bytes=10-\(length + 500)", 10..<length), ("bytes=0-0", 0..<1)]
+        let cases: [(String, Range<Int>)] = [
+            ("bytes=0-99", 0..<100), ("bytes=100-", 100..<length), ("bytes=-50", length - 50..<length),
+            ("bytes=10-\(length + 500)", 10..<length), ("bytes=0-0", 0..<1),
+        ]
         for (range, expected) in cases {
             // A Range request gets identity even when the encoded form is acceptable (documented policy).
             let response = try core.request("/\(name)", headers: ["Range": range, "Accept-Encoding": "gzip"])
             #expect(response.status == 206, "\(range)")
-            #expect(response.header("Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)")
+            #expect(
+                response.header("Content-Range") == "bytes \(expected.lowerBound)-\(expected.upperBound - 1)/\(length)")
             #expect(response.header("Content-Encoding") == nil)
             #expect(response.header("Content-Length") == String(expected.count))
             #expect(response.header("Vary") == CoreSite.vary)
@@ -183,8 +206,11 @@ import TestSupport
         #expect(try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": etag]).status == 206)
         #expect(try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": "\"stale\""]).status == 200)
         #expect(try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": "W/\(etag)"]).status == 200)
-        #expect(try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": CoreSite.lastModified]).status == 206)
-        #expect(try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": "Tue, 20 Oct 2020 10:00:00 GMT"]).status == 200)
+        #expect(
+            try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": CoreSite.lastModified]).status == 206)
+        #expect(
+            try core.request(name, headers: ["Range": "bytes=0-9", "If-Range": "Tue, 20 Oct 2020 10:00:00 GMT"]).status
+                == 200)
     }
 
     @Test func headIsGetWithoutBody() throws {
@@ -215,9 +241,13 @@ import TestSupport
         let encodedName = name.replacingOccurrences(of: ".", with: "%2e").replacingOccurrences(of: "s", with: "%73")
         #expect(try core.request("/\(encodedName)").status == 200)
         #expect(try core.request("http://cdn.example/\(name)?x=1").status == 200)
-        for target in ["/", "/public", "/..", "/../manifest.json", "/%2e%2e/manifest.json", "/%2e%2e%2fmanifest.json", "/./manifest.json",
-                       "//manifest.json", "/manifest.json/", "/.git/config", "/.env", "/%00manifest.json", "/manifest.json%00",
-                       "/\(name)/..", "/etc/passwd", "/..%2f..%2fetc%2fpasswd", "/%2fetc%2fpasswd", "/MANIFEST.JSON", "/manifest.json.gz"] {
+        for target in [
+            "/", "/public", "/..", "/../manifest.json", "/%2e%2e/manifest.json", "/%2e%2e%2fmanifest.json",
+            "/./manifest.json",
+            "//manifest.json", "/manifest.json/", "/.git/config", "/.env", "/%00manifest.json", "/manifest.json%00",
+            "/\(name)/..", "/etc/passwd", "/..%2f..%2fetc%2fpasswd", "/%2fetc%2fpasswd", "/MANIFEST.JSON",
+            "/manifest.json.gz",
+        ] {
             let response = try core.request(target)
             #expect(response.status == 404, "\(target)")
             #expect(response.header("Cache-Control") == "public, max-age=60")

@@ -12,12 +12,16 @@ import Testing
                 let word = bytes.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }
                 let special = byte == 0x22 || byte == 0x5C || byte < 0x20
                 let found = JSONCursor.specialBytes(word)
-                #expect(found == 0 ? !special : special && found.trailingZeroBitCount >> 3 == position, "\(byte) at \(position)")
+                #expect(
+                    found == 0 ? !special : special && found.trailingZeroBitCount >> 3 == position,
+                    "\(byte) at \(position)")
             }
         }
         // Several special bytes: the first one wins, whatever follows it.
         let word = Array(#"ab"\"#.utf8) + [0x00, 0x1F, 0x22, 0x5C]
-        #expect(JSONCursor.specialBytes(word.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) }).trailingZeroBitCount >> 3 == 2)
+        #expect(
+            JSONCursor.specialBytes(word.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self)) })
+                .trailingZeroBitCount >> 3 == 2)
     }
 
     @Test func stringsAreDecodedWithOrWithoutEscapes() throws {
@@ -38,8 +42,10 @@ import Testing
     @Test func utf8ScanAgreesWithTheStrictChecker() {
         let samples: [[UInt8]] = [
             [], Array("plain ascii, longer than one word".utf8), Array("bücher.example — 日本 😀".utf8),
-            [0xC3], [0xC3, 0x41], [0xE2, 0x82], [0xE2, 0x82, 0xAC], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xC0, 0x80], [0xFF],
-            Array("1234567".utf8) + [0xE2, 0x82, 0xAC] + Array("x".utf8), Array("1234567".utf8) + [0xE2, 0x82] + Array("12345678".utf8),
+            [0xC3], [0xC3, 0x41], [0xE2, 0x82], [0xE2, 0x82, 0xAC], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+            [0xC0, 0x80], [0xFF],
+            Array("1234567".utf8) + [0xE2, 0x82, 0xAC] + Array("x".utf8),
+            Array("1234567".utf8) + [0xE2, 0x82] + Array("12345678".utf8),
             Array(repeating: 0x61, count: 15) + [0xF0, 0x9F, 0x98, 0x80] + Array(repeating: 0x61, count: 9) + [0x80],
         ]
         for sample in samples {

@@ -1,7 +1,8 @@
 import Foundation
-@testable import ListSync
-import Testing
 import TestSupport
+import Testing
+
+@testable import ListSync
 
 /// The device side on its own: a body counts as held only while its bytes match its name, and the
 /// signature a device asks for is named by the manifest it has.
@@ -24,6 +25,8 @@ import TestSupport
         let base = try #require(URL(string: "https://cdn.example/lists/manifest.json"))
         let url = try #require(ManifestTrust.signatureURL(forManifest: manifest, at: base))
         #expect(url.absoluteString == "https://cdn.example/lists/signatures/\(SHA256Digest.hex(of: manifest)).minisig")
-        #expect(PublishedFileNames.manifestSHA256(inSignatureFileName: url.lastPathComponent) == SHA256Digest.hex(of: manifest))
+        #expect(
+            PublishedFileNames.manifestSHA256(inSignatureFileName: url.lastPathComponent)
+                == SHA256Digest.hex(of: manifest))
     }
 }

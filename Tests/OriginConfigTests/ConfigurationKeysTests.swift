@@ -1,11 +1,12 @@
 import Foundation
-import TestSupport
-import OriginTestSupport
 import ListFormat
+import ManifestSigning
+import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
-import ManifestSigning
-import Testing
 
 /// The keys `config.json` accepts are the fields of `Configuration`, section by section: a field
 /// added without a reader (or a reader for a key that is no field) fails here. The loader's own
@@ -38,20 +39,30 @@ import Testing
         let sections: [(String, String, Any)] = [
             ("top level", #"{"zzUnknown":1}"#, defaults),
             ("listen", #"{"listen":{"zzUnknown":1}}"#, defaults.listen),
-            ("upstreams[]", #"{"upstreams":[{"id":"a","url":"https://a.example/","zzUnknown":1}]}"#, defaults.upstreams[0]),
+            (
+                "upstreams[]", #"{"upstreams":[{"id":"a","url":"https://a.example/","zzUnknown":1}]}"#,
+                defaults.upstreams[0]
+            ),
             ("refresh", #"{"refresh":{"zzUnknown":1}}"#, defaults.refresh),
             ("fetch", #"{"fetch":{"zzUnknown":1}}"#, defaults.fetch),
             ("conversion", #"{"conversion":{"zzUnknown":1}}"#, defaults.conversion),
             ("publish", #"{"publish":{"zzUnknown":1}}"#, defaults.publish),
             ("http", #"{"http":{"zzUnknown":1}}"#, defaults.http),
             ("follow", #"{"follow":{\#(follow),"zzUnknown":1}}"#, Configuration.Follow(manifest: "", trustedKeys: [])),
-            ("sets[]", #"{"sets":[{"name":"a","upstreams":["easylist"],"zzUnknown":1}]}"#, ListSetDefinition(name: "a", upstreams: [])),
+            (
+                "sets[]", #"{"sets":[{"name":"a","upstreams":["easylist"],"zzUnknown":1}]}"#,
+                ListSetDefinition(name: "a", upstreams: [])
+            ),
         ]
         for (name, probe, value) in sections {
             let allowed = try Self.allowedKeys(probe)
             let fields = Self.fields(value)
-            #expect(Set(fields).subtracting(allowed).isEmpty, "\(name): fields config.json cannot set: \(Set(fields).subtracting(allowed).sorted())")
-            #expect(Set(allowed).subtracting(fields).isEmpty, "\(name): keys that set no field: \(Set(allowed).subtracting(fields).sorted())")
+            #expect(
+                Set(fields).subtracting(allowed).isEmpty,
+                "\(name): fields config.json cannot set: \(Set(fields).subtracting(allowed).sorted())")
+            #expect(
+                Set(allowed).subtracting(fields).isEmpty,
+                "\(name): keys that set no field: \(Set(allowed).subtracting(fields).sorted())")
         }
     }
 
@@ -59,16 +70,19 @@ import Testing
     @Test func theReferenceDocumentsEveryKey() throws {
         let root = Repository.root
         let reference = try String(contentsOf: root.appendingPathComponent("docs/configuration.md"), encoding: .utf8)
-        let documented = Set(reference.components(separatedBy: "\n").compactMap { line -> String? in
-            guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
-            return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
-        })
+        let documented = Set(
+            reference.components(separatedBy: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("| `"), let end = line.dropFirst(3).firstIndex(of: "`") else { return nil }
+                return String(line[line.index(line.startIndex, offsetBy: 3)..<end])
+            })
         let defaults = Configuration()
         var keys: [String] = []
-        for (section, value) in [("listen", defaults.listen as Any), ("upstreams[]", defaults.upstreams[0]), ("refresh", defaults.refresh),
-                                 ("fetch", defaults.fetch), ("conversion", defaults.conversion), ("publish", defaults.publish),
-                                 ("http", defaults.http), ("follow", Configuration.Follow(manifest: "", trustedKeys: [])),
-                                 ("sets[]", ListSetDefinition(name: "", upstreams: []))] {
+        for (section, value) in [
+            ("listen", defaults.listen as Any), ("upstreams[]", defaults.upstreams[0]), ("refresh", defaults.refresh),
+            ("fetch", defaults.fetch), ("conversion", defaults.conversion), ("publish", defaults.publish),
+            ("http", defaults.http), ("follow", Configuration.Follow(manifest: "", trustedKeys: [])),
+            ("sets[]", ListSetDefinition(name: "", upstreams: [])),
+        ] {
             keys += Self.fields(value).map { "\(section).\($0)" }
         }
         keys += ["publicDir", "stateDir", "unprotectedSites"]

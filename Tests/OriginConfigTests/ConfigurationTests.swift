@@ -1,10 +1,11 @@
 import Foundation
-import TestSupport
 import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginRefresh
-import Testing
 
 @Suite struct ConfigurationTests {
     private func decode(_ json: String) throws -> Configuration {
@@ -28,9 +29,10 @@ import Testing
         let (configuration, base) = try ConfigurationLoader.load(path: root.appendingPathComponent("config.json").path)
         #expect(configuration == Configuration())
         #expect(base == root.standardizedFileURL.path)
-        #expect(configuration.upstreams.map(\.url) == [
-            "https://easylist.to/easylist/easylist.txt", "https://easylist.to/easylist/easyprivacy.txt",
-        ])
+        #expect(
+            configuration.upstreams.map(\.url) == [
+                "https://easylist.to/easylist/easylist.txt", "https://easylist.to/easylist/easyprivacy.txt",
+            ])
     }
 
     @Test func emptyObjectGivesDefaults() throws {
@@ -38,7 +40,8 @@ import Testing
     }
 
     @Test func valuesOverrideDefaults() throws {
-        let configuration = try decode(#"{"listen":{"port":9090},"conversion":{"chunkSize":1000,"removalGraceRuns":3},"http":{"accessLog":true}}"#)
+        let configuration = try decode(
+            #"{"listen":{"port":9090},"conversion":{"chunkSize":1000,"removalGraceRuns":3},"http":{"accessLog":true}}"#)
         #expect(configuration.listen.port == 9090)
         #expect(configuration.listen.address == "127.0.0.1")
         #expect(configuration.conversion.chunkSize == 1000)
@@ -46,8 +49,10 @@ import Testing
         #expect(RefreshStages.converterConfiguration(configuration.conversion).removalGraceRuns == 3)
         #expect(RefreshStages.converterConfiguration(configuration.conversion).promotesRecentIntoChangedLists)
         // A layout refusal names the config keys to raise, not `convert`'s flag.
-        #expect(RefreshStages.converterConfiguration(configuration.conversion).settingNames
-                == .init(chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json"))
+        #expect(
+            RefreshStages.converterConfiguration(configuration.conversion).settingNames
+                == .init(
+                    chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json"))
         #expect(configuration.http.accessLog)
     }
 

@@ -1,8 +1,9 @@
 import Converter
-import Testing
 import Foundation
 import ListFormat
 import TestSupport
+import Testing
+
 @testable import OriginConfig
 @testable import OriginRefresh
 @testable import OriginStore
@@ -13,7 +14,9 @@ package enum FixtureLists {
     package static func easylist(lines: Int, day: String = "2020-10-19") throws -> [UInt8] {
         let path = Repository.fixtures.appendingPathComponent("lists/easylist-\(day).txt").path
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        return Array((text.split(separator: "\n", omittingEmptySubsequences: false).prefix(lines).joined(separator: "\n") + "\n").utf8)
+        return Array(
+            (text.split(separator: "\n", omittingEmptySubsequences: false).prefix(lines).joined(separator: "\n") + "\n")
+                .utf8)
     }
 
     /// A list of `rules` rules whose url-filters are random hex, so gzip cannot shrink it much.
@@ -34,21 +37,25 @@ package enum FixtureLists {
 
     package static func conversionOutput(_ lists: [(String, String)]) -> ConversionOutput {
         let rules = lists.map { RuleList(id: $0.0, json: Array($0.1.utf8), ruleCount: 1) }
-        return ConversionOutput(lists: rules, report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
+        return ConversionOutput(
+            lists: rules, report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
     }
 
     /// A list of `count` distinct block rules; `changed` indices carry `version` in their pattern.
     package static func patchList(_ count: Int, version: Int, changed: Set<Int>) -> String {
         let rules = (0..<count).map { index in
             let tag = changed.contains(index) ? "v\(version)-" : ""
-            return #"{"trigger":{"url-filter":"^https?://\#(tag)ads\#(index * 7919 % 100_003)\\.example/"},"action":{"type":"block"}}"#
+            return
+                #"{"trigger":{"url-filter":"^https?://\#(tag)ads\#(index * 7919 % 100_003)\\.example/"},"action":{"type":"block"}}"#
         }
         return "[" + rules.joined(separator: ",") + "]"
     }
 
     package static func patchVersion(_ number: Int) -> ConversionOutput {
-        conversionOutput([("net", patchList(2_000, version: number, changed: [number, 500 + number, 1_500 + number])),
-                             ("css", patchList(300, version: 0, changed: []))])
+        conversionOutput([
+            ("net", patchList(2_000, version: number, changed: [number, 500 + number, 1_500 + number])),
+            ("css", patchList(300, version: 0, changed: [])),
+        ])
     }
 
     /// The entry as the server holds it, with its patches (the published bytes leave them out).

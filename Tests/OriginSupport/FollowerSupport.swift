@@ -1,7 +1,8 @@
 import Converter
 import Foundation
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -27,8 +28,10 @@ package enum FollowerSupport {
         let enumerator = FileManager.default.enumerator(atPath: directory)
         while let name = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue,
-                  !skipped.contains(name), !(name as NSString).lastPathComponent.hasPrefix(".") else { continue }
+            guard FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory),
+                !isDirectory.boolValue,
+                !skipped.contains(name), !(name as NSString).lastPathComponent.hasPrefix(".")
+            else { continue }
             out[name] = FileManager.default.contents(atPath: directory + "/" + name)
         }
         return out
@@ -37,7 +40,8 @@ package enum FollowerSupport {
     /// A converting primary on day 0 of the chain: the snapshot is day 0's lists, the upstream
     /// serves day 0, and the primary has published (admin token `t`). `extra` goes into its config.
     package static func startPrimary(_ scratch: ScratchDirectory, extra: String = "") async throws
-        -> (primary: ListServerProcess, directory: String, upstream: UpstreamServer) {
+        -> (primary: ListServerProcess, directory: String, upstream: UpstreamServer)
+    {
         let snap = scratch.sub("snap")
         try FileManager.default.createDirectory(atPath: snap, withIntermediateDirectories: true)
         for id in ["easylist", "easyprivacy"] {
@@ -47,19 +51,25 @@ package enum FollowerSupport {
         try serveDay(upstream, 0)
         let directory = scratch.sub("primary")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        try ListServerProcess.writeConfig(directory, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap, extra: extra)
-        let primary = try ListServerProcess(directory: directory, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
-        try #require(try await ListServerProcess.waitFor200(primary, "/manifest.json", seconds: 180) != nil, "the primary never published")
+        try ListServerProcess.writeConfig(
+            directory, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: snap, extra: extra)
+        let primary = try ListServerProcess(
+            directory: directory, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120)
+        try #require(
+            try await ListServerProcess.waitFor200(primary, "/manifest.json", seconds: 180) != nil,
+            "the primary never published")
         return (primary, directory, upstream)
     }
 
-    package static func writeFollowerConfig(_ directory: String, manifest: String, keys: [String], interval: Double = 0.3, extra: String = "") throws {
+    package static func writeFollowerConfig(
+        _ directory: String, manifest: String, keys: [String], interval: Double = 0.3, extra: String = ""
+    ) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = """
-        {"publicDir": "public", "stateDir": "state",
-         "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 10},
-         "follow": {"manifest": "\(manifest)", "trustedKeys": [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))], "intervalSeconds": \(interval)}\(extra)}
-        """
+            {"publicDir": "public", "stateDir": "state",
+             "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 10},
+             "follow": {"manifest": "\(manifest)", "trustedKeys": [\(keys.map { "\"\($0)\"" }.joined(separator: ", "))], "intervalSeconds": \(interval)}\(extra)}
+            """
         try Array(config.utf8).write(to: directory + "/config.json")
     }
 
@@ -88,7 +98,9 @@ package enum FollowerSupport {
                 a.headers["date"] = nil
                 b.headers["date"] = nil
                 if a.status != b.status || a.headers != b.headers || a.body != b.body {
-                    differences.append("\(name) \(headers): \(a.status) \(a.headers.sorted { $0.key < $1.key }) vs \(b.status) \(b.headers.sorted { $0.key < $1.key })")
+                    differences.append(
+                        "\(name) \(headers): \(a.status) \(a.headers.sorted { $0.key < $1.key }) vs \(b.status) \(b.headers.sorted { $0.key < $1.key })"
+                    )
                 }
             }
         }

@@ -1,11 +1,12 @@
 import Foundation
-import TestSupport
 import ProcessRunner
+import TestSupport
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A running `listserver serve` with its own config, public and state directories.
@@ -14,14 +15,17 @@ package final class ListServerProcess {
     package let port: Int
     package let output: String
 
-    package init(directory: String, environment: [String: String] = [:], timeout: Double = 60, port fixedPort: Int = 0) throws {
+    package init(directory: String, environment: [String: String] = [:], timeout: Double = 60, port fixedPort: Int = 0)
+        throws
+    {
         let binary = try ListServerBinary.path()
         output = directory + "/serve-\(UUID().uuidString.prefix(6)).out"
         var changes: [String: String?] = ["LISTSERVER_ADMIN_TOKEN": nil]
         for (key, value) in environment { changes[key] = value }
-        process = try RunningChild(binary, ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)],
-                                   environment: RunningChild.environment(changing: changes),
-                                   stdout: .file(output), stderr: .file(directory + "/serve.err"))
+        process = try RunningChild(
+            binary, ["serve", "--config", directory + "/config.json", "--port", String(fixedPort)],
+            environment: RunningChild.environment(changing: changes),
+            stdout: .file(output), stderr: .file(directory + "/serve.err"))
         var found: Int?
         // Until the port is announced, or the process exits without announcing it.
         _ = eventually(timeout: timeout, interval: 0.02) { [process, output] in
@@ -34,7 +38,9 @@ package final class ListServerProcess {
         }
         guard let found else {
             process.stop(grace: 5)
-            throw UpstreamServer.ServerError("listserver serve did not announce its port within \(timeout) s: \((try? String(contentsOfFile: directory + "/serve.err", encoding: .utf8)) ?? "")")
+            throw UpstreamServer.ServerError(
+                "listserver serve did not announce its port within \(timeout) s: \((try? String(contentsOfFile: directory + "/serve.err", encoding: .utf8)) ?? "")"
+            )
         }
         port = found
     }
@@ -62,15 +68,18 @@ package final class ListServerProcess {
 }
 
 extension ListServerProcess {
-    package static func writeConfig(_ directory: String, upstreamBase: String, snapshotDirectory: String, verifyWithWebKit: String = "off", extra: String = "") throws {
+    package static func writeConfig(
+        _ directory: String, upstreamBase: String, snapshotDirectory: String, verifyWithWebKit: String = "off",
+        extra: String = ""
+    ) throws {
         let config = """
-        {"publicDir": "public", "stateDir": "state",
-         "upstreams": [{"id": "easylist", "url": "\(upstreamBase)/easylist.txt", "snapshot": "\(snapshotDirectory)/easylist.txt"},
-                       {"id": "easyprivacy", "url": "\(upstreamBase)/easyprivacy.txt", "snapshot": "\(snapshotDirectory)/easyprivacy.txt"}],
-         "refresh": {"attempts": 1, "retryBaseDelaySeconds": 0.01},
-         "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 5},
-         "publish": {"verifyWithWebKit": "\(verifyWithWebKit)"}\(extra)}
-        """
+            {"publicDir": "public", "stateDir": "state",
+             "upstreams": [{"id": "easylist", "url": "\(upstreamBase)/easylist.txt", "snapshot": "\(snapshotDirectory)/easylist.txt"},
+                           {"id": "easyprivacy", "url": "\(upstreamBase)/easyprivacy.txt", "snapshot": "\(snapshotDirectory)/easyprivacy.txt"}],
+             "refresh": {"attempts": 1, "retryBaseDelaySeconds": 0.01},
+             "fetch": {"connectTimeoutSeconds": 1, "totalTimeoutSeconds": 5},
+             "publish": {"verifyWithWebKit": "\(verifyWithWebKit)"}\(extra)}
+            """
         try Array(config.utf8).write(to: directory + "/config.json")
     }
 
@@ -79,7 +88,9 @@ extension ListServerProcess {
     }
 
     /// GET (or another method) with a fresh session; returns status and body.
-    package static func request(_ url: URL, method: String = "GET", headers: [String: String] = [:]) async throws -> (Int, Data) {
+    package static func request(_ url: URL, method: String = "GET", headers: [String: String] = [:]) async throws -> (
+        Int, Data
+    ) {
         var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 10)
         request.httpMethod = method
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
@@ -101,7 +112,8 @@ extension ListServerProcess {
     package static func smallSnapshot(_ directory: String) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         try FixtureLists.easylist(lines: 300).write(to: directory + "/easylist.txt")
-        try Array("[Adblock Plus 1.1]\n! Title: EasyPrivacy\n||tracker.example^\n||pixel.example^$image\n".utf8).write(to: directory + "/easyprivacy.txt")
+        try Array("[Adblock Plus 1.1]\n! Title: EasyPrivacy\n||tracker.example^\n||pixel.example^$image\n".utf8).write(
+            to: directory + "/easyprivacy.txt")
     }
 }
 
@@ -110,12 +122,16 @@ package enum ListServerBinary {
     /// The listserver executable built next to the test bundle.
     package static func path() throws -> String {
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("listserver").path,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(
+                "listserver"
+            ).path,
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("listserver").path,
             Bundle.main.bundleURL.appendingPathComponent("listserver").path,
         ]
         guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw UpstreamServer.ServerError("the listserver executable is not built next to the tests (looked at \(candidates)); run swift build first")
+            throw UpstreamServer.ServerError(
+                "the listserver executable is not built next to the tests (looked at \(candidates)); run swift build first"
+            )
         }
         return path
     }

@@ -1,9 +1,11 @@
 import Foundation
+import TestSupport
+
 @testable import ListOrigin
 @testable import OriginStore
-import TestSupport
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP port that accepts connections into the kernel backlog but never reads or answers:
@@ -17,10 +19,16 @@ package final class SilentListener: @unchecked Sendable {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, listen(fd, 8) == 0 else { throw UpstreamServer.ServerError("bind/listen: \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
         self.fd = fd
     }

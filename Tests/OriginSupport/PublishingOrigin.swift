@@ -1,6 +1,7 @@
 import Converter
 import Foundation
 import TestSupport
+
 @testable import OriginConfig
 @testable import OriginRefresh
 @testable import OriginStore
@@ -20,12 +21,16 @@ package struct PublishingOrigin {
     }
 
     /// What a restart reads back from disk.
-    package func load(now: Date = Date()) throws -> PublishedSet { try publisher.loader.load(history: history, now: now) }
+    package func load(now: Date = Date()) throws -> PublishedSet {
+        try publisher.loader.load(history: history, now: now)
+    }
 }
 
 extension PublishingOrigin {
     /// A publisher into `directory` with no gate and no signer.
-    package static func publisher(_ directory: String, grace: Double = 3600, gate: (any PublishGate)? = nil) -> Publisher {
+    package static func publisher(_ directory: String, grace: Double = 3600, gate: (any PublishGate)? = nil)
+        -> Publisher
+    {
         Publisher(writer: SetWriter(directory: directory), gracePeriod: grace, gate: gate, log: LogLines().log)
     }
 }

@@ -1,6 +1,7 @@
 import Converter
 import Foundation
 import TestSupport
+
 @testable import OriginConfig
 @testable import OriginRefresh
 @testable import OriginStore
@@ -16,7 +17,9 @@ package struct RefreshHarness {
     /// The set served now, as the server keeps it in memory between refreshes.
     package var published: PublishedSet?
 
-    package init(snapshot: [UInt8]? = nil, attempts: Int = 2, configure: (inout Configuration) -> Void = { _ in }) throws {
+    package init(snapshot: [UInt8]? = nil, attempts: Int = 2, configure: (inout Configuration) -> Void = { _ in })
+        throws
+    {
         server = try UpstreamServer()
         var configuration = Configuration()
         var upstream = Configuration.Upstream(id: "easylist", url: server.url("/easylist.txt"))
@@ -32,11 +35,16 @@ package struct RefreshHarness {
         configuration.fetch.maxBodyBytes = 1 << 20
         configuration.publish.verifyWithWebKit = "off"
         configure(&configuration)
-        pipeline = RefreshStages(resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
-                            status: status, log: logLines.log, gate: nil)
+        pipeline = RefreshStages(
+            resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
+            status: status, log: logLines.log, gate: nil)
     }
 
-    package mutating func run(_ mode: FetchStage.Mode = .online) -> RefreshOutcome { pipeline.run(mode, state: &state, published: &published) }
+    package mutating func run(_ mode: FetchStage.Mode = .online) -> RefreshOutcome {
+        pipeline.run(mode, state: &state, published: &published)
+    }
     package var manifestPath: String { pipeline.publisher.writer.path(PublishPlan.manifestName) }
-    package var upstreamStatus: OperatorStatus.UpstreamStatus? { status.current.upstreams.first { $0.id == "easylist" } }
+    package var upstreamStatus: OperatorStatus.UpstreamStatus? {
+        status.current.upstreams.first { $0.id == "easylist" }
+    }
 }

@@ -1,10 +1,11 @@
 import Foundation
+import ListFormat
 import TestSupport
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginServe
 @testable import OriginStore
-import ListFormat
 
 /// Runs the real `HTTPServer` on an ephemeral 127.0.0.1 port for HTTP tests, with a small but
 /// realistic published generation (a manifest and two hashed lists with gzip siblings).
@@ -21,18 +22,26 @@ package final class ServerHarness: LoopbackHTTPServer, @unchecked Sendable {
     /// 2020-10-19T10:00:00Z: a fixed publish time so Last-Modified is predictable.
     package static let publishTime = Date(timeIntervalSince1970: 1_603_101_600)
 
-    package init(configure: (inout Configuration.HTTP) -> Void = { _ in }, content: SiteContent? = nil, admin: AdminCredential? = nil,
-         onAdminRefresh: @escaping @Sendable () -> Void = {}, onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
-         onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil,
-         status: StatusBoard = StatusBoard(), publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) throws {
+    package init(
+        configure: (inout Configuration.HTTP) -> Void = { _ in }, content: SiteContent? = nil,
+        admin: AdminCredential? = nil,
+        onAdminRefresh: @escaping @Sendable () -> Void = {},
+        onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
+        onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil,
+        status: StatusBoard = StatusBoard(), publicDirectory: String? = nil,
+        authLimiter: AuthFailureLimiter = AuthFailureLimiter()
+    ) throws {
         var http = Configuration.HTTP()
         configure(&http)
         self.status = status
         let lines = logLines
         let log = Log(label: "http-test", minimum: .info, sink: { line in lines.append(line) })
-        server = HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0), status: status, log: log, admin: admin,
-                              onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime, onUnprotectedSite: onUnprotectedSite,
-                              publicDirectory: publicDirectory, authLimiter: authLimiter)
+        server = HTTPServer(
+            configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0), status: status, log: log,
+            admin: admin,
+            onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime,
+            onUnprotectedSite: onUnprotectedSite,
+            publicDirectory: publicDirectory, authLimiter: authLimiter)
         port = try server.start()
         self.content = try content ?? Self.sampleContent()
         server.install(self.content)
@@ -50,15 +59,19 @@ package final class ServerHarness: LoopbackHTTPServer, @unchecked Sendable {
     package static func sampleContent(generation: String = "g1", at date: Date = publishTime) throws -> SiteContent {
         var files: [String: SiteContent.Entry] = [:]
         var manifestLists: [String] = []
-        for (id, body) in [("network-00", sampleListA + Array(generation.utf8)), ("network-01", sampleListB + Array(generation.utf8))] {
+        for (id, body) in [
+            ("network-00", sampleListA + Array(generation.utf8)), ("network-01", sampleListB + Array(generation.utf8)),
+        ] {
             let hash = SHA256Digest.hex(of: body)
             let name = "\(id).\(hash.prefix(12)).json"
-            files[name] = SiteContent.Entry(name: name, identity: body, gzip: try Gzip.compress(body), sha256: hash, lastModified: date)
+            files[name] = SiteContent.Entry(
+                name: name, identity: body, gzip: try Gzip.compress(body), sha256: hash, lastModified: date)
             manifestLists.append("{\"id\":\"\(id)\",\"file\":\"\(name)\",\"sha256\":\"\(hash)\",\"rules\":1}")
         }
         let manifest = Array("{\"format\":1,\"lists\":[\(manifestLists.joined(separator: ","))]}\n".utf8)
-        let entry = SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: try Gzip.compress(manifest),
-                                      sha256: SHA256Digest.hex(of: manifest), lastModified: date)
+        let entry = SiteContent.Entry(
+            name: "manifest.json", identity: manifest, gzip: try Gzip.compress(manifest),
+            sha256: SHA256Digest.hex(of: manifest), lastModified: date)
         return SiteContent(manifest: entry, files: files)
     }
 }

@@ -1,12 +1,13 @@
 import Converter
 import Foundation
+import ListSync
+import ManifestSigning
 import TestSupport
+import Testing
+
 @testable import OriginConfig
 @testable import OriginRefresh
 @testable import OriginStore
-import ListSync
-import ManifestSigning
-import Testing
 
 /// Publishes successive sets into one directory, as an origin would.
 package final class SigningOrigin {
@@ -16,7 +17,9 @@ package final class SigningOrigin {
     package var current: PublishedSet?
 
     package func publisher(_ signer: ManifestSigner?) -> Publisher {
-        Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 86_400 * 30, gate: nil, log: LogLines().log, signer: signer)
+        Publisher(
+            writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 86_400 * 30, gate: nil,
+            log: LogLines().log, signer: signer)
     }
 
     /// What a restarted origin starts from: the set read back from disk, nothing held in memory.
@@ -27,7 +30,8 @@ package final class SigningOrigin {
     package func publish(_ signer: ManifestSigner?, tag: String, now: Date = Date()) throws -> PublishedSet {
         let publisher = publisher(signer)
         let list = RuleList(id: "ads", json: PublishedSetForTests.ruleJSON(tag: tag, count: 20), ruleCount: 20)
-        let output = ConversionOutput(lists: [list], report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
+        let output = ConversionOutput(
+            lists: [list], report: ConversionReport(sources: [], lists: []), layoutState: Array("{}".utf8))
         current = try publisher.publish(output, over: current, history: &history, now: now).published
         return current!
     }
@@ -44,7 +48,9 @@ extension SigningOrigin {
         let enumerator = FileManager.default.enumerator(atPath: directory)
         while let name = enumerator?.nextObject() as? String {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: directory + "/" + name, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 out[name] = FileManager.default.contents(atPath: directory + "/" + name)
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import ListFormat
+
 @testable import OriginStore
 
 extension SiteContent {
@@ -10,8 +11,9 @@ extension SiteContent {
         manifest.lists.removeAll { $0.id == id }
         let bytes = manifest.encoded()
         var out = self
-        out.manifest = SiteContent.Entry(name: "manifest.json", identity: bytes, gzip: nil, sha256: SHA256Digest.hex(of: bytes),
-                                         lastModified: self.manifest!.lastModified.addingTimeInterval(86_400))
+        out.manifest = SiteContent.Entry(
+            name: "manifest.json", identity: bytes, gzip: nil, sha256: SHA256Digest.hex(of: bytes),
+            lastModified: self.manifest!.lastModified.addingTimeInterval(86_400))
         if !keepFiles { for name in dropped { out.files[name] = nil } }
         return out
     }

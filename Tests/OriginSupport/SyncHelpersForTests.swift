@@ -1,15 +1,17 @@
 import Foundation
+import ListSync
 import Testing
-#if canImport(Glibc)
-import Glibc
-#endif
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginServe
 @testable import OriginStore
-import ListSync
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A tiny HTTP/1.1 origin on 127.0.0.1 for the sync client's tests. It answers one request per
@@ -58,7 +60,9 @@ package final class ScriptedOrigin: @unchecked Sendable {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 256) == 0 else {
             close(fd)
@@ -77,16 +81,21 @@ package final class ScriptedOrigin: @unchecked Sendable {
     package var baseURL: String { "http://127.0.0.1:\(port)" }
 
     package func setHandler(_ handler: @escaping @Sendable (Request) -> Reply) {
-        lock.lock(); self.handler = handler; lock.unlock()
+        lock.lock()
+        self.handler = handler
+        lock.unlock()
     }
 
     package var requests: [Request] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return log
     }
 
     package func clearLog() {
-        lock.lock(); log.removeAll(); lock.unlock()
+        lock.lock()
+        log.removeAll()
+        lock.unlock()
     }
 
     /// Stops accepting; connections in flight finish on their own threads.
@@ -117,7 +126,9 @@ package final class ScriptedOrigin: @unchecked Sendable {
             let count = recv(connection, &buffer, buffer.count, 0)
             if count <= 0 { return }
             head += buffer[0..<count]
-            if head.count >= 4, (0...(head.count - 4)).contains(where: { Array(head[$0..<$0 + 4]) == terminator }) { break }
+            if head.count >= 4, (0...(head.count - 4)).contains(where: { Array(head[$0..<$0 + 4]) == terminator }) {
+                break
+            }
         }
         let lines = String(decoding: head, as: UTF8.self).components(separatedBy: "\r\n")
         let parts = lines[0].split(separator: " ")
@@ -125,7 +136,8 @@ package final class ScriptedOrigin: @unchecked Sendable {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         let request = Request(method: String(parts[0]), path: String(parts[1]), headers: headers)
         lock.lock()
@@ -143,7 +155,9 @@ package final class ScriptedOrigin: @unchecked Sendable {
         }
         var offset = 0
         while offset < bytes.count {
-            let sent = bytes[offset...].withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let sent = bytes[offset...].withUnsafeBytes {
+                send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if sent <= 0 { return }
             offset += sent
         }
@@ -190,11 +204,16 @@ package struct ScriptedSite: Sendable {
             if request.headers["if-none-match"] == manifestETag {
                 return .init(status: 304, headers: [("ETag", manifestETag)])
             }
-            return .init(status: 200, headers: [("ETag", manifestETag), ("Content-Type", "application/json")], body: manifest)
+            return .init(
+                status: 200, headers: [("ETag", manifestETag), ("Content-Type", "application/json")], body: manifest)
         }
         guard let body = files[name] else { return .init(status: 404) }
         if request.headers["accept-encoding"]?.contains("gzip") == true, let gzip = try? Gzip.compress(body) {
-            return .init(status: 200, headers: [("Content-Encoding", "gzip"), ("Content-Type", "application/json"), ("Vary", "Accept-Encoding")], body: gzip)
+            return .init(
+                status: 200,
+                headers: [
+                    ("Content-Encoding", "gzip"), ("Content-Type", "application/json"), ("Vary", "Accept-Encoding"),
+                ], body: gzip)
         }
         return .init(status: 200, headers: [("Content-Type", "application/json")], body: body)
     }
@@ -217,13 +236,14 @@ package struct PublishedSetForTests {
     /// The list files on disk (name → bytes): what a device would download.
     package static func listFiles(_ directory: String) throws -> [String: Data] {
         var files: [String: Data] = [:]
-        for name in try FileManager.default.contentsOfDirectory(atPath: directory) where name.hasSuffix(".json") || name.hasSuffix(".gz") {
-            guard name != PublishPlan.manifestName, name != PublishPlan.reportName, name != PublishPlan.layoutName else { continue }
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory)
+        where name.hasSuffix(".json") || name.hasSuffix(".gz") {
+            guard name != PublishPlan.manifestName, name != PublishPlan.reportName, name != PublishPlan.layoutName
+            else { continue }
             files[name] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + name))
         }
         return files
     }
-
 
     package var lists: [PlannedList]
     package var manifest: [UInt8]
@@ -231,8 +251,10 @@ package struct PublishedSetForTests {
     package init(lists: [(id: String, json: [UInt8])]) throws {
         self.lists = try lists.map { list in
             let hash = SHA256Digest.hex(of: list.json)
-            return PlannedList(id: list.id, rules: 1, sha256: hash, fileName: "\(list.id).\(hash.prefix(PublishPlan.hashPrefixLength)).json",
-                               identity: list.json, gzip: try Gzip.compress(list.json))
+            return PlannedList(
+                id: list.id, rules: 1, sha256: hash,
+                fileName: "\(list.id).\(hash.prefix(PublishPlan.hashPrefixLength)).json",
+                identity: list.json, gzip: try Gzip.compress(list.json))
         }
         manifest = PublishPlan.manifestBytes(self.lists)
     }
@@ -244,8 +266,12 @@ package struct PublishedSetForTests {
 
     /// A deterministic list of `count` block rules whose filters carry `tag`.
     package static func ruleJSON(tag: String, count: Int) -> [UInt8] {
-        Array(("[" + (0..<count).map { #"{"trigger":{"url-filter":"^https?://[^/]*\#(tag)-\#($0)\\.example/"},"action":{"type":"block"}}"# }
-            .joined(separator: ",") + "]").utf8)
+        Array(
+            ("["
+                + (0..<count).map {
+                    #"{"trigger":{"url-filter":"^https?://[^/]*\#(tag)-\#($0)\\.example/"},"action":{"type":"block"}}"#
+                }
+                .joined(separator: ",") + "]").utf8)
     }
 
     package var hashes: Set<String> { Set(lists.map(\.sha256)) }
@@ -256,11 +282,13 @@ package struct PublishedSetForTests {
         let now = Date()
         var files: [String: SiteContent.Entry] = [:]
         for list in lists {
-            files[list.fileName] = SiteContent.Entry(name: list.fileName, identity: list.identity, gzip: list.gzip,
-                                                     sha256: list.sha256, lastModified: now)
+            files[list.fileName] = SiteContent.Entry(
+                name: list.fileName, identity: list.identity, gzip: list.gzip,
+                sha256: list.sha256, lastModified: now)
         }
-        let manifestEntry = SiteContent.Entry(name: PublishPlan.manifestName, identity: manifest, gzip: nil,
-                                              sha256: SHA256Digest.hex(of: manifest), lastModified: now)
+        let manifestEntry = SiteContent.Entry(
+            name: PublishPlan.manifestName, identity: manifest, gzip: nil,
+            sha256: SHA256Digest.hex(of: manifest), lastModified: now)
         return SiteContent(manifest: manifestEntry, files: files)
     }
 }
@@ -286,8 +314,16 @@ package struct OriginForTests {
         package init() {}
         private let lock = NSLock()
         private var lines: [String] = []
-        package func append(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
-        package var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+        package func append(_ line: String) {
+            lock.lock()
+            lines.append(line)
+            lock.unlock()
+        }
+        package var all: [String] {
+            lock.lock()
+            defer { lock.unlock() }
+            return lines
+        }
     }
 
     package let server: HTTPServer
@@ -301,8 +337,9 @@ package struct OriginForTests {
         http.accessLog = true
         let recorder = self.recorder
         let log = Log(label: "origin", minimum: .info, sink: { recorder.append($0) })
-        server = HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0),
-                            status: StatusBoard(), log: log, admin: nil)
+        server = HTTPServer(
+            configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: 0),
+            status: StatusBoard(), log: log, admin: nil)
         port = try server.start()
     }
 
@@ -316,7 +353,8 @@ package struct OriginForTests {
         recorder.all.compactMap { line in
             let words = line.split(separator: " ")
             guard let at = words.firstIndex(of: "access"), words.count > at + 4, let status = Int(words[at + 4]),
-                  words[at + 3] != "/healthz" else { return nil }
+                words[at + 3] != "/healthz"
+            else { return nil }
             return Request(method: String(words[at + 2]), path: String(words[at + 3]), status: status)
         }
     }
@@ -326,7 +364,9 @@ package struct OriginForTests {
 
 /// Runs `count` independent devices (each its own store) against `manifestURL`, at most
 /// `parallel` at a time, and returns their reports in device order.
-package func syncDevices(_ stores: [TemporaryDirectory], manifestURL: String, session: URLSession, parallel: Int = 25) async throws -> [SyncReport] {
+package func syncDevices(_ stores: [TemporaryDirectory], manifestURL: String, session: URLSession, parallel: Int = 25)
+    async throws -> [SyncReport]
+{
     var reports = [SyncReport?](repeating: nil, count: stores.count)
     try await withThrowingTaskGroup(of: (Int, SyncReport).self) { group in
         var next = 0
@@ -334,8 +374,10 @@ package func syncDevices(_ stores: [TemporaryDirectory], manifestURL: String, se
             guard next < stores.count else { return }
             let index = next
             next += 1
-            let client = SyncClient(manifestURL: URL(string: manifestURL)!, store: SyncStore(directory: stores[index].url), trust: .unsignedAllowed,
-                                    session: session, options: .init(timeout: 20))
+            let client = SyncClient(
+                manifestURL: URL(string: manifestURL)!, store: SyncStore(directory: stores[index].url),
+                trust: .unsignedAllowed,
+                session: session, options: .init(timeout: 20))
             group.addTask { (index, try await client.sync()) }
         }
         for _ in 0..<parallel { addNext() }
@@ -354,7 +396,9 @@ extension TemporaryDirectory {
         var hashes = Set<String>()
         for name in try FileManager.default.contentsOfDirectory(atPath: lists) {
             let data = try #require(FileManager.default.contents(atPath: lists + "/" + name))
-            #expect(name == SHA256Digest.hex(of: data) + ".json", "store file \(name) does not hold the bytes its name promises")
+            #expect(
+                name == SHA256Digest.hex(of: data) + ".json",
+                "store file \(name) does not hold the bytes its name promises")
             hashes.insert(SHA256Digest.hex(of: data))
         }
         return hashes

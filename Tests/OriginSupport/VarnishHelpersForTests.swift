@@ -1,9 +1,10 @@
 import Foundation
-import TestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 import ListOrigin
+import TestSupport
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Varnish (Debian's `varnishd`) as a local CDN edge: started on a free loopback port with its own
 /// `-n` work directory and `scripts/varnish/cdn.vcl` pointed at the origin, killed by `stop()`.
@@ -23,7 +24,9 @@ package final class VarnishCDN {
     /// `secondPort`: a second origin (a follower) behind the VCL's fallback director; nil: both backends are `originPort`.
     package init(originPort: Int, secondPort: Int? = nil) throws {
         for tool in [Self.varnishd] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw Failure(description: "\(tool) not found: install Varnish with `apt-get install -y varnish` (scripts/setup.sh test does)")
+            throw Failure(
+                description:
+                    "\(tool) not found: install Varnish with `apt-get install -y varnish` (scripts/setup.sh test does)")
         }
         workdir = try TemporaryDirectory("varnish")
         let template = try String(contentsOfFile: Self.repositoryRoot + "/scripts/varnish/cdn.vcl", encoding: .utf8)
@@ -39,12 +42,17 @@ package final class VarnishCDN {
         // -F: foreground, so terminating this process ends Varnish. default_grace=0: no grace
         // beyond what the origin's stale-while-revalidate grants (honour the origin's headers).
         // stdout and stderr both to the log: the shell's 2>&1 keeps one file description.
-        let arguments = ["-F", "-n", workdir.path, "-a", "127.0.0.1:\(port)", "-f", vclPath,
-                         "-s", "malloc,64m", "-p", "default_grace=0", "-p", "thread_pool_min=20"]
-        process = try RunningChild("/bin/sh", ["-c", #"exec "$0" "$@" >"$LOG" 2>&1"#, Self.varnishd] + arguments,
-                                   environment: RunningChild.environment(changing: ["LOG": logPath]))
+        let arguments = [
+            "-F", "-n", workdir.path, "-a", "127.0.0.1:\(port)", "-f", vclPath,
+            "-s", "malloc,64m", "-p", "default_grace=0", "-p", "thread_pool_min=20",
+        ]
+        process = try RunningChild(
+            "/bin/sh", ["-c", #"exec "$0" "$@" >"$LOG" 2>&1"#, Self.varnishd] + arguments,
+            environment: RunningChild.environment(changing: ["LOG": logPath]))
         // Bounded wait for the listener (VCL compilation takes a second or two).
-        let listening = eventually(timeout: 20, interval: 0.1) { [process, port] in Self.accepts(port: port) || !process.isRunning }
+        let listening = eventually(timeout: 20, interval: 0.1) { [process, port] in
+            Self.accepts(port: port) || !process.isRunning
+        }
         if !listening || !process.isRunning {
             let output = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
             stop()
@@ -79,7 +87,9 @@ package final class VarnishCDN {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
         }
         guard ok else { throw Failure(description: "cannot bind a loopback port: errno \(errno)") }
         return Int(UInt16(bigEndian: address.sin_port))
@@ -128,12 +138,18 @@ package struct RawHTTPResponse {
             if count == 0 { break }
             received += buffer[0..<count]
         }
-        guard let end = (0..<max(0, received.count - 3)).first(where: { received[$0] == 13 && received[$0 + 1] == 10 && received[$0 + 2] == 13 && received[$0 + 3] == 10 }) else {
+        guard
+            let end = (0..<max(0, received.count - 3)).first(where: {
+                received[$0] == 13 && received[$0 + 1] == 10 && received[$0 + 2] == 13 && received[$0 + 3] == 10
+            })
+        else {
             throw Failure(description: "no complete response head from 127.0.0.1:\(port)\(path)")
         }
         let lines = String(decoding: received[..<end], as: UTF8.self).components(separatedBy: "\r\n")
         let statusParts = lines[0].split(separator: " ")
-        guard statusParts.count >= 2, let status = Int(statusParts[1]) else { throw Failure(description: "bad status line \(lines[0])") }
+        guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+            throw Failure(description: "bad status line \(lines[0])")
+        }
         var parsed: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
@@ -153,16 +169,24 @@ package struct RawHTTPResponse {
         var out: [UInt8] = []
         var index = 0
         while true {
-            guard let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }) else {
+            guard
+                let lineEnd = (index..<max(index, bytes.count - 1)).first(where: {
+                    bytes[$0] == 13 && bytes[$0 + 1] == 10
+                })
+            else {
                 throw Failure(description: "chunked body ends without a last chunk")
             }
-            let sizeText = String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first.map(String.init) ?? ""
+            let sizeText =
+                String(decoding: bytes[index..<lineEnd], as: UTF8.self).split(separator: ";").first.map(String.init)
+                ?? ""
             guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
                 throw Failure(description: "bad chunk size line \"\(sizeText)\"")
             }
             index = lineEnd + 2
             if size == 0 { return out }
-            guard index + size + 2 <= bytes.count else { throw Failure(description: "chunk runs past the end of the body") }
+            guard index + size + 2 <= bytes.count else {
+                throw Failure(description: "chunk runs past the end of the body")
+            }
             out += bytes[index..<index + size]
             index += size + 2
         }

@@ -1,10 +1,10 @@
 import Converter
 import Foundation
-import TestSupport
 import ListSync
-import Testing
 import TestSupport
+import Testing
 import WebKitCompiler
+
 @testable import ListOrigin
 @testable import OriginRefresh
 
@@ -15,7 +15,8 @@ package enum WebKitTestSupport {
 
     /// The built `listserver` as the WebKit compile helper, as the server starts it.
     package static func helper(environment: [String: String?] = [:]) throws -> WebKitCompiler.Helper {
-        WebKitCompiler.Helper(executable: try ListServerBinary.path(), environment: RunningChild.environment(changing: environment))
+        WebKitCompiler.Helper(
+            executable: try ListServerBinary.path(), environment: RunningChild.environment(changing: environment))
     }
 
     /// One helper, started (WebKit loaded) before it is returned.
@@ -37,7 +38,10 @@ package enum WebKitTestSupport {
 
     /// The bundled 2025-10 EasyList and EasyPrivacy.
     package static func snapshotSources() throws -> [FilterListSource] {
-        [try source("snapshot/easylist.txt", id: "easylist"), try source("snapshot/easyprivacy.txt", id: "easyprivacy")]
+        [
+            try source("snapshot/easylist.txt", id: "easylist"),
+            try source("snapshot/easyprivacy.txt", id: "easyprivacy"),
+        ]
     }
 
     /// Converts the bundled snapshot and writes it as a set directory (see `writeSet`); the caller removes it.
@@ -53,14 +57,17 @@ package enum WebKitTestSupport {
         for list in lists {
             let file = "\(list.id).json"
             try Data(list.json).write(to: directory.appendingPathComponent(file))
-            entries.append(Manifest.Entry(id: list.id, file: file, sha256: SHA256Digest.hex(of: list.json), rules: list.ruleCount))
+            entries.append(
+                Manifest.Entry(id: list.id, file: file, sha256: SHA256Digest.hex(of: list.json), rules: list.ruleCount))
         }
         try JSONEncoder().encode(Manifest(lists: entries)).write(to: directory.appendingPathComponent("manifest.json"))
         return directory
     }
 
     /// Runs a script under scripts/webkit with `python` and returns its stdout.
-    package static func runScript(_ name: String, _ arguments: [String], under launcher: [String] = [], timeout: Double) throws -> (status: Int32, stdout: Data, stderr: String) {
+    package static func runScript(_ name: String, _ arguments: [String], under launcher: [String] = [], timeout: Double)
+        throws -> (status: Int32, stdout: Data, stderr: String)
+    {
         let script = Repository.root.appendingPathComponent("scripts/webkit/\(name)").path
         let command = launcher + [python, script] + arguments
         let finished = try ChildRun.run(command[0], Array(command.dropFirst()), timeout: timeout)

@@ -1,8 +1,8 @@
 import Foundation
 import ListSync
 import ManifestSigning
-import Testing
 import TestSupport
+import Testing
 
 /// Debian's minisign 0.11 as the independent implementation, in both directions: it verifies what we
 /// sign, and our verifier accepts what it signs with `-l` (legacy `Ed`).
@@ -14,17 +14,24 @@ import TestSupport
         let written = try SigningKeyFile.generate(inDirectory: scratch.sub("keys"))
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
-        let signaturePath = try scratch.write("manifest.minisig", try written.key.sign(manifest, trustedComment: comment).fileBytes)
+        let signaturePath = try scratch.write(
+            "manifest.minisig", try written.key.sign(manifest, trustedComment: comment).fileBytes)
 
-        let byBase64 = try ExternalTool.minisign(["-V", "-P", written.key.publicKey.base64, "-m", manifestPath, "-x", signaturePath])
+        let byBase64 = try ExternalTool.minisign([
+            "-V", "-P", written.key.publicKey.base64, "-m", manifestPath, "-x", signaturePath,
+        ])
         #expect(byBase64.status == 0, "minisign -V -P refused our signature: \(byBase64.output)")
         #expect(byBase64.output.contains("Trusted comment: \(comment)"))
 
         let byFile = try ExternalTool.minisign(["-Vm", manifestPath, "-p", written.publicKeyPath, "-x", signaturePath])
-        #expect(byFile.status == 0, "minisign -V -p \(SigningKeyFile.publicKeyName) refused our signature: \(byFile.output)")
+        #expect(
+            byFile.status == 0, "minisign -V -p \(SigningKeyFile.publicKeyName) refused our signature: \(byFile.output)"
+        )
 
         try scratch.write("manifest.json", flippingOneByte(manifest))
-        let tampered = try ExternalTool.minisign(["-V", "-P", written.key.publicKey.base64, "-m", manifestPath, "-x", signaturePath])
+        let tampered = try ExternalTool.minisign([
+            "-V", "-P", written.key.publicKey.base64, "-m", manifestPath, "-x", signaturePath,
+        ])
         #expect(tampered.status != 0, "minisign accepted a manifest with one byte changed")
         #expect(tampered.output.contains("Signature verification failed"), "\(tampered.output)")
     }
@@ -35,8 +42,11 @@ import TestSupport
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
         let signed = String(decoding: try key.sign(manifest, trustedComment: "generation:41").fileBytes, as: UTF8.self)
-        let signaturePath = try scratch.write("manifest.minisig", Data(signed.replacingOccurrences(of: "generation:41", with: "generation:49").utf8))
-        let result = try ExternalTool.minisign(["-V", "-P", key.publicKey.base64, "-m", manifestPath, "-x", signaturePath])
+        let signaturePath = try scratch.write(
+            "manifest.minisig", Data(signed.replacingOccurrences(of: "generation:41", with: "generation:49").utf8))
+        let result = try ExternalTool.minisign([
+            "-V", "-P", key.publicKey.base64, "-m", manifestPath, "-x", signaturePath,
+        ])
         #expect(result.status != 0)
         #expect(result.output.contains("Comment signature verification failed"), "\(result.output)")
     }
@@ -65,7 +75,9 @@ import TestSupport
         let other = try MinisignKeyPair(in: scratch, name: "other")
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
-        let signed = try ExternalTool.minisign(["-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"), "-t", comment])
+        let signed = try ExternalTool.minisign([
+            "-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"), "-t", comment,
+        ])
         try #require(signed.status == 0, "\(signed.output)")
         let signature = try scratch.read("m.minisig")
 
@@ -75,7 +87,9 @@ import TestSupport
         #expect(verified.keyID == signer.publicKey.keyID)
 
         // Rotation: with the old and the new key trusted, either order, the signature still verifies.
-        #expect(try SignatureVerifier(trustedKeys: [other.publicKeyText, signer.publicKeyText]).verify(manifest, signatureFile: signature) == verified)
+        #expect(
+            try SignatureVerifier(trustedKeys: [other.publicKeyText, signer.publicKeyText]).verify(
+                manifest, signatureFile: signature) == verified)
 
         #expect(throws: SignatureError.badSignature(signer.publicKey.keyID)) {
             try verifier.verify(flippingOneByte(manifest), signatureFile: signature)
@@ -90,7 +104,8 @@ import TestSupport
             try verifier.verify(manifest, signatureFile: changedComment)
         }
         // The untrusted comment is not signed: editing it changes nothing.
-        let changedUntrusted = Data(text.replacingOccurrences(of: "signature from minisign secret key", with: "edited").utf8)
+        let changedUntrusted = Data(
+            text.replacingOccurrences(of: "signature from minisign secret key", with: "edited").utf8)
         #expect(try verifier.verify(manifest, signatureFile: changedUntrusted) == verified)
     }
 
@@ -99,11 +114,15 @@ import TestSupport
         let scratch = ScratchDirectory("signing")
         let signer = try MinisignKeyPair(in: scratch, name: "signer")
         let manifestPath = try scratch.write("manifest.json", sampleManifest())
-        let signed = try ExternalTool.minisign(["-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"), "-t", comment])
+        let signed = try ExternalTool.minisign([
+            "-S", "-l", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"), "-t", comment,
+        ])
         try #require(signed.status == 0, "\(signed.output)")
-        let impostor = try MinisignPublicKey(keyID: signer.publicKey.keyID, key: ManifestSigningKey.generate().publicKey.key)
+        let impostor = try MinisignPublicKey(
+            keyID: signer.publicKey.keyID, key: ManifestSigningKey.generate().publicKey.key)
         #expect(throws: SignatureError.badSignature(signer.publicKey.keyID)) {
-            try SignatureVerifier(trustedKeys: [impostor]).verify(try scratch.read("manifest.json"), signatureFile: try scratch.read("m.minisig"))
+            try SignatureVerifier(trustedKeys: [impostor]).verify(
+                try scratch.read("manifest.json"), signatureFile: try scratch.read("m.minisig"))
         }
     }
 
@@ -112,10 +131,14 @@ import TestSupport
         let signer = try MinisignKeyPair(in: scratch, name: "signer")
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
-        let signed = try ExternalTool.minisign(["-S", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig")])
+        let signed = try ExternalTool.minisign([
+            "-S", "-s", signer.secretKeyPath, "-m", manifestPath, "-x", scratch.sub("m.minisig"),
+        ])
         try #require(signed.status == 0, "\(signed.output)")
         let verifier = try SignatureVerifier(trustedKeys: [signer.publicKeyText])
-        let error = #expect(throws: SignatureError.self) { try verifier.verify(manifest, signatureFile: try scratch.read("m.minisig")) }
+        let error = #expect(throws: SignatureError.self) {
+            try verifier.verify(manifest, signatureFile: try scratch.read("m.minisig"))
+        }
         #expect(error == .unsupportedAlgorithm("ED"))
         #expect(error?.description.contains("only the legacy \"Ed\"") == true)
         #expect(error?.description.contains("minisign -S -l") == true)
@@ -131,7 +154,9 @@ struct MinisignKeyPair {
     init(in scratch: ScratchDirectory, name: String) throws {
         secretKeyPath = scratch.sub("\(name).key")
         let result = try ExternalTool.minisign(["-G", "-W", "-p", scratch.sub("\(name).pub"), "-s", secretKeyPath])
-        guard result.status == 0 else { throw ExternalTool.ToolMissing(description: "minisign -G failed: \(result.output)") }
+        guard result.status == 0 else {
+            throw ExternalTool.ToolMissing(description: "minisign -G failed: \(result.output)")
+        }
         publicKeyText = String(decoding: try scratch.read("\(name).pub"), as: UTF8.self)
         publicKey = try MinisignPublicKey(publicKeyText)
     }

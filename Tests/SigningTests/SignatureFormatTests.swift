@@ -1,8 +1,8 @@
 import Foundation
 import ListSync
 import ManifestSigning
-import Testing
 import TestSupport
+import Testing
 
 /// The file forms and the errors a malformed or unusable signature or key gets.
 @Suite struct SignatureFormatTests {
@@ -26,7 +26,9 @@ import TestSupport
         #expect(line2.dropFirst(2).prefix(8) == key.keyID.bytes)
         #expect(try MinisignSignature(parsing: signature.fileBytes) == signature)
         // CRLF line ends and trailing blank lines are read the same.
-        let crlf = Data(String(decoding: signature.fileBytes, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8) + Data("\n\n".utf8)
+        let crlf =
+            Data(String(decoding: signature.fileBytes, as: UTF8.self).replacingOccurrences(of: "\n", with: "\r\n").utf8)
+            + Data("\n\n".utf8)
         #expect(try MinisignSignature(parsing: crlf) == signature)
     }
 
@@ -45,8 +47,12 @@ import TestSupport
         #expect(refusal(Array(good.prefix(3))).contains("expected 4 lines"))
         #expect(refusal([good[0], "!!not base64!!", good[2], good[3]]).contains("line 2 is not base64"))
         #expect(refusal([good[0], String(good[1].dropLast(4)), good[2], good[3]]).contains("line 2"))
-        #expect(refusal(["comment: x", good[1], good[2], good[3]]).contains("line 1 does not start with \"untrusted comment: \""))
-        #expect(refusal([good[0], good[1], "generation:5", good[3]]).contains("line 3 does not start with \"trusted comment: \""))
+        #expect(
+            refusal(["comment: x", good[1], good[2], good[3]]).contains(
+                "line 1 does not start with \"untrusted comment: \""))
+        #expect(
+            refusal([good[0], good[1], "generation:5", good[3]]).contains(
+                "line 3 does not start with \"trusted comment: \""))
         #expect(refusal([good[0], good[1], good[2], "AAAA"]).contains("line 4"))
         #expect(refusal([String(repeating: "x", count: MinisignSignature.maximumFileBytes + 1)]).contains("at most"))
     }
@@ -62,23 +68,34 @@ import TestSupport
         var bytes = Data(invalid.joined(separator: "\n").utf8)
         let at = try #require(bytes.firstRange(of: Data("\u{FFFD}".utf8)))
         bytes.replaceSubrange(at, with: [0xC3, 0x28])  // a lead byte and no continuation: not UTF-8
-        #expect(throws: SignatureError.malformedSignature("line 3 is not UTF-8")) { try verifier.verify(manifest, signatureFile: bytes) }
+        #expect(throws: SignatureError.malformedSignature("line 3 is not UTF-8")) {
+            try verifier.verify(manifest, signatureFile: bytes)
+        }
     }
 
     @Test func commentsMustBeOneLine() throws {
         for comment in ["a\nb", "a\rb", "a\u{0}b"] {
             #expect(throws: SignatureError.self) { try key.sign(manifest, trustedComment: comment) }
         }
-        #expect(throws: SignatureError.self) { try key.sign(manifest, trustedComment: String(repeating: "g", count: 8176)) }
-        #expect(try key.sign(manifest, trustedComment: String(repeating: "g", count: 8175)).trustedComment.count == 8175)
+        #expect(throws: SignatureError.self) {
+            try key.sign(manifest, trustedComment: String(repeating: "g", count: 8176))
+        }
+        #expect(
+            try key.sign(manifest, trustedComment: String(repeating: "g", count: 8175)).trustedComment.count == 8175)
     }
 
     @Test func trustedKeysAreChecked() throws {
         #expect(throws: SignatureError.noTrustedKeys) { try SignatureVerifier(trustedKeys: [MinisignPublicKey]()) }
         let impostor = try MinisignPublicKey(keyID: key.keyID, key: ManifestSigningKey.generate().publicKey.key)
-        #expect(throws: SignatureError.conflictingKeyID(key.keyID)) { try SignatureVerifier(trustedKeys: [key.publicKey, impostor]) }
+        #expect(throws: SignatureError.conflictingKeyID(key.keyID)) {
+            try SignatureVerifier(trustedKeys: [key.publicKey, impostor])
+        }
         #expect(try SignatureVerifier(trustedKeys: [key.publicKey, key.publicKey]).trustedKeys == [key.publicKey])
-        for bad in ["", "RWQ", "not base64 at all", Data("Ed".utf8 + [UInt8](repeating: 1, count: 40)).base64EncodedString().replacingOccurrences(of: "RWQ", with: "RUQ")] {
+        for bad in [
+            "", "RWQ", "not base64 at all",
+            Data("Ed".utf8 + [UInt8](repeating: 1, count: 40)).base64EncodedString().replacingOccurrences(
+                of: "RWQ", with: "RUQ"),
+        ] {
             #expect(throws: SignatureError.self) { try MinisignPublicKey(bad) }
         }
     }

@@ -1,11 +1,13 @@
 import Foundation
 import ListSync
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import ManifestSigning
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The key on disk: PKCS#8 PEM that openssl reads, strict modes, never overwritten.
@@ -28,7 +30,9 @@ import Glibc
         #expect(der.stdout.suffix(32) == written.key.publicKey.key)
         #expect(Self.mode(written.privateKeyPath) == 0o600)
         #expect(Self.mode(written.publicKeyPath) == 0o644)
-        #expect(String(decoding: try scratch.read("keys/\(SigningKeyFile.publicKeyName)"), as: UTF8.self) == written.key.publicKey.fileText)
+        #expect(
+            String(decoding: try scratch.read("keys/\(SigningKeyFile.publicKeyName)"), as: UTF8.self)
+                == written.key.publicKey.fileText)
     }
 
     @Test func aKeyFromOpensslGenpkeyLoadsAndSignsWhatMinisignAccepts() throws {
@@ -40,8 +44,11 @@ import Glibc
         let key = try SigningKeyFile.load(path: keyPath)
         let manifest = sampleManifest()
         let manifestPath = try scratch.write("manifest.json", manifest)
-        let signaturePath = try scratch.write("m.minisig", try key.sign(manifest, trustedComment: "generation:1").fileBytes)
-        let verified = try ExternalTool.minisign(["-V", "-P", key.publicKey.base64, "-m", manifestPath, "-x", signaturePath])
+        let signaturePath = try scratch.write(
+            "m.minisig", try key.sign(manifest, trustedComment: "generation:1").fileBytes)
+        let verified = try ExternalTool.minisign([
+            "-V", "-P", key.publicKey.base64, "-m", manifestPath, "-x", signaturePath,
+        ])
         #expect(verified.status == 0, "\(verified.output)")
     }
 
@@ -52,7 +59,9 @@ import Glibc
         #expect(loaded.publicKey == written.key.publicKey)
         let manifest = sampleManifest()
         let signature = try loaded.sign(manifest, trustedComment: "generation:7").fileBytes
-        #expect(try SignatureVerifier(trustedKeys: [written.key.publicKey]).verify(manifest, signatureFile: signature).trustedComment == "generation:7")
+        #expect(
+            try SignatureVerifier(trustedKeys: [written.key.publicKey]).verify(manifest, signatureFile: signature)
+                .trustedComment == "generation:7")
     }
 
     @Test(arguments: [0o644, 0o640, 0o604, 0o660]) func aKeyOthersCanAccessIsRefusedWithTheFix(mode: Int) throws {
@@ -70,17 +79,24 @@ import Glibc
         let scratch = ScratchDirectory("signing")
         let first = try SigningKeyFile.generate(inDirectory: scratch.path)
         let before = try scratch.read(SigningKeyFile.privateKeyName)
-        #expect(throws: SigningKeyError.exists(path: first.privateKeyPath)) { try SigningKeyFile.generate(inDirectory: scratch.path) }
+        #expect(throws: SigningKeyError.exists(path: first.privateKeyPath)) {
+            try SigningKeyFile.generate(inDirectory: scratch.path)
+        }
         #expect(try scratch.read(SigningKeyFile.privateKeyName) == before)
         // No temp file is left beside it.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == [SigningKeyFile.privateKeyName, SigningKeyFile.publicKeyName])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == [
+                SigningKeyFile.privateKeyName, SigningKeyFile.publicKeyName,
+            ])
     }
 
     /// link(2), not rename(2): a file that appears at the name is kept, even one made after any check.
     @Test func createFileNeverReplacesAnExistingFile() throws {
         let scratch = ScratchDirectory("signing")
         let path = try scratch.write("taken", Data("first".utf8))
-        #expect(throws: SigningKeyError.exists(path: path)) { try SigningKeyFile.createFile(path, bytes: Array("second".utf8), mode: 0o600) }
+        #expect(throws: SigningKeyError.exists(path: path)) {
+            try SigningKeyFile.createFile(path, bytes: Array("second".utf8), mode: 0o600)
+        }
         #expect(try scratch.read("taken") == Data("first".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["taken"])
     }
@@ -96,7 +112,9 @@ import Glibc
     @Test func otherKeysAndGarbageAreRefusedWithAReason() throws {
         let scratch = ScratchDirectory("signing")
         let ecPath = scratch.sub("ec.pem")
-        let made = try ExternalTool.openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", ecPath])
+        let made = try ExternalTool.openssl([
+            "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", ecPath,
+        ])
         try #require(made.status == 0, "\(made.output)")
         chmod(ecPath, 0o600)
         #expect(throws: SigningKeyError.inFile(path: ecPath, .notEd25519)) { try SigningKeyFile.load(path: ecPath) }

@@ -2,7 +2,9 @@ import Foundation
 
 /// Polls `condition` every `interval` seconds until it holds or `timeout` seconds pass: a bounded
 /// wait on a condition, never a sleep standing in for one. Returns whether the condition held.
-public func eventually(timeout: Double, interval: Double = 0.05, _ condition: () async throws -> Bool) async rethrows -> Bool {
+public func eventually(timeout: Double, interval: Double = 0.05, _ condition: () async throws -> Bool) async rethrows
+    -> Bool
+{
     let deadline = Date().addingTimeInterval(timeout)
     while true {
         if try await condition() { return true }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One parsed HTTP response as received on the wire (no decompression, no redirects).
@@ -51,8 +52,10 @@ public final class RawHTTPClient {
 
     /// One request on a fresh connection: the request line, `Host: 127.0.0.1`, `headers` in name
     /// order, then the response (`method` HEAD reads no body).
-    public static func request(port: Int, _ target: String, method: String = "GET", headers: [String: String] = [:],
-                               timeout: Double = 5) throws -> HTTPTestResponse {
+    public static func request(
+        port: Int, _ target: String, method: String = "GET", headers: [String: String] = [:],
+        timeout: Double = 5
+    ) throws -> HTTPTestResponse {
         let client = try RawHTTPClient(port: port, timeout: timeout)
         defer { client.close() }
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -75,7 +78,9 @@ public final class RawHTTPClient {
     public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let count = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if count <= 0 { throw Failure(description: "send failed: errno \(errno)") }
             offset += count
         }
@@ -102,7 +107,10 @@ public final class RawHTTPClient {
         while headEnd == nil {
             headEnd = Self.find([13, 10, 13, 10], in: buffer)
             if headEnd == nil {
-                guard try fill() else { throw Failure(description: "connection closed before a complete response head (\(buffer.count) bytes)") }
+                guard try fill() else {
+                    throw Failure(
+                        description: "connection closed before a complete response head (\(buffer.count) bytes)")
+                }
                 if buffer.count > 1 << 20 { throw Failure(description: "response head too large") }
             }
         }
@@ -117,14 +125,18 @@ public final class RawHTTPClient {
         var headers: [(String, String)] = []
         for line in lines {
             guard let colon = line.firstIndex(of: ":") else { throw Failure(description: "bad header line: \(line)") }
-            headers.append((String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
         }
-        var response = HTTPTestResponse(status: status, reason: parts.count > 2 ? parts[2] : "", headerLines: headers, body: [])
+        var response = HTTPTestResponse(
+            status: status, reason: parts.count > 2 ? parts[2] : "", headerLines: headers, body: [])
         if method == "HEAD" || status == 304 || status == 204 || (100..<200).contains(status) { return response }
         if let lengthText = response.header("Content-Length") {
             guard let length = Int(lengthText) else { throw Failure(description: "bad Content-Length \(lengthText)") }
             while buffer.count < length {
-                guard try fill() else { throw Failure(description: "connection closed after \(buffer.count) of \(length) body bytes") }
+                guard try fill() else {
+                    throw Failure(description: "connection closed after \(buffer.count) of \(length) body bytes")
+                }
             }
             response.body = Array(buffer[0..<length])
             buffer.removeFirst(length)
@@ -168,13 +180,15 @@ public protocol LoopbackHTTPServer {
     var port: Int { get }
 }
 
-public extension LoopbackHTTPServer {
-    func client(timeout: Double = 5) throws -> RawHTTPClient {
+extension LoopbackHTTPServer {
+    public func client(timeout: Double = 5) throws -> RawHTTPClient {
         try RawHTTPClient(port: port, timeout: timeout)
     }
 
     /// One request on a fresh connection.
-    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws -> HTTPTestResponse {
+    public func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) throws
+        -> HTTPTestResponse
+    {
         try RawHTTPClient.request(port: port, target, method: method, headers: headers)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A real HTTP/1.1 upstream on 127.0.0.1 for tests: serves fixture lists with ETag and
@@ -56,13 +57,19 @@ public final class UpstreamServer: @unchecked Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
         guard bound == 0, listen(fd, 64) == 0 else {
             close(fd)
             throw ServerError("bind/listen: \(errno)")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         port = Int(UInt16(bigEndian: address.sin_port))
         listener = fd
         // The accept thread holds the server weakly while it blocks, so a test that simply drops the
@@ -277,7 +284,9 @@ public final class UpstreamServer: @unchecked Sendable {
     private func send(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = bytes.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 return false
@@ -306,7 +315,8 @@ public final class UpstreamServer: @unchecked Sendable {
                 var headers: [String: String] = [:]
                 for line in lines {
                     guard let colon = line.firstIndex(of: ":") else { continue }
-                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                    headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                        in: .whitespaces)
                 }
                 return Request(method: String(requestLine[0]), path: String(requestLine[1]), headers: headers)
             }

@@ -20,8 +20,11 @@ import URLFilterGrammar
 
     @Test func escapablePunctuationIsPrintableASCIIOtherThanLettersAndDigits() {
         for byte in UInt8.min...UInt8.max {
-            let letterOrDigit = (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
-            #expect(URLFilterGrammar.isEscapablePunctuation(byte) == (byte > 0x20 && byte < 0x7F && !letterOrDigit), "byte \(byte)")
+            let letterOrDigit =
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+            #expect(
+                URLFilterGrammar.isEscapablePunctuation(byte) == (byte > 0x20 && byte < 0x7F && !letterOrDigit),
+                "byte \(byte)")
         }
     }
 

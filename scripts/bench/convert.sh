@@ -11,6 +11,7 @@
 #        BASELINE=HEAD~3 scripts/bench/convert.sh
 #        RUNS=20 EXTRA="--no-validate" scripts/bench/convert.sh
 #        LISTSERVER=path/to/listserver scripts/bench/convert.sh   (skip the build)
+#        BASELINE_BIN=path/to/other/listserver scripts/bench/convert.sh   (a prebuilt baseline)
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 runs="${RUNS:-10}"
@@ -34,7 +35,11 @@ current="${LISTSERVER:-}"
 [[ -n "$current" ]] || current="$(build "$root" "$root/.build-layout")"
 binaries=("$current")
 labels=("current")
-if [[ -n "${BASELINE:-}" ]]; then
+if [[ -n "${BASELINE_BIN:-}" ]]; then
+    BASELINE="$BASELINE_BIN"
+    binaries+=("$BASELINE_BIN")
+    labels+=("baseline $BASELINE_BIN")
+elif [[ -n "${BASELINE:-}" ]]; then
     baseline_tree="$work/baseline"
     git -C "$root" worktree add --detach "$baseline_tree" "$BASELINE" >/dev/null
     binaries+=("$(build "$baseline_tree" "$root/.build-layout-baseline")")

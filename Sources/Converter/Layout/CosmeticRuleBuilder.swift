@@ -23,7 +23,8 @@ struct CosmeticRuleBuilder: Sendable {
         var except = DomainGroups()
         var sites = DomainGroups()
         for (index, selector) in selectors.enumerated() {
-            let sourced = SourcedSelector(selector: selector.selector, origin: index < origins.count ? origins[index] : nil)
+            let sourced = SourcedSelector(
+                selector: selector.selector, origin: index < origins.count ? origins[index] : nil)
             switch selector.domains {
             case .everywhere: everywhere.append(sourced)
             case .except(let domains): except.add(sourced, domains: domains)
@@ -63,7 +64,8 @@ struct CosmeticRuleBuilder: Sendable {
     /// `if-domain`, which is exact for top-level pages).
     static func documentFilter(site: String) -> [UInt8]? {
         guard case .success(let filter) = URLFilterBuilder.build(pattern: ArraySlice(Array(("||" + site + "^").utf8))),
-              filter.variants.count == 1, filter.anchorHost == site else { return nil }
+            filter.variants.count == 1, filter.anchorHost == site
+        else { return nil }
         return filter.variants[0]
     }
 

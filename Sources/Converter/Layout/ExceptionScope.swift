@@ -37,7 +37,8 @@ struct ExceptionScope: Sendable {
     ///     argument when unknown (cosmetic rules, site exceptions).
     init(urlHosts: [String?], pageDomains: [[String]?], resourceTypes: [WebKitResourceTypes?]? = nil) {
         if let resourceTypes, urlHosts.count <= ExceptionScope.exactCheckLimit, urlHosts.count == pageDomains.count,
-           urlHosts.count == resourceTypes.count {
+            urlHosts.count == resourceTypes.count
+        {
             rules = (0..<urlHosts.count).map { (urlHosts[$0], pageDomains[$0], resourceTypes[$0]) }
         }
         if let resourceTypes {
@@ -62,11 +63,14 @@ struct ExceptionScope: Sendable {
 
     /// Whether an exception anchored to `host` (nil: unanchored) with `if-domain` `domains` (nil:
     /// any page) and `resource-type` `resourceTypes` (nil: every type) can cancel a rule of the list.
-    func mayCancel(exceptionHost host: String?, pages domains: [String]?, resourceTypes: WebKitResourceTypes? = nil) -> Bool {
+    func mayCancel(exceptionHost host: String?, pages domains: [String]?, resourceTypes: WebKitResourceTypes? = nil)
+        -> Bool
+    {
         guard mayMatchURL(on: host) && mayActOnPage(of: domains) && mayMatchType(resourceTypes) else { return false }
         guard let rules else { return true }
         return rules.contains { rule in
-            ExceptionScope.related(host, rule.host) && ExceptionScope.overlap(domains, rule.pages, related: ExceptionScope.related)
+            ExceptionScope.related(host, rule.host)
+                && ExceptionScope.overlap(domains, rule.pages, related: ExceptionScope.related)
                 && ExceptionScope.overlap(resourceTypes, rule.types)
         }
     }

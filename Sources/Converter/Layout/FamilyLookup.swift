@@ -28,7 +28,7 @@ struct FamilyLookup: Sendable {
             volatility = hostVolatility(host, rule.pageCondition)
             sortHost = host
         case (.mustNotBeGuarded, let pages?, let host?) where !concernsGenericBlock(pages),
-             (.unaffected, let pages?, let host?) where !concernsGenericBlock(pages):
+            (.unaffected, let pages?, let host?) where !concernsGenericBlock(pages):
             // A host block limited to some pages: only exceptions on related hosts can cancel it,
             // so it belongs with the host blocks, not in the path list every exception edit changes.
             family = .networkHosts
@@ -61,11 +61,13 @@ struct FamilyLookup: Sendable {
             // exception on a .com host could cancel.
             family = .networkPaths
         }
-        let order = FreshOrder(volatility: volatility, churn: rule.churn, tail: sortHost.map { .reversedHost($0) } ?? .none)
+        let order = FreshOrder(
+            volatility: volatility, churn: rule.churn, tail: sortHost.map { .reversedHost($0) } ?? .none)
         let key = StableKey(sourceID: rule.sourceID, key: rule.key)
         if family == .networkHostPaths, joinsPathList(rule, key) { family = .networkPaths }
         if family == .networkHosts || family == .networkHostPaths, volatility == Volatility.volatile,
-           rule.navigation != .mustNotBeGuarded || (navigationAfterGuards && rule.carveOut == nil) {
+            rule.navigation != .mustNotBeGuarded || (navigationAfterGuards && rule.carveOut == nil)
+        {
             // A contested host block (an exception names its host, or its page list is edited in
             // place) changes with those exceptions, which the path list carries and changes with
             // on most days anyway: there it costs devices only itself, where a host list of its

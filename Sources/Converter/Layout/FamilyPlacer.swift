@@ -25,7 +25,8 @@ struct FamilyPlacer: Sendable {
         let volatile = members.reduce(0) { $0 + ($1.freshOrder.isVolatile ? 1 : 0) }
         var sizes: [Int]
         if count > 1, volatile > 0, volatile < order.count / count, order.count - volatile <= (count - 1) * capacity {
-            let rest = order.count - volatile, restCount = count - 1
+            let rest = order.count - volatile
+            let restCount = count - 1
             sizes = [volatile] + (0..<restCount).map { rest / restCount + ($0 < rest % restCount ? 1 : 0) }
         } else {
             sizes = (0..<count).map { order.count / count + ($0 < order.count % count ? 1 : 0) }
@@ -35,8 +36,10 @@ struct FamilyPlacer: Sendable {
         for index in 0..<count {
             let size = sizes[index]
             guard size > 0 else { continue }
-            lists.append(PlacedList(id: family.stableID(index), family: family, isRecent: false,
-                                    members: Array(order[start..<start + size])))
+            lists.append(
+                PlacedList(
+                    id: family.stableID(index), family: family, isRecent: false,
+                    members: Array(order[start..<start + size])))
             start += size
         }
         return lists
@@ -92,7 +95,9 @@ struct FamilyPlacer: Sendable {
             func precedes(_ lhs: SortEntry, _ rhs: SortEntry) -> Bool {
                 var order = FreshOrder.Prefix.compare(lhs.prefix, rhs.prefix)
                 // Equal 32-byte prefixes (rare): the whole keys.
-                if order == 0 { order = FreshOrder.compare(members[lhs.index].freshOrder, members[rhs.index].freshOrder) }
+                if order == 0 {
+                    order = FreshOrder.compare(members[lhs.index].freshOrder, members[rhs.index].freshOrder)
+                }
                 return order != 0 ? order < 0 : lhs.index < rhs.index
             }
             func sorted(_ range: Range<Int>) -> [SortEntry] {
@@ -105,7 +110,8 @@ struct FamilyPlacer: Sendable {
             let halves = Parallel.map(2) { $0 == 0 ? sorted(0..<middle) : sorted(middle..<members.count) }
             var order: [Int] = []
             order.reserveCapacity(members.count)
-            var left = 0, right = 0
+            var left = 0
+            var right = 0
             while left < halves[0].count, right < halves[1].count {
                 if precedes(halves[1][right], halves[0][left]) {
                     order.append(halves[1][right].index)

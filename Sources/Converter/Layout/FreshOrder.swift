@@ -18,7 +18,10 @@ struct FreshOrder: Sendable, Equatable {
     /// The key's bytes, in order (allocates: for ties past the prefix, and tests).
     var bytes: [UInt8] {
         var out: [UInt8] = []
-        forEachByte { out.append($0); return true }
+        forEachByte {
+            out.append($0)
+            return true
+        }
         return out
     }
 
@@ -90,7 +93,8 @@ struct FreshOrder: Sendable, Equatable {
     /// Byte-wise order of two whole keys: negative, zero or positive. Sorting compares `prefix`
     /// first and comes here only when the prefixes are equal.
     static func compare(_ lhs: FreshOrder, _ rhs: FreshOrder) -> Int {
-        let left = lhs.bytes, right = rhs.bytes
+        let left = lhs.bytes
+        let right = rhs.bytes
         return left == right ? 0 : (left.lexicographicallyPrecedes(right) ? -1 : 1)
     }
 }

@@ -25,7 +25,9 @@ struct LayoutInput: Sendable {
         }
         // A `$important` block that needs the guards must come before them, but after every
         // exception, so then no block may follow the guards (see `networkRules`).
-        let navigationAfterGuards = !rules.network.contains { $0.kind == .importantBlock && $0.navigation == .needsGuard }
+        let navigationAfterGuards = !rules.network.contains {
+            $0.kind == .importantBlock && $0.navigation == .needsGuard
+        }
         // New host-path blocks (and those that joined a path list before) go to the path lists,
         // which carry every exception and so change most days anyway: a new rule then costs
         // devices no extra list compile, where a stable host-path list would change for it. They
@@ -49,12 +51,15 @@ struct LayoutInput: Sendable {
         // stripes spread over the cores, the selectors' stripes with the network rules'; the
         // results are then collected in input order.
         let stripe = 4_096
-        let network = rules.network, cosmetic = rules.cosmetic
+        let network = rules.network
+        let cosmetic = rules.cosmetic
         let networkStripes = (network.count + stripe - 1) / stripe
         let cosmeticStripes = (cosmetic.count + stripe - 1) / stripe
         let pieces = Parallel.map(networkStripes + cosmeticStripes) { piece -> [NetworkAnalysis] in
             if piece < networkStripes {
-                return (piece * stripe..<min(network.count, (piece + 1) * stripe)).map { lookup.analyse(network[$0], index: $0) }
+                return (piece * stripe..<min(network.count, (piece + 1) * stripe)).map {
+                    lookup.analyse(network[$0], index: $0)
+                }
             }
             let start = (piece - networkStripes) * stripe
             return (start..<min(cosmetic.count, start + stripe)).map { .member(Self.member(cosmetic[$0], index: $0)) }
@@ -103,8 +108,11 @@ struct LayoutInput: Sendable {
             if domains.count > 1 { volatility = Volatility.volatile }
             sites = domains
         }
-        let order = FreshOrder(volatility: volatility, churn: selector.churn, tail: sites.isEmpty ? .none : .sites(sites))
-        return LayoutMember(key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index, freshOrder: order)
+        let order = FreshOrder(
+            volatility: volatility, churn: selector.churn, tail: sites.isEmpty ? .none : .sites(sites))
+        return LayoutMember(
+            key: StableKey(sourceID: selector.sourceID, key: selector.key), family: family, index: index,
+            freshOrder: order)
     }
 
     /// Rules the family's members become at most (a carve-out unit is two).
@@ -126,7 +134,8 @@ struct LayoutInput: Sendable {
             switch selector.domains {
             case .everywhere, .except: return total + selector.selector.utf8.count + 2
             // A site selector usually brings its own rule: trigger, action and domain list.
-            case .only(let domains): return total + selector.selector.utf8.count + 80 + domains.reduce(0) { $0 + $1.utf8.count + 4 }
+            case .only(let domains):
+                return total + selector.selector.utf8.count + 80 + domains.reduce(0) { $0 + $1.utf8.count + 4 }
             }
         }
         // Selectors and domain lists gzip about half as well as host rules (about 4.5× against 9×

@@ -31,7 +31,9 @@ struct LayoutState: Sendable, Equatable {
         var out: [UInt8] = []
         // 19 bytes a member (`"` + 16 hex digits + `",`), plus each list's header.
         out.reserveCapacity(lists.reduce(128) { $0 + $1.members.count * 19 + 128 })
-        out += Array(#"{"version":\#(LayoutState.currentVersion),"chunkSize":\#(chunkSize),"maxLists":\#(maxLists),"selectorsPerRule":\#(selectorsPerRule),"lists":["#.utf8)
+        out += Array(
+            #"{"version":\#(LayoutState.currentVersion),"chunkSize":\#(chunkSize),"maxLists":\#(maxLists),"selectorsPerRule":\#(selectorsPerRule),"lists":["#
+                .utf8)
         for (index, list) in lists.enumerated() {
             if index > 0 { out.append(UInt8(ascii: ",")) }
             out += Array("\n{\"id\":".utf8)
@@ -72,9 +74,11 @@ struct LayoutState: Sendable, Equatable {
             throw invalid("layout state version \(version), this converter reads version \(currentVersion)")
         }
         guard let chunkSize = root["chunkSize"] as? Int, let maxLists = root["maxLists"] as? Int,
-              let selectorsPerRule = root["selectorsPerRule"] as? Int
+            let selectorsPerRule = root["selectorsPerRule"] as? Int
         else { throw invalid("\"chunkSize\", \"maxLists\" or \"selectorsPerRule\" is missing or not a number") }
-        guard let rawLists = root["lists"] as? [[String: Any]] else { throw invalid("\"lists\" is not an array of objects") }
+        guard let rawLists = root["lists"] as? [[String: Any]] else {
+            throw invalid("\"lists\" is not an array of objects")
+        }
         var lists: [List] = []
         var seenIDs = Set<String>()
         for (index, raw) in rawLists.enumerated() {
@@ -85,11 +89,15 @@ struct LayoutState: Sendable, Equatable {
                 throw invalid("list \(id) has an unknown family")
             }
             guard let isRecent = raw["recent"] as? Bool else { throw invalid("list \(id) has no \"recent\" flag") }
-            guard let rawMembers = raw["members"] as? [String] else { throw invalid("list \(id) has no \"members\" array") }
+            guard let rawMembers = raw["members"] as? [String] else {
+                throw invalid("list \(id) has no \"members\" array")
+            }
             var members: [StableKey] = []
             members.reserveCapacity(rawMembers.count)
             for text in rawMembers {
-                guard let key = StableKey(hex: text) else { throw invalid("list \(id) has a member \"\(text)\" that is not 16 hex digits") }
+                guard let key = StableKey(hex: text) else {
+                    throw invalid("list \(id) has a member \"\(text)\" that is not 16 hex digits")
+                }
                 members.append(key)
             }
             let deferredRuns = raw["deferred"] as? Int ?? 0
@@ -116,26 +124,30 @@ private struct CanonicalReader {
 
     mutating func state() -> LayoutState? {
         guard literal(#"{"version":"#), number() == LayoutState.currentVersion,
-              literal(#","chunkSize":"#), let chunkSize = number(),
-              literal(#","maxLists":"#), let maxLists = number(),
-              literal(#","selectorsPerRule":"#), let selectorsPerRule = number(),
-              literal(#","lists":["#) else { return nil }
+            literal(#","chunkSize":"#), let chunkSize = number(),
+            literal(#","maxLists":"#), let maxLists = number(),
+            literal(#","selectorsPerRule":"#), let selectorsPerRule = number(),
+            literal(#","lists":["#)
+        else { return nil }
         var lists: [LayoutState.List] = []
         var ids = Set<String>()
         while !literal("\n]}\n") {
             if !lists.isEmpty, !literal(",") { return nil }
             guard literal("\n{\"id\":"), let id = string(), ids.insert(id).inserted,
-                  literal(#","family":"#), let familyName = string(), let family = ListFamily(rawValue: familyName),
-                  literal(#","recent":"#), let isRecent = boolean(),
-                  literal(#","deferred":"#), let deferredRuns = number(),
-                  literal(#","members":["#) else { return nil }
+                literal(#","family":"#), let familyName = string(), let family = ListFamily(rawValue: familyName),
+                literal(#","recent":"#), let isRecent = boolean(),
+                literal(#","deferred":"#), let deferredRuns = number(),
+                literal(#","members":["#)
+            else { return nil }
             var members: [StableKey] = []
             while !literal("]}") {
                 if !members.isEmpty, !literal(",") { return nil }
                 guard let key = hexKey() else { return nil }
                 members.append(key)
             }
-            lists.append(LayoutState.List(id: id, family: family, isRecent: isRecent, members: members, deferredRuns: deferredRuns))
+            lists.append(
+                LayoutState.List(
+                    id: id, family: family, isRecent: isRecent, members: members, deferredRuns: deferredRuns))
         }
         guard index == bytes.count else { return nil }
         return LayoutState(chunkSize: chunkSize, maxLists: maxLists, selectorsPerRule: selectorsPerRule, lists: lists)
@@ -186,7 +198,8 @@ private struct CanonicalReader {
 
     /// `"` + 16 lowercase hex digits + `"`, as `StableKey.appendHex` writes them.
     mutating func hexKey() -> StableKey? {
-        guard bytes.count - index >= 18, bytes[index] == UInt8(ascii: "\""), bytes[index + 17] == UInt8(ascii: "\"") else { return nil }
+        guard bytes.count - index >= 18, bytes[index] == UInt8(ascii: "\""), bytes[index + 17] == UInt8(ascii: "\"")
+        else { return nil }
         var value: UInt64 = 0
         for offset in 1...16 {
             let byte = bytes[index + offset]

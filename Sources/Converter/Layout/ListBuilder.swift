@@ -19,7 +19,8 @@ struct ListBuilder: Sendable {
         var guarded = false
         let known = input.rules.origins
         if list.family.isNetwork {
-            (rules, scope, guarded) = networkRules(indices, guards: list.family.mayNeedNavigationGuards, origins: &origins)
+            (rules, scope, guarded) = networkRules(
+                indices, guards: list.family.mayNeedNavigationGuards, origins: &origins)
         } else {
             (rules, origins) = cosmeticRules(indices)
             // Site selectors act in their site's documents, which any page may embed in a frame
@@ -29,7 +30,8 @@ struct ListBuilder: Sendable {
         var siteExceptions = SiteExceptionRun()
         for (index, exception) in input.rules.siteExceptions.enumerated()
         where list.family.endsWith(exception.scope) && scope.mayActOnPage(of: exception.pages) {
-            siteExceptions.add(exception, origin: index < known.siteExceptions.count ? known.siteExceptions[index] : nil)
+            siteExceptions.add(
+                exception, origin: index < known.siteExceptions.count ? known.siteExceptions[index] : nil)
         }
         if let rule = siteExceptions.rule {
             rules.append(rule)
@@ -39,7 +41,9 @@ struct ListBuilder: Sendable {
             rules.append(pattern.json)
             origins.closeRule(pattern.origin)
         }
-        if !guarded, list.family.mayNeedNavigationGuards, indices.contains(where: { input.rules.network[$0].navigation == .needsGuard }) {
+        if !guarded, list.family.mayNeedNavigationGuards,
+            indices.contains(where: { input.rules.network[$0].navigation == .needsGuard })
+        {
             rules += input.rules.navigationGuards
             for _ in input.rules.navigationGuards { origins.closeRule(nil) }
         }
@@ -57,16 +61,19 @@ struct ListBuilder: Sendable {
     /// and popups of the guarded blocks only, and the exceptions after everything cancel all of it.
     /// `LayoutInput` puts `.mustNotBeGuarded` blocks in path lists only when no `$important` block
     /// needs the guards and they have no carve-out.
-    private func networkRules(_ indices: [Int], guards: Bool, origins: inout ListOrigins) -> ([[UInt8]], ExceptionScope, Bool) {
+    private func networkRules(_ indices: [Int], guards: Bool, origins: inout ListOrigins) -> (
+        [[UInt8]], ExceptionScope, Bool
+    ) {
         // Rule indices by place in the list first, then one array of exactly the list's rules:
         // every JSON array is referenced once, not once per intermediate array.
         let sections = NetworkSections(indices, input.rules.network, guards: guards)
         let exceptions = exceptions(cancelling: sections)
         let guardsInside = sections.needsGuards && !sections.afterGuards.isEmpty
         var out: [[UInt8]] = []
-        out.reserveCapacity(2 * sections.carveOuts.count + sections.blocks.count + sections.afterGuards.count
-                            + exceptions.count + sections.important.count
-                            + (guardsInside ? input.rules.navigationGuards.count : 0))
+        out.reserveCapacity(
+            2 * sections.carveOuts.count + sections.blocks.count + sections.afterGuards.count
+                + exceptions.count + sections.important.count
+                + (guardsInside ? input.rules.navigationGuards.count : 0))
         origins.reserveCapacity(out.capacity)
         let known = input.rules.origins
         let lines = known.network
@@ -100,20 +107,23 @@ struct ListBuilder: Sendable {
     /// the sections' blocks.
     private func exceptions(cancelling sections: NetworkSections) -> [Int] {
         guard !sections.blockHosts.isEmpty else { return [] }
-        let scope = ExceptionScope(urlHosts: sections.blockHosts, pageDomains: sections.blockPages,
-                                   resourceTypes: sections.blockTypes)
+        let scope = ExceptionScope(
+            urlHosts: sections.blockHosts, pageDomains: sections.blockPages,
+            resourceTypes: sections.blockTypes)
         return input.exceptions.filter { index in
             let exception = input.rules.network[index]
-            return scope.mayCancel(exceptionHost: exception.anchorHost,
-                                   pages: exception.judgedInFrame ? nil : exception.pageCondition.ifDomain,
-                                   resourceTypes: exception.resourceTypes)
+            return scope.mayCancel(
+                exceptionHost: exception.anchorHost,
+                pages: exception.judgedInFrame ? nil : exception.pageCondition.ifDomain,
+                resourceTypes: exception.resourceTypes)
         }
     }
 
     private func cosmeticRules(_ indices: [Int]) -> ([[UInt8]], ListOrigins) {
         let known = input.rules.origins
         let lines = indices.map { $0 < known.cosmetic.count ? known.cosmetic[$0] : nil }
-        return CosmeticRuleBuilder(perRule: selectorsPerRule).rules(indices.map { input.rules.cosmetic[$0] }, origins: lines)
+        return CosmeticRuleBuilder(perRule: selectorsPerRule).rules(
+            indices.map { input.rules.cosmetic[$0] }, origins: lines)
     }
 }
 

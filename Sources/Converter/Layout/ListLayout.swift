@@ -27,10 +27,13 @@ struct ListLayout: Sendable {
 
     /// - Parameters:
     ///   - previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
-    func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:]) throws -> Result {
+    func layOut(_ rules: ConvertedRules, previous: LayoutState?, previousLists: [String: [UInt8]] = [:]) throws
+        -> Result
+    {
         let chunkSize = configuration.rulesPerList
         if let previous, previous.chunkSize == configuration.chunkSize, previous.maxLists == configuration.maxLists,
-           previous.selectorsPerRule == configuration.genericSelectorsPerRule {
+            previous.selectorsPerRule == configuration.genericSelectorsPerRule
+        {
             let input = LayoutInput(rules, previous: previous)
             var placed = ListFamily.allCases.flatMap { family in
                 placer(family, input).incremental(previous: previous.lists.filter { $0.family == family })
@@ -63,7 +66,8 @@ struct ListLayout: Sendable {
     /// it may have to carry, it stays within the chunk size.
     private func capacity(_ family: ListFamily, _ input: LayoutInput) -> Int {
         let chunkSize = configuration.rulesPerList
-        let carried = input.rules.siteExceptions.filter { family.endsWith($0.scope) }.count
+        let carried =
+            input.rules.siteExceptions.filter { family.endsWith($0.scope) }.count
             + (family.isNetwork ? input.exceptions.count : 0)
             + (family.mayNeedNavigationGuards ? input.rules.navigationGuards.count : 0)
         return chunkSize - carried
@@ -71,8 +75,9 @@ struct ListLayout: Sendable {
 
     private func placer(_ family: ListFamily, _ input: LayoutInput) -> FamilyPlacer {
         let capacity = capacity(family, input)
-        return FamilyPlacer(family: family, members: input.members[family] ?? [], capacity: capacity,
-                            recentLimit: min(configuration.recentListLimit, max(1, capacity)))
+        return FamilyPlacer(
+            family: family, members: input.members[family] ?? [], capacity: capacity,
+            recentLimit: min(configuration.recentListLimit, max(1, capacity)))
     }
 
     /// Decides how many stable lists each family gets, then splits each family evenly.
@@ -86,7 +91,8 @@ struct ListLayout: Sendable {
             let capacity = capacity(family, input)
             guard capacity > 0 else {
                 throw ConversionError.layoutImpossible(
-                    "\(family.rawValue) lists must carry \(configuration.rulesPerList - capacity) exceptions but the chunk size is \(configuration.rulesPerList); raise \(configuration.settingNames.chunkSize)")
+                    "\(family.rawValue) lists must carry \(configuration.rulesPerList - capacity) exceptions but the chunk size is \(configuration.rulesPerList); raise \(configuration.settingNames.chunkSize)"
+                )
             }
             counts[family] = (members + capacity - 1) / capacity
             required += counts[family]!
@@ -94,14 +100,16 @@ struct ListLayout: Sendable {
         }
         guard required <= configuration.maxLists else {
             throw ConversionError.layoutImpossible(
-                "the rules need at least \(required) lists of \(configuration.rulesPerList) rules but at most \(configuration.maxLists) are allowed; raise \(configuration.settingNames.chunkSize) or \(configuration.settingNames.maxLists)")
+                "the rules need at least \(required) lists of \(configuration.rulesPerList) rules but at most \(configuration.maxLists) are allowed; raise \(configuration.settingNames.chunkSize) or \(configuration.settingNames.maxLists)"
+            )
         }
         if required + recentReserve > configuration.maxLists { recentReserve = 0 }
         var spare = configuration.maxLists - required - recentReserve
         // Spare lists go where they split the most bytes, weighed by what they cost to compile:
         // more, smaller stable lists mean a removed rule changes a smaller share of the set. Path
         // lists are left alone: any added exception changes all of them anyway.
-        let bytes = Dictionary(uniqueKeysWithValues: ListFamily.allCases.map { ($0, input.bytes($0) * $0.compileWeight / 100) })
+        let bytes = Dictionary(
+            uniqueKeysWithValues: ListFamily.allCases.map { ($0, input.bytes($0) * $0.compileWeight / 100) })
         while spare > 0 {
             var best: ListFamily?
             var bestSize = 0
@@ -119,8 +127,10 @@ struct ListLayout: Sendable {
         }
         // Families are placed independently (sorting the host blocks is most of it).
         let families = ListFamily.allCases
-        return Parallel.map(families.count) { placer(families[$0], input).fresh(stableLists: counts[families[$0]] ?? 0) }
-            .flatMap { $0 }
+        return Parallel.map(families.count) {
+            placer(families[$0], input).fresh(stableLists: counts[families[$0]] ?? 0)
+        }
+        .flatMap { $0 }
     }
 
     private func state(_ placed: [PlacedList], _ built: [LaidOutList], _ input: LayoutInput) -> LayoutState {
@@ -129,8 +139,9 @@ struct ListLayout: Sendable {
             selectorsPerRule: configuration.genericSelectorsPerRule,
             lists: zip(placed, built).map { list, laidOut in
                 let members = input.members[list.family] ?? []
-                return LayoutState.List(id: list.id, family: list.family, isRecent: list.isRecent,
-                                        members: list.members.map { members[$0].key }, deferredRuns: laidOut.deferredRuns)
+                return LayoutState.List(
+                    id: list.id, family: list.family, isRecent: list.isRecent,
+                    members: list.members.map { members[$0].key }, deferredRuns: laidOut.deferredRuns)
             })
     }
 
@@ -138,23 +149,29 @@ struct ListLayout: Sendable {
     /// move then costs devices nothing extra, and the recent list, downloaded again every day it
     /// grows, starts small again. A stable list "changes anyway" when its bytes differ from last
     /// run's (when those are known) or, without them, when it lost members.
-    private func promoteIntoChangedLists(_ placed: inout [PlacedList], _ built: inout [LaidOutList], _ input: LayoutInput,
-                                         previous: LayoutState, previousLists: [String: [UInt8]]) {
+    private func promoteIntoChangedLists(
+        _ placed: inout [PlacedList], _ built: inout [LaidOutList], _ input: LayoutInput,
+        previous: LayoutState, previousLists: [String: [UInt8]]
+    ) {
         let before = Dictionary(previous.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for family in ListFamily.allCases where family.hasRecentList {
             guard let recent = placed.firstIndex(where: { $0.family == family && $0.isRecent }) else { continue }
             let capacity = capacity(family, input)
             var target: Int?
-            for index in placed.indices where placed[index].family == family && !placed[index].isRecent && built[index].kept == nil {
+            for index in placed.indices
+            where placed[index].family == family && !placed[index].isRecent && built[index].kept == nil {
                 guard let old = before[placed[index].id], !old.isRecent,
-                      placed[index].members.count + placed[recent].members.count <= capacity else { continue }
+                    placed[index].members.count + placed[recent].members.count <= capacity
+                else { continue }
                 let changes: Bool
                 if let bytes = previousLists[placed[index].id] {
                     changes = bytes != built[index].json
                 } else {
                     changes = placed[index].members.count < old.members.count
                 }
-                if changes, target == nil || placed[index].members.count < placed[target!].members.count { target = index }
+                if changes, target == nil || placed[index].members.count < placed[target!].members.count {
+                    target = index
+                }
             }
             guard let target else { continue }
             placed[target].members += placed[recent].members
@@ -171,7 +188,8 @@ struct ListLayout: Sendable {
         let before = Dictionary(previous.lists.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for index in built.indices {
             guard let old = before[built[index].id], !old.isRecent, old.family == built[index].family,
-                  let bytes = previousLists[built[index].id] else { continue }
+                let bytes = previousLists[built[index].id]
+            else { continue }
             if let kept = deferral.keep(current: built[index].rules, previous: bytes, deferredRuns: old.deferredRuns) {
                 built[index].kept = kept
                 built[index].deferredRuns = old.deferredRuns + 1

@@ -11,10 +11,15 @@ struct CosmeticFilterParser {
     static func parse(_ line: ArraySlice<UInt8>, separatorStart: Int) -> Result<CosmeticFilter, SkipReasonError> {
         var index = separatorStart + 1
         var isException = false
-        if line[index] == UInt8(ascii: "@") { isException = true; index += 1 }
+        if line[index] == UInt8(ascii: "@") {
+            isException = true
+            index += 1
+        }
         var isExtended = false
         switch line[index] {
-        case UInt8(ascii: "?"): isExtended = true; index += 1
+        case UInt8(ascii: "?"):
+            isExtended = true
+            index += 1
         case UInt8(ascii: "$"), UInt8(ascii: "%"): return .failure(SkipReasonError(reason: .snippet))
         default: break
         }
@@ -46,7 +51,9 @@ struct CosmeticFilterParser {
                 }
             }
         }
-        return .success(CosmeticFilter(isException: isException, includedDomains: included, excludedDomains: excluded, selector: selector))
+        return .success(
+            CosmeticFilter(
+                isException: isException, includedDomains: included, excludedDomains: excluded, selector: selector))
     }
 
     static let abpHas = Array(":-abp-has(".utf8)

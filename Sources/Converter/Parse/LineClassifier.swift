@@ -40,12 +40,17 @@ struct LineClassifier {
             let byte = line[index]
             switch byte {
             case UInt8(ascii: "/"), UInt8(ascii: "|"), UInt8(ascii: "@"), UInt8(ascii: "\""),
-                 UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "^"):
+                UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "^"):
                 return nil
             case UInt8(ascii: "#"):
                 var next = index + 1
                 if next < count, line[next] == UInt8(ascii: "@") { next += 1 }
-                if next < count, line[next] == UInt8(ascii: "?") || line[next] == UInt8(ascii: "$") || line[next] == UInt8(ascii: "%") { next += 1 }
+                if next < count,
+                    line[next] == UInt8(ascii: "?") || line[next] == UInt8(ascii: "$")
+                        || line[next] == UInt8(ascii: "%")
+                {
+                    next += 1
+                }
                 if next < count, line[next] == UInt8(ascii: "#") { return index }
                 return nil
             default:

@@ -31,7 +31,8 @@ struct NetworkFilterParser {
         if options.badfilter, let optionText {
             target = badfilterTarget(line: line, optionText: optionText)
         }
-        return .success(NetworkFilter(isException: isException, pattern: pattern, options: options, badfilterTarget: target))
+        return .success(
+            NetworkFilter(isException: isException, pattern: pattern, options: options, badfilterTarget: target))
     }
 
     /// The last `$` followed by something that can start an option (a letter, a digit or `~`).

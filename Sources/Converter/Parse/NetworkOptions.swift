@@ -16,8 +16,10 @@ struct RequestTypes: OptionSet, Hashable, Sendable {
     static let document = RequestTypes(rawValue: 1 << 12)
 
     /// What an ABP rule without type options matches: everything but top-level documents and popups.
-    static let defaultTypes: RequestTypes = [.script, .image, .stylesheet, .xmlHTTPRequest, .subdocument, .object,
-                                            .media, .font, .ping, .websocket, .other]
+    static let defaultTypes: RequestTypes = [
+        .script, .image, .stylesheet, .xmlHTTPRequest, .subdocument, .object,
+        .media, .font, .ping, .websocket, .other,
+    ]
 }
 
 /// `$elemhide`, `$generichide`, `$genericblock`: exceptions that switch a feature off on a site.
@@ -82,12 +84,18 @@ struct NetworkOptionsParser {
         return .success(options)
     }
 
-    private enum Outcome { case ok, unsupported, skip(SkipReason) }
+    private enum Outcome {
+        case ok, unsupported
+        case skip(SkipReason)
+    }
 
     private static func apply(_ token: ArraySlice<UInt8>, to options: inout NetworkOptions) -> Outcome {
         var nameStart = token.startIndex
         var negated = false
-        if token[nameStart] == UInt8(ascii: "~") { negated = true; nameStart += 1 }
+        if token[nameStart] == UInt8(ascii: "~") {
+            negated = true
+            nameStart += 1
+        }
         var nameEnd = nameStart
         while nameEnd < token.endIndex, token[nameEnd] != UInt8(ascii: "=") { nameEnd += 1 }
         var name = String(decoding: token[nameStart..<nameEnd], as: UTF8.self)

@@ -20,7 +20,8 @@ enum ChurnClass: UInt8, Sendable, Comparable {
     static func of(section: String) -> ChurnClass {
         let name = section.split(separator: "/").last.map(String.init) ?? section
         if name.hasPrefix("adult_") || name.contains("_international") || name.contains("_popup")
-            || name.contains("_dimensions") {
+            || name.contains("_dimensions")
+        {
             return .calm
         }
         if name.contains("specific_hide") { return .hot }
@@ -55,7 +56,8 @@ enum SectionChurn {
                 while line < position {
                     let range = lines[line]
                     if !range.isEmpty, buffer[range.lowerBound] == UInt8(ascii: "!"),
-                       let found = sectionClass(ofLine: UnsafeBufferPointer(rebasing: buffer[range])) {
+                        let found = sectionClass(ofLine: UnsafeBufferPointer(rebasing: buffer[range]))
+                    {
                         current = found
                     }
                     line += 1
@@ -68,9 +70,11 @@ enum SectionChurn {
 
     /// `easylist:easylist/x.txt` from `! *** easylist:easylist/x.txt ***`, or nil for other comments.
     private static func sectionName(_ line: UnsafeBufferPointer<UInt8>) -> String? {
-        let open = Array("! *** ".utf8), close = Array(" ***".utf8)
+        let open = Array("! *** ".utf8)
+        let close = Array(" ***".utf8)
         guard line.count > open.count + close.count, line.starts(with: open),
-              line[(line.count - close.count)...].elementsEqual(close) else { return nil }
+            line[(line.count - close.count)...].elementsEqual(close)
+        else { return nil }
         return String(decoding: line[open.count..<(line.count - close.count)], as: UTF8.self)
     }
 }

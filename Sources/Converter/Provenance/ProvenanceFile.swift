@@ -49,7 +49,9 @@ public enum ProvenanceFile {
         }
         let ranges = provenance.sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
         func text(_ origin: LineOrigin) -> ArraySlice<UInt8> {
-            guard origin.source < ranges.count, origin.line >= 1, origin.line <= ranges[origin.source].count else { return [] }
+            guard origin.source < ranges.count, origin.line >= 1, origin.line <= ranges[origin.source].count else {
+                return []
+            }
             return provenance.sources[origin.source].bytes[ranges[origin.source][origin.line - 1]]
         }
         named.sort()
@@ -68,7 +70,8 @@ public enum ProvenanceFile {
             let hosts = SkippedLineHosts.hosts(in: lineText)
             out.append(contentsOf: "skip ".utf8)
             append(skipped.origin, to: &out)
-            out.append(contentsOf: " \(skipped.reason.rawValue) \(hosts.isEmpty ? "-" : hosts.joined(separator: ",")) ".utf8)
+            out.append(
+                contentsOf: " \(skipped.reason.rawValue) \(hosts.isEmpty ? "-" : hosts.joined(separator: ",")) ".utf8)
             out.append(contentsOf: lineText)
             out.append(0x0A)
         }
@@ -83,7 +86,9 @@ public enum ProvenanceFile {
     }
 
     private static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+        )
         var count = 0
         var rest = max(0, value)
         withUnsafeMutableBytes(of: &digits) { buffer in

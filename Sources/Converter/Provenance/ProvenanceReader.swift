@@ -53,9 +53,13 @@ public struct ProvenanceReader: Sendable {
         var lists: [String: ListEntry] = [:]
         while index < recordCount, record(index).starts(with: "list ".utf8) {
             let fields = record(index).split(separator: 0x20).map { String(decoding: $0, as: UTF8.self) }
-            guard fields.count == 4 else { throw FormatError(description: "record \(index + 1): a list record needs id, sha256 and a rule count") }
+            guard fields.count == 4 else {
+                throw FormatError(description: "record \(index + 1): a list record needs id, sha256 and a rule count")
+            }
             let rules = fields[3] == "kept" ? nil : Int(fields[3])
-            if fields[3] != "kept", rules == nil { throw FormatError(description: "record \(index + 1): bad rule count \(fields[3])") }
+            if fields[3] != "kept", rules == nil {
+                throw FormatError(description: "record \(index + 1): bad rule count \(fields[3])")
+            }
             lists[fields[1]] = ListEntry(sha256: fields[2], firstRule: index + 1, rules: rules)
             index += 1 + (rules ?? 0)
         }
@@ -102,7 +106,9 @@ public struct ProvenanceReader: Sendable {
             let fields = record(index).split(separator: 0x20, maxSplits: 4, omittingEmptySubsequences: false)
             guard fields.count >= 4, let origin = Self.origin(fields[1]) else { continue }
             let names = fields[3].split(separator: UInt8(ascii: ",")).map { String(decoding: $0, as: UTF8.self) }
-            guard names.contains(where: { name in wanted.contains { $0 == name || $0.hasSuffix("." + name) } }) else { continue }
+            guard names.contains(where: { name in wanted.contains { $0 == name || $0.hasSuffix("." + name) } }) else {
+                continue
+            }
             let text = fields.count > 4 ? String(decoding: fields[4], as: UTF8.self) : ""
             found.append(Skipped(line: line(origin, text: text), reason: String(decoding: fields[2], as: UTF8.self)))
         }
@@ -116,7 +122,8 @@ public struct ProvenanceReader: Sendable {
     }
 
     private func text(of origin: UInt64) -> String {
-        var low = 0, high = textOrigins.count
+        var low = 0
+        var high = textOrigins.count
         while low < high {
             let middle = (low + high) / 2
             if textOrigins[middle] < origin { low = middle + 1 } else { high = middle }
@@ -128,14 +135,17 @@ public struct ProvenanceReader: Sendable {
 
     private func line(_ origin: UInt64, text: String) -> SourceLine {
         let source = Int(origin >> 32)
-        return SourceLine(upstream: source < upstreams.count ? upstreams[source] : "input \(source)", line: Int(origin & 0xFFFF_FFFF), text: text)
+        return SourceLine(
+            upstream: source < upstreams.count ? upstreams[source] : "input \(source)", line: Int(origin & 0xFFFF_FFFF),
+            text: text)
     }
 
     /// `<u>:<line>` as a packed `LineOrigin`.
     private static func origin(_ field: ArraySlice<UInt8>) -> UInt64? {
         guard let colon = field.firstIndex(of: UInt8(ascii: ":")),
-              let source = UInt64(String(decoding: field[field.startIndex..<colon], as: UTF8.self)),
-              let line = UInt64(String(decoding: field[(colon + 1)...], as: UTF8.self)) else { return nil }
+            let source = UInt64(String(decoding: field[field.startIndex..<colon], as: UTF8.self)),
+            let line = UInt64(String(decoding: field[(colon + 1)...], as: UTF8.self))
+        else { return nil }
         return LineOrigin(source: Int(source), line: Int(line)).packed
     }
 }

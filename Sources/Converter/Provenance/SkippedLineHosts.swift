@@ -17,7 +17,9 @@ enum SkippedLineHosts {
         if let dollar = body.lastIndex(of: UInt8(ascii: "$")) {
             for option in body[(dollar + 1)...].split(separator: UInt8(ascii: ",")) {
                 for name in ["domain=", "from="] where option.starts(with: name.utf8) {
-                    for site in option.dropFirst(name.utf8.count).split(separator: UInt8(ascii: "|")) { add(site, to: &found) }
+                    for site in option.dropFirst(name.utf8.count).split(separator: UInt8(ascii: "|")) {
+                        add(site, to: &found)
+                    }
                 }
             }
         }
@@ -47,7 +49,10 @@ enum SkippedLineHosts {
         var name = raw
         if name.first == UInt8(ascii: "~") { name = name.dropFirst() }
         guard !name.isEmpty, name.count <= 253,
-              name.allSatisfy({ $0 >= 0x80 || $0 == 0x2D || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) })
+            name.allSatisfy({
+                $0 >= 0x80 || $0 == 0x2D || $0 == 0x2E || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0)
+                    || (0x61...0x7A).contains($0)
+            })
         else { return }
         let host = String(decoding: name, as: UTF8.self).lowercased()
         if found.seen.insert(host).inserted { found.hosts.append(host) }

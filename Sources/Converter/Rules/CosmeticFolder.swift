@@ -42,7 +42,9 @@ struct CosmeticFolder {
             case .everywhere, .except: return lines.map(\.origin)
             case .only(let sites):
                 return lines.filter { line in
-                    line.domains.contains { exception in sites.contains { DomainNormalizer.isSameOrSubdomain($0, of: exception) } }
+                    line.domains.contains { exception in
+                        sites.contains { DomainNormalizer.isSameOrSubdomain($0, of: exception) }
+                    }
                 }.map(\.origin)
             }
         }
@@ -55,7 +57,10 @@ struct CosmeticFolder {
 
     static func fold(_ rule: HidingRule, exceptions: Exceptions?) -> Outcome {
         guard let exceptions else {
-            return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: rule.domains, sourceID: rule.sourceID, churn: rule.churn))
+            return .kept(
+                CosmeticSelector(
+                    key: rule.key, selector: rule.selector, domains: rule.domains, sourceID: rule.sourceID,
+                    churn: rule.churn))
         }
         if exceptions.everywhere { return .skipped(.cancelledByException) }
         if exceptions.entityHosts { return .skipped(.cancelledByEntityException) }
@@ -77,6 +82,8 @@ struct CosmeticFolder {
             if kept.isEmpty { return .skipped(.cancelledByException) }
             domains = .only(kept)
         }
-        return .kept(CosmeticSelector(key: rule.key, selector: rule.selector, domains: domains, sourceID: rule.sourceID, churn: rule.churn))
+        return .kept(
+            CosmeticSelector(
+                key: rule.key, selector: rule.selector, domains: domains, sourceID: rule.sourceID, churn: rule.churn))
     }
 }

@@ -12,7 +12,9 @@ enum DomainCondition: Equatable, Sendable {
     /// Resolves included and excluded ABP domains following ABP's "most specific domain wins" rule.
     /// Excludes that are not inside any include change nothing and are dropped; an include inside
     /// an exclude (three levels) cannot be expressed.
-    static func resolve(included rawIncluded: [ArraySlice<UInt8>], excluded rawExcluded: [ArraySlice<UInt8>]) -> Result<DomainCondition, SkipReasonError> {
+    static func resolve(included rawIncluded: [ArraySlice<UInt8>], excluded rawExcluded: [ArraySlice<UInt8>]) -> Result<
+        DomainCondition, SkipReasonError
+    > {
         if rawIncluded.isEmpty && rawExcluded.isEmpty { return .success(.any) }
         var included: [String] = []
         var excluded: [String] = []
@@ -32,9 +34,13 @@ enum DomainCondition: Equatable, Sendable {
         excluded = Array(Set(excluded)).sorted()
         if included.isEmpty { return .success(excluded.isEmpty ? .any : .except(excluded)) }
         if excluded.isEmpty { return .success(.only(included)) }
-        let relevant = excluded.filter { exclude in included.contains { DomainNormalizer.isSameOrSubdomain(exclude, of: $0) } }
+        let relevant = excluded.filter { exclude in
+            included.contains { DomainNormalizer.isSameOrSubdomain(exclude, of: $0) }
+        }
         if relevant.isEmpty { return .success(.only(included)) }
-        let nested = included.contains { include in relevant.contains { DomainNormalizer.isSameOrSubdomain(include, of: $0) } }
+        let nested = included.contains { include in
+            relevant.contains { DomainNormalizer.isSameOrSubdomain(include, of: $0) }
+        }
         if nested { return .failure(SkipReasonError(reason: .mixedDomainNested)) }
         return .success(.carvedOut(included: included, excluded: relevant))
     }

@@ -1,6 +1,7 @@
 import CIDNShim
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Turns an ABP domain (`News.Example`, `bücher.example`) into what WebKit requires:
@@ -35,11 +36,14 @@ struct DomainNormalizer {
 
     /// Letters, digits, `-`, `_` and inner dots, as hostnames in URLs.
     static func isValidHost(_ bytes: [UInt8]) -> Bool {
-        guard let first = bytes.first, let last = bytes.last, first != UInt8(ascii: "."), last != UInt8(ascii: ".") else { return false }
+        guard let first = bytes.first, let last = bytes.last, first != UInt8(ascii: "."), last != UInt8(ascii: ".")
+        else { return false }
         var previous: UInt8 = 0
         for byte in bytes {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"): break
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"),
+                UInt8(ascii: "_"):
+                break
             case UInt8(ascii: "."): if previous == UInt8(ascii: ".") { return false }
             default: return false
             }
@@ -52,11 +56,15 @@ struct DomainNormalizer {
     static func punycode(_ utf8: [UInt8]) -> [UInt8]? {
         var output: UnsafeMutablePointer<CChar>?
         let status = (utf8 + [0]).withUnsafeBufferPointer { buffer in
-            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { shim_domain_to_ascii($0, &output) }
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                shim_domain_to_ascii($0, &output)
+            }
         }
         guard status == 0, let output else { return nil }
         defer { free(output) }
-        let result = Array(UnsafeBufferPointer(start: UnsafeRawPointer(output).assumingMemoryBound(to: UInt8.self), count: strlen(output)))
+        let result = Array(
+            UnsafeBufferPointer(
+                start: UnsafeRawPointer(output).assumingMemoryBound(to: UInt8.self), count: strlen(output)))
         return result.allSatisfy({ $0 < 0x80 }) ? result.map(NetworkOptionsParser.lowercased) : nil
     }
 

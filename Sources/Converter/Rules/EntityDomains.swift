@@ -27,7 +27,10 @@ struct EntityDomains {
     /// (the rule then applies on fewer sites), an excluded one skips the rule (without it the rule
     /// would apply on sites ABP spares), and so does a list whose every included site is an entity.
     static func plainPart(included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>])
-        -> Result<(included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>], skippedPart: SkipReason?), SkipReasonError> {
+        -> Result<
+            (included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>], skippedPart: SkipReason?), SkipReasonError
+        >
+    {
         let split = split(included: included, excluded: excluded)
         if split.entityExcluded { return .failure(SkipReasonError(reason: .entityDomainExcluded)) }
         guard split.entityIncluded else { return .success((included, excluded, nil)) }

@@ -22,8 +22,10 @@ enum FrameDomainCondition {
     }
 
     /// Every type a typeless trigger matches except document loads: the part a frame condition judges exactly.
-    static let subresources: RequestTypes = [.script, .image, .stylesheet, .xmlHTTPRequest, .media, .font, .popup, .ping,
-                                             .websocket, .other]
+    static let subresources: RequestTypes = [
+        .script, .image, .stylesheet, .xmlHTTPRequest, .media, .font, .popup, .ping,
+        .websocket, .other,
+    ]
 
     /// The type groups a rule with a domain condition needs: a typeless group splits into its
     /// subresources (judged in the frame) and its document loads (judged against the top page).
@@ -31,7 +33,10 @@ enum FrameDomainCondition {
         guard groups.contains(where: { $0.resourceTypes == nil }) else { return groups }
         return groups.flatMap { group -> [NetworkRuleBuilder.TypeGroup] in
             guard group.resourceTypes == nil else { return [group] }
-            return [NetworkRuleBuilder.TypeGroup(resourceTypes: subresources), NetworkRuleBuilder.TypeGroup(resourceTypes: .document)]
+            return [
+                NetworkRuleBuilder.TypeGroup(resourceTypes: subresources),
+                NetworkRuleBuilder.TypeGroup(resourceTypes: .document),
+            ]
         }
     }
 

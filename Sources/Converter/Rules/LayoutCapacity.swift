@@ -27,7 +27,8 @@ struct LayoutCapacity: Sendable, Equatable {
     func refusal(members: Int, linesRead: Int, lines: Int) -> ConversionError {
         .layoutImpossible(
             "the input has at least \(members) distinct rules (network blocks and hiding rules) in its first \(linesRead) of \(lines) lines, "
-            + "but at most \(lists) lists of \(rulesPerList) rules (\(rules)) are allowed; raise \(settingNames.chunkSize) or \(settingNames.maxLists)")
+                + "but at most \(lists) lists of \(rulesPerList) rules (\(rules)) are allowed; raise \(settingNames.chunkSize) or \(settingNames.maxLists)"
+        )
     }
 
     /// Occurrences of `badfilter` in any letter case: at least the number of `$badfilter` lines.
@@ -52,15 +53,19 @@ struct LayoutCapacity: Sendable, Equatable {
 
     /// The selectors of every `#@#` exception line of `source` (a folding exception always has that
     /// separator), read with the parser conversion uses; a few thousand lines in the real lists.
-    static func exceptedSelectors(_ source: FilterListSource, lineRanges: [Range<Int>], into selectors: inout Set<String>) {
+    static func exceptedSelectors(
+        _ source: FilterListSource, lineRanges: [Range<Int>], into selectors: inout Set<String>
+    ) {
         source.bytes.withUnsafeBufferPointer { buffer in
             var index = 0
             var line = 0
             while index + 3 <= buffer.count {
                 // `#@#`, or `#@?#` (whose `:-abp-has` selectors are native CSS too).
-                let isSeparator = buffer[index] == UInt8(ascii: "#") && buffer[index + 1] == UInt8(ascii: "@")
+                let isSeparator =
+                    buffer[index] == UInt8(ascii: "#") && buffer[index + 1] == UInt8(ascii: "@")
                     && (buffer[index + 2] == UInt8(ascii: "#")
-                        || (buffer[index + 2] == UInt8(ascii: "?") && index + 3 < buffer.count && buffer[index + 3] == UInt8(ascii: "#")))
+                        || (buffer[index + 2] == UInt8(ascii: "?") && index + 3 < buffer.count
+                            && buffer[index + 3] == UInt8(ascii: "#")))
                 guard isSeparator else {
                     index += 1
                     continue
@@ -72,9 +77,12 @@ struct LayoutCapacity: Sendable, Equatable {
                     continue
                 }
                 let range = lineRanges[line]
-                if case .cosmetic(let separatorStart) = LineClassifier.classify(UnsafeBufferPointer(rebasing: buffer[range])),
-                   case .success(let filter) = CosmeticFilterParser.parse(source.bytes[range], separatorStart: range.lowerBound + separatorStart),
-                   filter.isException {
+                if case .cosmetic(let separatorStart) = LineClassifier.classify(
+                    UnsafeBufferPointer(rebasing: buffer[range])),
+                    case .success(let filter) = CosmeticFilterParser.parse(
+                        source.bytes[range], separatorStart: range.lowerBound + separatorStart),
+                    filter.isException
+                {
                     selectors.insert(String(decoding: filter.selector, as: UTF8.self))
                 }
                 index = range.upperBound

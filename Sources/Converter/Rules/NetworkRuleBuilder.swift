@@ -53,12 +53,16 @@ struct NetworkRuleBuilder {
     /// - Parameter scratch: where each rule is written before it is copied out at its exact size
     ///   (the rules live until layout ends, and a grown buffer's slack was about half their
     ///   memory); reused from line to line by the caller, so a line costs no buffer allocation.
-    static func build(_ filter: NetworkFilter, scratch: inout [UInt8], target: ConversionTarget = .safari17) -> Result<Built, SkipReasonError> {
+    static func build(_ filter: NetworkFilter, scratch: inout [UInt8], target: ConversionTarget = .safari17) -> Result<
+        Built, SkipReasonError
+    > {
         func fail(_ reason: SkipReason) -> Result<Built, SkipReasonError> { .failure(SkipReasonError(reason: reason)) }
         let options = filter.options
         if options.siteException != nil { return fail(filter.isException ? .siteExceptionPattern : .unsupportedOption) }
         if filter.isException, options.important { return fail(.unsupportedOption) }
-        if filter.isException, options.effectiveTypes.contains(.document), options.hasTypeOptions { return fail(.siteExceptionPattern) }
+        if filter.isException, options.effectiveTypes.contains(.document), options.hasTypeOptions {
+            return fail(.siteExceptionPattern)
+        }
 
         let urlFilter: URLFilter
         switch URLFilterBuilder.build(pattern: filter.pattern) {
@@ -69,7 +73,8 @@ struct NetworkRuleBuilder {
         // instead (ABP's default set): it must follow every exception, and guards after it would
         // push every `.mustNotBeGuarded` block of the set into a list of its own that repeats every
         // exception (measured on 2025-10: 1,341 exceptions compiled twice).
-        let explicitDefaultTypes = !filter.isException && options.important && !options.hasTypeOptions
+        let explicitDefaultTypes =
+            !filter.isException && options.important && !options.hasTypeOptions
             && SiteExceptionBuilder.plainHost(filter.pattern) == nil
         let groups: [TypeGroup]
         switch explicitDefaultTypes ? typeGroups(RequestTypes.defaultTypes) : typeGroups(options) {
@@ -92,7 +97,8 @@ struct NetworkRuleBuilder {
             if options.important { return fail(.mixedDomainImportant) }
         }
         if !filter.isException, condition == .any, options.thirdParty == nil, groups == [TypeGroup()],
-           urlFilter.variants.contains(URLFilterBuilder.matchAll) {
+            urlFilter.variants.contains(URLFilterBuilder.matchAll)
+        {
             return fail(.matchesEverything)
         }
 
@@ -103,7 +109,9 @@ struct NetworkRuleBuilder {
             if first == nil { first = rule } else { more.append(rule) }
         }
         scratch.reserveCapacity(512)
-        func json(_ variant: [UInt8], _ group: TypeGroup, _ condition: ConditionValues?, _ action: StaticString) -> [UInt8] {
+        func json(_ variant: [UInt8], _ group: TypeGroup, _ condition: ConditionValues?, _ action: StaticString)
+            -> [UInt8]
+        {
             scratch.removeAll(keepingCapacity: true)
             appendRuleJSON(variant, options, group, condition: condition, action: action, to: &scratch)
             return scratch.withUnsafeBufferPointer { Array($0) }
@@ -115,29 +123,42 @@ struct NetworkRuleBuilder {
                 let types = group.resourceTypes.map(WebKitResourceTypes.init)
                 let framed = inFrame && !FrameDomainCondition.loadsDocument(group)
                 func sites(_ domains: [String], included: Bool) -> ConditionValues {
-                    framed ? ConditionValues(key: included ? "if-frame-url" : "unless-frame-url", values: FrameDomainCondition.patterns(domains))
-                        : ConditionValues(key: included ? "if-domain" : "unless-domain", values: DomainCondition.starred(domains))
+                    framed
+                        ? ConditionValues(
+                            key: included ? "if-frame-url" : "unless-frame-url",
+                            values: FrameDomainCondition.patterns(domains))
+                        : ConditionValues(
+                            key: included ? "if-domain" : "unless-domain", values: DomainCondition.starred(domains))
                 }
                 switch condition {
                 case .any:
                     add(BuiltRule(json: json(variant, group, nil, action), resourceTypes: types))
                 case .only(let domains):
-                    add(BuiltRule(json: json(variant, group, sites(domains, included: true), action), resourceTypes: types,
-                                  judgedInFrame: framed))
+                    add(
+                        BuiltRule(
+                            json: json(variant, group, sites(domains, included: true), action), resourceTypes: types,
+                            judgedInFrame: framed))
                 case .except(let domains):
-                    add(BuiltRule(json: json(variant, group, sites(domains, included: false), action), resourceTypes: types,
-                                  judgedInFrame: framed))
+                    add(
+                        BuiltRule(
+                            json: json(variant, group, sites(domains, included: false), action), resourceTypes: types,
+                            judgedInFrame: framed))
                 case .carvedOut(let included, let excluded):
-                    add(BuiltRule(
-                        json: json(variant, group, sites(included, included: true), action),
-                        carveOut: json(variant, group, sites(excluded, included: true), "ignore-previous-rules"), resourceTypes: types,
-                        judgedInFrame: framed))
+                    add(
+                        BuiltRule(
+                            json: json(variant, group, sites(included, included: true), action),
+                            carveOut: json(variant, group, sites(excluded, included: true), "ignore-previous-rules"),
+                            resourceTypes: types,
+                            judgedInFrame: framed))
                 }
             }
         }
         guard let first else { return fail(.emptyTypeSet) }
-        return .success(Built(first: first, more: more, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
-                              navigation: explicitDefaultTypes ? .unaffected : navigationPolicy(filter), skippedPart: plain.skippedPart))
+        return .success(
+            Built(
+                first: first, more: more, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
+                navigation: explicitDefaultTypes ? .unaffected : navigationPolicy(filter),
+                skippedPart: plain.skippedPart))
     }
 
     /// See `NavigationPolicy`. A pure host filter is `||host^` (or `||host^|`) with no type option.
@@ -160,7 +181,9 @@ struct NetworkRuleBuilder {
     /// The triggers that express exactly `all` (an explicit type set).
     static func typeGroups(_ all: RequestTypes) -> Result<[TypeGroup], SkipReasonError> {
         let types = all.subtracting(.object)
-        if types.isEmpty { return .failure(SkipReasonError(reason: all.contains(.object) ? .objectOnly : .emptyTypeSet)) }
+        if types.isEmpty {
+            return .failure(SkipReasonError(reason: all.contains(.object) ? .objectOnly : .emptyTypeSet))
+        }
         var groups: [TypeGroup] = []
         let subresources = types.subtracting([.subdocument, .document])
         if !subresources.isEmpty { groups.append(TypeGroup(resourceTypes: subresources)) }
@@ -182,8 +205,10 @@ struct NetworkRuleBuilder {
         out.append(UInt8(ascii: "]"))
     }
 
-    static func appendRuleJSON(_ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
-                               condition: ConditionValues?, action: StaticString, to out: inout [UInt8]) {
+    static func appendRuleJSON(
+        _ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
+        condition: ConditionValues?, action: StaticString, to out: inout [UInt8]
+    ) {
         JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         JSONWriter.appendKey("url-filter", to: &out)
         JSONWriter.appendString(urlFilter, to: &out)
@@ -194,7 +219,8 @@ struct NetworkRuleBuilder {
             appendResourceTypes(WebKitResourceTypes(resourceTypes), to: &out)
         }
         if let thirdParty = options.thirdParty {
-            JSONWriter.appendLiteral(thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#, to: &out)
+            JSONWriter.appendLiteral(
+                thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#, to: &out)
         }
         switch group.loadContext {
         case .any: break

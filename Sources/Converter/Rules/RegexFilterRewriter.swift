@@ -6,7 +6,9 @@ struct RegexFilterRewriter {
     private static let word = Array("A-Za-z0-9_".utf8)
 
     static func rewrite(_ source: ArraySlice<UInt8>) -> Result<[UInt8], SkipReasonError> {
-        func fail(_ reason: SkipReason) -> Result<[UInt8], SkipReasonError> { .failure(SkipReasonError(reason: reason)) }
+        func fail(_ reason: SkipReason) -> Result<[UInt8], SkipReasonError> {
+            .failure(SkipReasonError(reason: reason))
+        }
         let bytes = Array(source)
         if bytes.isEmpty { return fail(.invalidFilter) }
         if bytes.contains(where: { $0 >= 0x80 }) { return fail(.nonASCII) }
@@ -64,10 +66,22 @@ struct RegexFilterRewriter {
                 index += 1
                 let escaped = bytes[index]
                 switch escaped {
-                case UInt8(ascii: "d"): out.append(UInt8(ascii: "[")); out.append(contentsOf: digit); out.append(UInt8(ascii: "]"))
-                case UInt8(ascii: "D"): out.append(contentsOf: Array("[^".utf8)); out.append(contentsOf: digit); out.append(UInt8(ascii: "]"))
-                case UInt8(ascii: "w"): out.append(UInt8(ascii: "[")); out.append(contentsOf: word); out.append(UInt8(ascii: "]"))
-                case UInt8(ascii: "W"): out.append(contentsOf: Array("[^".utf8)); out.append(contentsOf: word); out.append(UInt8(ascii: "]"))
+                case UInt8(ascii: "d"):
+                    out.append(UInt8(ascii: "["))
+                    out.append(contentsOf: digit)
+                    out.append(UInt8(ascii: "]"))
+                case UInt8(ascii: "D"):
+                    out.append(contentsOf: Array("[^".utf8))
+                    out.append(contentsOf: digit)
+                    out.append(UInt8(ascii: "]"))
+                case UInt8(ascii: "w"):
+                    out.append(UInt8(ascii: "["))
+                    out.append(contentsOf: word)
+                    out.append(UInt8(ascii: "]"))
+                case UInt8(ascii: "W"):
+                    out.append(contentsOf: Array("[^".utf8))
+                    out.append(contentsOf: word)
+                    out.append(UInt8(ascii: "]"))
                 case UInt8(ascii: "s"), UInt8(ascii: "S"): return fail(.regexCharacterClass)
                 case UInt8(ascii: "b"), UInt8(ascii: "B"): return fail(.regexWordBoundary)
                 case UInt8(ascii: "1")...UInt8(ascii: "9"): return fail(.regexBackreference)
@@ -101,7 +115,10 @@ struct RegexFilterRewriter {
     private static func rewriteClass(_ bytes: [UInt8], from start: Int, into out: inout [UInt8]) -> Int? {
         var index = start + 1
         out.append(UInt8(ascii: "["))
-        if index < bytes.count, bytes[index] == UInt8(ascii: "^") { out.append(UInt8(ascii: "^")); index += 1 }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "^") {
+            out.append(UInt8(ascii: "^"))
+            index += 1
+        }
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") { return nil }
         /// The last single character written, for range order checks; nil after a class escape.
         var previous: UInt8?
@@ -119,14 +136,24 @@ struct RegexFilterRewriter {
                 index += 1
                 byte = bytes[index]
                 switch byte {
-                case UInt8(ascii: "d"): out.append(contentsOf: digit); literal = nil
-                case UInt8(ascii: "w"): out.append(contentsOf: word); literal = nil
-                case UInt8(ascii: "/"): out.append(byte); literal = byte
+                case UInt8(ascii: "d"):
+                    out.append(contentsOf: digit)
+                    literal = nil
+                case UInt8(ascii: "w"):
+                    out.append(contentsOf: word)
+                    literal = nil
+                case UInt8(ascii: "/"):
+                    out.append(byte)
+                    literal = byte
                 default:
                     guard isPunctuation(byte) else { return nil }
-                    out.append(UInt8(ascii: "\\")); out.append(byte); literal = byte
+                    out.append(UInt8(ascii: "\\"))
+                    out.append(byte)
+                    literal = byte
                 }
-            } else if byte == UInt8(ascii: "-"), previous != nil, !pendingRange, index + 1 < bytes.count, bytes[index + 1] != UInt8(ascii: "]") {
+            } else if byte == UInt8(ascii: "-"), previous != nil, !pendingRange, index + 1 < bytes.count,
+                bytes[index + 1] != UInt8(ascii: "]")
+            {
                 out.append(byte)
                 pendingRange = true
                 index += 1

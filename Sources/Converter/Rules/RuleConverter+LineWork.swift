@@ -3,8 +3,10 @@ extension RuleConverter {
     /// The per-line work for one chunk: classify, parse and build, for every filter line (comments,
     /// headers and blank lines are dropped). Pure: reads only the chunk's own lines.
     /// - Parameter exceptedSelectors: the input's `#@#` selectors, to mark sure members (nil: mark none).
-    static func parse(_ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>],
-                      exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17) -> ParsedChunk {
+    static func parse(
+        _ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>],
+        exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17
+    ) -> ParsedChunk {
         let source = sources[chunk.source]
         var outcomes: [LineOutcome] = []
         var summaries: [LineSummary] = []
@@ -54,7 +56,9 @@ extension RuleConverter {
                         }
                     }
                 }
-                if !source.isolatedLines.isEmpty, source.isolatedLines.contains(lineIndex + 1) { filter = .skipped(.webkitRejected) }
+                if !source.isolatedLines.isEmpty, source.isolatedLines.contains(lineIndex + 1) {
+                    filter = .skipped(.webkitRejected)
+                }
                 var summary = LineSummary(hash: lineKey.hash, role: .rule, churn: churn, line: Int32(lineIndex + 1))
                 switch filter {
                 case .skipped: summary.role = .skipped
@@ -62,7 +66,10 @@ extension RuleConverter {
                 case .cosmeticException: summary.role = .cosmeticException
                 case .network(.success(let built)):
                     summary.networkRules = Int32(built.ruleCount)
-                    if case .carvedOut = built.condition {} else { summary.isSureMember = built.kind != .exception && exceptedSelectors != nil }
+                    if case .carvedOut = built.condition {
+                    } else {
+                        summary.isSureMember = built.kind != .exception && exceptedSelectors != nil
+                    }
                 case .hiding(.success(let rule)):
                     summary.isSureMember = exceptedSelectors.map { !$0.contains(rule.selector) } ?? false
                 case .network(.failure), .hiding(.failure), .siteException: break
@@ -91,13 +98,17 @@ extension RuleConverter {
             case .failure(let reason): return .failure(SkipReasonError(reason: reason))
             }
         }
-        return .success(CosmeticFolder.ExceptionLine(
-            selector: String(decoding: filter.selector, as: UTF8.self), domains: domains, entityHosts: split.entityIncluded,
-            skippedPart: filter.excludedDomains.isEmpty ? nil : .exceptionExclusionWidened))
+        return .success(
+            CosmeticFolder.ExceptionLine(
+                selector: String(decoding: filter.selector, as: UTF8.self), domains: domains,
+                entityHosts: split.entityIncluded,
+                skippedPart: filter.excludedDomains.isEmpty ? nil : .exceptionExclusionWidened))
     }
 
-    private static func hidingRule(_ filter: CosmeticFilter, key: String, sourceID: String,
-                                   churn: ChurnClass) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
+    private static func hidingRule(
+        _ filter: CosmeticFilter, key: String, sourceID: String,
+        churn: ChurnClass
+    ) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
         switch CSSSelectorChecker.check(filter.selector) {
         case .valid: break
         case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
@@ -116,8 +127,10 @@ extension RuleConverter {
         case .success(.except(let sites)): domains = .except(sites)
         case .success(.carvedOut): return .failure(SkipReasonError(reason: .mixedDomainCosmetic))
         }
-        return .success(CosmeticFolder.HidingRule(key: key, selector: String(decoding: filter.selector, as: UTF8.self),
-                                                  domains: domains, sourceID: sourceID, churn: churn,
-                                                  skippedPart: plain.skippedPart))
+        return .success(
+            CosmeticFolder.HidingRule(
+                key: key, selector: String(decoding: filter.selector, as: UTF8.self),
+                domains: domains, sourceID: sourceID, churn: churn,
+                skippedPart: plain.skippedPart))
     }
 }

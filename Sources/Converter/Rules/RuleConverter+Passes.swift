@@ -35,13 +35,18 @@ extension RuleConverter {
                         }
                         continue
                     }
-                    let first = firstLine.insert(summary.hash, value: chunkIndex * RuleConverter.linesPerChunk + lineIndex)
+                    let first = firstLine.insert(
+                        summary.hash, value: chunkIndex * RuleConverter.linesPerChunk + lineIndex)
                     if !first.inserted {
                         let text = parsed[chunkIndex].outcomes[lineIndex].keyText
-                        let (firstChunk, firstIndex) = first.stored.quotientAndRemainder(dividingBy: RuleConverter.linesPerChunk)
+                        let (firstChunk, firstIndex) = first.stored.quotientAndRemainder(
+                            dividingBy: RuleConverter.linesPerChunk)
                         if text == parsed[firstChunk].outcomes[firstIndex].keyText {
-                            let original = LineOrigin(source: chunks[firstChunk].source, line: Int(parsed[firstChunk].summaries[firstIndex].line))
-                            duplicates[original, default: []].append(LineOrigin(source: sourceIndex, line: Int(summary.line)))
+                            let original = LineOrigin(
+                                source: chunks[firstChunk].source,
+                                line: Int(parsed[firstChunk].summaries[firstIndex].line))
+                            duplicates[original, default: []].append(
+                                LineOrigin(source: sourceIndex, line: Int(summary.line)))
                             tallies[sourceIndex].skip(.duplicate, line: text, at: summary.line)
                             continue
                         }
@@ -57,8 +62,9 @@ extension RuleConverter {
                         if summary.networkRules == 0 { otherRuleCount += 1 }
                         entries.append(Entry(chunk: Int32(chunkIndex), line: Int32(lineIndex)))
                     } else if case .filter(let lineKey, let filter) = parsed[chunkIndex].outcomes[lineIndex] {
-                        settle(filter, key: lineKey.text, origin: LineOrigin(source: sourceIndex, line: Int(summary.line)),
-                               tally: &tallies[sourceIndex])
+                        settle(
+                            filter, key: lineKey.text, origin: LineOrigin(source: sourceIndex, line: Int(summary.line)),
+                            tally: &tallies[sourceIndex])
                     }
                 }
             }
@@ -77,7 +83,11 @@ extension RuleConverter {
                 tally.skip(error.reason, line: key, at: line)
             case .cosmeticException(.success(let exception)):
                 var entry = cosmeticExceptions[exception.selector] ?? CosmeticFolder.Exceptions()
-                if exception.everywhere { entry.everywhere = true } else { entry.domains.append(contentsOf: exception.domains) }
+                if exception.everywhere {
+                    entry.everywhere = true
+                } else {
+                    entry.domains.append(contentsOf: exception.domains)
+                }
                 if exception.entityHosts { entry.entityHosts = true }
                 entry.lines.append((origin, exception.domains))
                 cosmeticExceptions[exception.selector] = entry
@@ -104,8 +114,10 @@ extension RuleConverter {
             rules.cosmetic.reserveCapacity(first.otherRuleCount)
         }
 
-        mutating func add(_ filter: Filter, lineKey: LineKey, sourceID: String, churn: ChurnClass, origin: LineOrigin,
-                          tally: inout SourceTally) {
+        mutating func add(
+            _ filter: Filter, lineKey: LineKey, sourceID: String, churn: ChurnClass, origin: LineOrigin,
+            tally: inout SourceTally
+        ) {
             let key = lineKey.text
             let line = Int32(origin.line)
             // A `$badfilter` can stand anywhere in any list, so only now is it known whether one cancels this line.
@@ -115,8 +127,10 @@ extension RuleConverter {
             }
             switch filter {
             case .siteException(.success(let built)):
-                rules.siteExceptions.append(SiteException(key: key, scope: built.scope, json: built.json, sourceID: sourceID,
-                                                         pages: built.pages, pagePattern: built.pagePattern))
+                rules.siteExceptions.append(
+                    SiteException(
+                        key: key, scope: built.scope, json: built.json, sourceID: sourceID,
+                        pages: built.pages, pagePattern: built.pagePattern))
                 rules.origins.siteExceptions.append(origin)
                 tally.convert(skippingPart: built.skippedPart, line: key)
             case .network(.success(let built)):
@@ -148,8 +162,10 @@ extension RuleConverter {
 
         /// Appends a network filter's WebKit rules; false (nothing appended) when its carve-out
         /// conflicts with an earlier one.
-        private mutating func addNetwork(_ built: NetworkRuleBuilder.Built, key: String, sourceID: String, churn: ChurnClass,
-                                         origin: LineOrigin) -> Bool {
+        private mutating func addNetwork(
+            _ built: NetworkRuleBuilder.Built, key: String, sourceID: String, churn: ChurnClass,
+            origin: LineOrigin
+        ) -> Bool {
             if case .carvedOut(let included, let excluded) = built.condition {
                 let unit = CarveOutUnit(included: included, excluded: excluded)
                 if carveOuts.contains(where: { $0.conflicts(with: unit) || unit.conflicts(with: $0) }) { return false }
@@ -163,11 +179,12 @@ extension RuleConverter {
             }
             for index in 0..<built.ruleCount {
                 let rule = built.rule(index)
-                rules.network.append(NetworkRule(
-                    key: index == 0 ? key : key + "#\(index)", kind: built.kind, json: rule.json,
-                    anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
-                    navigation: built.navigation, pageCondition: pages, judgedInFrame: rule.judgedInFrame,
-                    resourceTypes: rule.resourceTypes, churn: churn))
+                rules.network.append(
+                    NetworkRule(
+                        key: index == 0 ? key : key + "#\(index)", kind: built.kind, json: rule.json,
+                        anchorHost: built.anchorHost, sourceID: sourceID, carveOut: rule.carveOut,
+                        navigation: built.navigation, pageCondition: pages, judgedInFrame: rule.judgedInFrame,
+                        resourceTypes: rule.resourceTypes, churn: churn))
                 rules.origins.network.append(origin)
             }
             return true
@@ -184,7 +201,8 @@ extension RuleConverter {
         func conflicts(with later: CarveOutUnit) -> Bool {
             later.excluded.contains { exclude in
                 included.contains {
-                    DomainNormalizer.isSameOrSubdomain(exclude, of: $0) || DomainNormalizer.isSameOrSubdomain($0, of: exclude)
+                    DomainNormalizer.isSameOrSubdomain(exclude, of: $0)
+                        || DomainNormalizer.isSameOrSubdomain($0, of: exclude)
                 } && !excluded.contains { DomainNormalizer.isSameOrSubdomain(exclude, of: $0) }
             }
         }

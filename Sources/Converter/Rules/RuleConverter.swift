@@ -113,8 +113,9 @@ struct RuleConverter: Sendable {
         var churn = ChurnClass.calm
     }
 
-
-    func convert(_ sources: [FilterListSource]) -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]) {
+    func convert(_ sources: [FilterListSource]) -> (
+        rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]
+    ) {
         do {
             return try convert(sources, limit: nil)
         } catch {
@@ -125,7 +126,8 @@ struct RuleConverter: Sendable {
     /// - Throws: `.layoutImpossible` as soon as the lines read so far are sure to need more network
     ///   rules than `limit` allows (nil: convert everything).
     func convert(_ sources: [FilterListSource], limit: LayoutCapacity?) throws(ConversionError)
-        -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine]) {
+        -> (rules: ConvertedRules, reports: [ConversionReport.SourceReport], skipped: [SkippedLine])
+    {
         var tallies = sources.indices.map { SourceTally(id: sources[$0].id, sourceIndex: $0) }
         let lineRanges = sources.map { FilterLineReader.lineRanges(in: $0.bytes) }
         for index in sources.indices { tallies[index].lines = lineRanges[index].count }
@@ -135,7 +137,9 @@ struct RuleConverter: Sendable {
         var exceptedSelectors: Set<String>?
         if limit != nil {
             var selectors = Set<String>()
-            for index in sources.indices { LayoutCapacity.exceptedSelectors(sources[index], lineRanges: lineRanges[index], into: &selectors) }
+            for index in sources.indices {
+                LayoutCapacity.exceptedSelectors(sources[index], lineRanges: lineRanges[index], into: &selectors)
+            }
             exceptedSelectors = selectors
         }
         // Parsed in waves, each read by pass 1 at once, so a hostile input is refused before it is all held.
@@ -146,8 +150,9 @@ struct RuleConverter: Sendable {
             let target = target
             let done = Parallel.map(wave.count) { offset -> ParsedChunk in
                 let chunk = chunks[wave.lowerBound + offset]
-                return Self.parse(chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors,
-                                  target: target)
+                return Self.parse(
+                    chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors,
+                    target: target)
             }
             for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
             first.read(chunks, parsed, wave: wave, tallies: &tallies)
@@ -162,7 +167,8 @@ struct RuleConverter: Sendable {
         var second = SecondPass(first)
         var released = 0
         for position in first.entries {
-            let chunkIndex = Int(position.chunk), lineIndex = Int(position.line)
+            let chunkIndex = Int(position.chunk)
+            let lineIndex = Int(position.line)
             // Entries come in chunk order: release each chunk's results once its last entry is done.
             while released < chunkIndex {
                 parsed[released] = ParsedChunk()
@@ -174,8 +180,9 @@ struct RuleConverter: Sendable {
             guard case .filter(let lineKey, let filter) = outcome else { continue }
             let source = chunks[chunkIndex].source
             let summary = parsed[chunkIndex].summaries[lineIndex]
-            second.add(filter, lineKey: lineKey, sourceID: sources[source].id, churn: summary.churn,
-                       origin: LineOrigin(source: source, line: Int(summary.line)), tally: &tallies[source])
+            second.add(
+                filter, lineKey: lineKey, sourceID: sources[source].id, churn: summary.churn,
+                origin: LineOrigin(source: source, line: Int(summary.line)), tally: &tallies[source])
         }
         return (second.rules, tallies.map(\.report), tallies.flatMap(\.skippedLines))
     }
@@ -187,7 +194,10 @@ struct RuleConverter: Sendable {
             let starts = Array(stride(from: 0, to: ranges.count, by: Self.linesPerChunk))
             let classes = SectionChurn.classes(at: starts, lines: ranges, bytes: sources[sourceIndex].bytes)
             for (start, churn) in zip(starts, classes) {
-                chunks.append(Chunk(source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count), churn: churn))
+                chunks.append(
+                    Chunk(
+                        source: sourceIndex, lines: start..<min(start + Self.linesPerChunk, ranges.count), churn: churn)
+                )
             }
         }
         return chunks

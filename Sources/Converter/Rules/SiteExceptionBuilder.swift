@@ -22,7 +22,9 @@ struct SiteExceptionBuilder {
         let options = filter.options
         let scope: SiteException.Scope
         if let site = options.siteException {
-            guard options.includedTypes.isEmpty, options.excludedTypes.isEmpty else { return .failure(SkipReasonError(reason: .siteExceptionPattern)) }
+            guard options.includedTypes.isEmpty, options.excludedTypes.isEmpty else {
+                return .failure(SkipReasonError(reason: .siteExceptionPattern))
+            }
             switch site {
             case .elementHiding: scope = .elementHiding
             case .genericHiding: scope = .genericHiding
@@ -66,17 +68,23 @@ struct SiteExceptionBuilder {
     /// (`if-top-url`, one regex per url-filter variant). Exact for top pages; a frame is judged by
     /// its top page, as for every site exception. `$genericblock` stays skipped: the layout keeps
     /// generic blocks apart from site blocks only by whole sites.
-    private static func pagePattern(_ filter: NetworkFilter, scope: SiteException.Scope) -> Result<Built, SkipReasonError> {
-        guard filter.options.includedDomains.isEmpty, !filter.pattern.isEmpty else { return .failure(SkipReasonError(reason: .siteExceptionPattern)) }
+    private static func pagePattern(_ filter: NetworkFilter, scope: SiteException.Scope) -> Result<
+        Built, SkipReasonError
+    > {
+        guard filter.options.includedDomains.isEmpty, !filter.pattern.isEmpty else {
+            return .failure(SkipReasonError(reason: .siteExceptionPattern))
+        }
         if scope == .genericBlocking { return .failure(SkipReasonError(reason: .genericblockPattern)) }
         guard case .success(let urlFilter) = URLFilterBuilder.build(pattern: filter.pattern),
-              !urlFilter.variants.contains(URLFilterBuilder.matchAll) else {
+            !urlFilter.variants.contains(URLFilterBuilder.matchAll)
+        else {
             return .failure(SkipReasonError(reason: .siteExceptionPattern))
         }
         var json: [UInt8] = Array(#"{"trigger":{"url-filter":".*","if-top-url":"#.utf8)
         JSONWriter.appendStringArray(urlFilter.variants.map { String(decoding: $0, as: UTF8.self) }, to: &json)
         json.append(contentsOf: #"},"action":{"type":"ignore-previous-rules"}}"#.utf8)
-        return .success(Built(scope: scope, json: json, pages: urlFilter.anchorHost.map { [$0] } ?? [], pagePattern: true))
+        return .success(
+            Built(scope: scope, json: json, pages: urlFilter.anchorHost.map { [$0] } ?? [], pagePattern: true))
     }
 
     /// The rule of site exceptions on `sites` (normalized, without `*`): `ignore-previous-rules`
@@ -92,7 +100,9 @@ struct SiteExceptionBuilder {
     static func plainHost(_ pattern: ArraySlice<UInt8>) -> ArraySlice<UInt8>? {
         var start = pattern.startIndex
         var end = pattern.endIndex
-        guard end - start >= 4, pattern[start] == UInt8(ascii: "|"), pattern[start + 1] == UInt8(ascii: "|") else { return nil }
+        guard end - start >= 4, pattern[start] == UInt8(ascii: "|"), pattern[start + 1] == UInt8(ascii: "|") else {
+            return nil
+        }
         start += 2
         if pattern[end - 1] == UInt8(ascii: "|") { end -= 1 }
         guard end > start, pattern[end - 1] == UInt8(ascii: "^") else { return nil }
@@ -100,7 +110,8 @@ struct SiteExceptionBuilder {
         guard end > start else { return nil }
         for index in start..<end {
             let byte = pattern[index]
-            let isHostByte = NetworkFilterParser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+            let isHostByte =
+                NetworkFilterParser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
                 || byte == UInt8(ascii: "_") || byte >= 0x80
             if !isHostByte { return nil }
         }

@@ -6,7 +6,9 @@ public enum SiteHost {
     public struct Refusal: Error, Equatable, CustomStringConvertible {
         public var entry: String
         public var reason: String
-        public var description: String { "\"\(entry)\" is not a host name (\(reason)); give a bare host such as example.com" }
+        public var description: String {
+            "\"\(entry)\" is not a host name (\(reason)); give a bare host such as example.com"
+        }
     }
 
     /// The normalised host, or a refusal naming the entry. No scheme, path, port, wildcard or
@@ -15,16 +17,24 @@ public enum SiteHost {
         let bytes = Array(entry.utf8)
         if bytes.isEmpty { throw Refusal(entry: entry, reason: "empty") }
         if bytes.count > 253 { throw Refusal(entry: entry, reason: "longer than 253 bytes") }
-        for (mark, reason) in [("/", "has a '/': no scheme or path"), (":", "has a ':': no scheme or port"), ("*", "has a '*': no wildcards"),
-                               (" ", "has a space")] where entry.contains(mark) {
+        for (mark, reason) in [
+            ("/", "has a '/': no scheme or path"), (":", "has a ':': no scheme or port"),
+            ("*", "has a '*': no wildcards"),
+            (" ", "has a space"),
+        ] where entry.contains(mark) {
             throw Refusal(entry: entry, reason: reason)
         }
         switch DomainNormalizer.normalize(bytes[...]) {
         case .domain(let host):
-            guard host.contains(".") else { throw Refusal(entry: entry, reason: "no dot: a single label is a top-level domain") }
+            guard host.contains(".") else {
+                throw Refusal(entry: entry, reason: "no dot: a single label is a top-level domain")
+            }
             return host
         case .failure(let reason):
-            throw Refusal(entry: entry, reason: reason == .nonASCII ? "libidn2 refuses this internationalized name" : "not letters, digits, '-', '_' and inner dots")
+            throw Refusal(
+                entry: entry,
+                reason: reason == .nonASCII
+                    ? "libidn2 refuses this internationalized name" : "not letters, digits, '-', '_' and inner dots")
         }
     }
 }

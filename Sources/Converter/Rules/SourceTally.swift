@@ -15,7 +15,8 @@ struct SourceTally {
 
     mutating func skip(_ reason: SkipReason, line: @autoclosure () -> String, at lineNumber: Int32) {
         if reason != .duplicate {
-            skippedLines.append(SkippedLine(origin: LineOrigin(source: sourceIndex, line: Int(lineNumber)), reason: reason))
+            skippedLines.append(
+                SkippedLine(origin: LineOrigin(source: sourceIndex, line: Int(lineNumber)), reason: reason))
         }
         var tally = skipped[reason.rawValue] ?? ConversionReport.SkipTally()
         tally.count += 1
@@ -34,7 +35,8 @@ struct SourceTally {
     }
 
     var report: ConversionReport.SourceReport {
-        ConversionReport.SourceReport(id: id, lines: lines, rules: rules, converted: converted, skipped: skipped,
-                                      skippedParts: skippedParts.isEmpty ? nil : skippedParts)
+        ConversionReport.SourceReport(
+            id: id, lines: lines, rules: rules, converted: converted, skipped: skipped,
+            skippedParts: skippedParts.isEmpty ? nil : skippedParts)
     }
 }

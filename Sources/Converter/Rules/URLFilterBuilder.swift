@@ -19,7 +19,9 @@ struct URLFilterBuilder {
 
     static func build(pattern raw: ArraySlice<UInt8>) -> Result<URLFilter, SkipReasonError> {
         if raw.count >= 2, raw.first == UInt8(ascii: "/"), raw.last == UInt8(ascii: "/") {
-            return RegexFilterRewriter.rewrite(raw.dropFirst().dropLast()).map { URLFilter(variants: [$0], anchorHost: nil) }
+            return RegexFilterRewriter.rewrite(raw.dropFirst().dropLast()).map {
+                URLFilter(variants: [$0], anchorHost: nil)
+            }
         }
         var pattern = raw
         var hostAnchor = false
@@ -47,24 +49,39 @@ struct URLFilterBuilder {
 
         if pattern.contains(where: { $0 >= 0x80 }) {
             let bytes = Array(pattern)
-            guard let encoded = asciiPattern(bytes, hostLength: hostAnchor ? bytes.withUnsafeBufferPointer(leadingHostLength) : 0) else {
+            guard
+                let encoded = asciiPattern(
+                    bytes, hostLength: hostAnchor ? bytes.withUnsafeBufferPointer(leadingHostLength) : 0)
+            else {
                 return .failure(SkipReasonError(reason: .nonASCII))
             }
-            return .success(encoded.withUnsafeBufferPointer { emit($0, hostAnchor: hostAnchor, startAnchor: startAnchor, endAnchor: endAnchor) })
+            return .success(
+                encoded.withUnsafeBufferPointer {
+                    emit($0, hostAnchor: hostAnchor, startAnchor: startAnchor, endAnchor: endAnchor)
+                })
         }
-        return .success(pattern.withUnsafeBufferPointer { emit($0, hostAnchor: hostAnchor, startAnchor: startAnchor, endAnchor: endAnchor) })
+        return .success(
+            pattern.withUnsafeBufferPointer {
+                emit($0, hostAnchor: hostAnchor, startAnchor: startAnchor, endAnchor: endAnchor)
+            })
     }
 
     /// Writes the regex for an ASCII pattern whose anchors were already stripped.
-    private static func emit(_ bytes: UnsafeBufferPointer<UInt8>, hostAnchor: Bool, startAnchor: Bool, endAnchor: Bool) -> URLFilter {
+    private static func emit(_ bytes: UnsafeBufferPointer<UInt8>, hostAnchor: Bool, startAnchor: Bool, endAnchor: Bool)
+        -> URLFilter
+    {
         let hostLength = hostAnchor ? leadingHostLength(bytes) : 0
         var anchorHost: String?
         if hostAnchor, hostLength > 0, hostLength < bytes.count,
-           bytes[hostLength] == UInt8(ascii: "^") || bytes[hostLength] == UInt8(ascii: "/") || bytes[hostLength] == UInt8(ascii: ":") {
+            bytes[hostLength] == UInt8(ascii: "^") || bytes[hostLength] == UInt8(ascii: "/")
+                || bytes[hostLength] == UInt8(ascii: ":")
+        {
             // leadingHostLength admits only host bytes; what is left to check is the dots.
             let host = UnsafeBufferPointer(rebasing: bytes[0..<hostLength])
             var dotsValid = host[0] != UInt8(ascii: ".") && host[hostLength - 1] != UInt8(ascii: ".")
-            for index in 1..<hostLength where host[index] == UInt8(ascii: ".") && host[index - 1] == UInt8(ascii: ".") { dotsValid = false }
+            for index in 1..<hostLength where host[index] == UInt8(ascii: ".") && host[index - 1] == UInt8(ascii: ".") {
+                dotsValid = false
+            }
             if dotsValid {
                 let text = String(decoding: host, as: UTF8.self)
                 anchorHost = host.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? text.lowercased() : text
@@ -77,8 +94,16 @@ struct URLFilterBuilder {
         var trailingSeparator = false
         var body = [UInt8](unsafeUninitializedCapacity: capacity) { out, written in
             var count = 0
-            @inline(__always) func put(_ byte: UInt8) { out[count] = byte; count += 1 }
-            @inline(__always) func put(_ bytes: [UInt8]) { for byte in bytes { out[count] = byte; count += 1 } }
+            @inline(__always) func put(_ byte: UInt8) {
+                out[count] = byte
+                count += 1
+            }
+            @inline(__always) func put(_ bytes: [UInt8]) {
+                for byte in bytes {
+                    out[count] = byte
+                    count += 1
+                }
+            }
             if hostAnchor { put(hostAnchorPrefix) } else if startAnchor { put(UInt8(ascii: "^")) }
             var index = 0
             while index < bytes.count {
@@ -86,7 +111,8 @@ struct URLFilterBuilder {
                 switch byte {
                 case UInt8(ascii: "*"):
                     if count < 2 || out[count - 1] != UInt8(ascii: "*") || out[count - 2] != UInt8(ascii: ".") {
-                        put(UInt8(ascii: ".")); put(UInt8(ascii: "*"))
+                        put(UInt8(ascii: "."))
+                        put(UInt8(ascii: "*"))
                     }
                 case UInt8(ascii: "^"):
                     if hostAnchor, index == hostLength, hostLength > 0 {
@@ -97,8 +123,8 @@ struct URLFilterBuilder {
                         put(separatorClass)
                     }
                 case UInt8(ascii: "."), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "("), UInt8(ascii: ")"),
-                     UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"),
-                     UInt8(ascii: "$"), UInt8(ascii: "|"):
+                    UInt8(ascii: "["), UInt8(ascii: "]"), UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "\\"),
+                    UInt8(ascii: "$"), UInt8(ascii: "|"):
                     put(UInt8(ascii: "\\"))
                     put(byte)
                 default:
@@ -108,7 +134,9 @@ struct URLFilterBuilder {
             }
             written = count
         }
-        if body.isEmpty || (body == [UInt8(ascii: "^")] && !endAnchor) { return URLFilter(variants: [matchAll], anchorHost: anchorHost) }
+        if body.isEmpty || (body == [UInt8(ascii: "^")] && !endAnchor) {
+            return URLFilter(variants: [matchAll], anchorHost: anchorHost)
+        }
         if trailingSeparator {
             var withSeparator = body + separatorClass
             if endAnchor { withSeparator.append(UInt8(ascii: "$")) }
@@ -123,7 +151,8 @@ struct URLFilterBuilder {
     static func leadingHostLength(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         var length = 0
         for byte in bytes {
-            let isHostByte = NetworkFilterParser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
+            let isHostByte =
+                NetworkFilterParser.isAlphanumeric(byte) || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "-")
                 || byte == UInt8(ascii: "_") || byte >= 0x80
             if !isHostByte { break }
             length += 1
@@ -138,9 +167,11 @@ struct URLFilterBuilder {
         var rest = bytes[...]
         if hostLength > 0, bytes[0..<hostLength].contains(where: { $0 >= 0x80 }) {
             guard hostLength < bytes.count,
-                  bytes[hostLength] == UInt8(ascii: "^") || bytes[hostLength] == UInt8(ascii: "/") || bytes[hostLength] == UInt8(ascii: ":"),
-                  bytes[0] != UInt8(ascii: "."),
-                  let host = DomainNormalizer.punycode(Array(bytes[0..<hostLength])) else { return nil }
+                bytes[hostLength] == UInt8(ascii: "^") || bytes[hostLength] == UInt8(ascii: "/")
+                    || bytes[hostLength] == UInt8(ascii: ":"),
+                bytes[0] != UInt8(ascii: "."),
+                let host = DomainNormalizer.punycode(Array(bytes[0..<hostLength]))
+            else { return nil }
             result.append(contentsOf: host)
             rest = bytes[hostLength...]
         }

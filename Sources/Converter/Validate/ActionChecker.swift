@@ -13,8 +13,10 @@ enum ActionChecker {
         case unknown
 
         init(_ name: UnsafeBufferPointer<UInt8>) {
-            if ByteName.equals(name, "block") || ByteName.equals(name, "block-cookies") || ByteName.equals(name, "ignore-previous-rules")
-                || ByteName.equals(name, "make-https") {
+            if ByteName.equals(name, "block") || ByteName.equals(name, "block-cookies")
+                || ByteName.equals(name, "ignore-previous-rules")
+                || ByteName.equals(name, "make-https")
+            {
                 self = .simple
             } else if ByteName.equals(name, "css-display-none") {
                 self = .cssDisplayNone
@@ -44,7 +46,12 @@ enum ActionChecker {
                 let key = try cursor.key()
                 let isString = cursor.peek() == UInt8(ascii: "\"")
                 if ByteName.equals(key, "type") {
-                    if isString { type = ActionType(try cursor.string()) } else { type = nil; try cursor.skipValue(depth: 3) }
+                    if isString {
+                        type = ActionType(try cursor.string())
+                    } else {
+                        type = nil
+                        try cursor.skipValue(depth: 3)
+                    }
                 } else if ByteName.equals(key, "selector"), isString {
                     let selector = try cursor.string()
                     let verdict = CSSSelectorChecker.check(selector)
@@ -66,8 +73,11 @@ enum ActionChecker {
             switch selectorVerdict {
             case nil: return "css-display-none without a selector string (WebKit: Requires a selector)"
             case .valid?: return nil
-            case .extendedCSS?: return "selector uses procedural (non-CSS) operators; WebKit would drop the rule silently"
-            case .invalid?: return "selector \"\(selectorPrefix)\" may be rejected by WebKit's CSS parser, which drops the rule silently"
+            case .extendedCSS?:
+                return "selector uses procedural (non-CSS) operators; WebKit would drop the rule silently"
+            case .invalid?:
+                return
+                    "selector \"\(selectorPrefix)\" may be rejected by WebKit's CSS parser, which drops the rule silently"
             }
         case .notify?: return hasNotification ? nil : "notify without a notification string"
         case .redirect?: return hasRedirect ? nil : "redirect without a redirect member"

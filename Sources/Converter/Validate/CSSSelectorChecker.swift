@@ -16,7 +16,8 @@ struct CSSSelectorChecker {
         "nth-last-of-type", "first-child", "last-child", "only-child", "first-of-type", "last-of-type", "only-of-type",
         "empty", "root", "link", "any-link", "visited", "hover", "active", "focus", "focus-within", "focus-visible",
         "target", "checked", "disabled", "enabled", "lang", "dir", "placeholder-shown", "read-only", "read-write",
-        "required", "optional", "default", "indeterminate", "valid", "invalid", "in-range", "out-of-range", "scope", "defined",
+        "required", "optional", "default", "indeterminate", "valid", "invalid", "in-range", "out-of-range", "scope",
+        "defined",
     ]
 
     static let proceduralOperators: Set<String> = [
@@ -46,14 +47,19 @@ struct CSSSelectorChecker {
             }
             if byte < 0x20 || byte == 0x7F { return .invalid }
             if quote != 0 {
-                if byte == UInt8(ascii: "\\") { index += 2; continue }
+                if byte == UInt8(ascii: "\\") {
+                    index += 2
+                    continue
+                }
                 if byte == quote { quote = 0 }
                 index += 1
                 continue
             }
             if byte != 0x20 {
                 if firstSignificant == 0 { firstSignificant = byte }
-                if byte == UInt8(ascii: ","), previousSignificant == UInt8(ascii: ",") || previousSignificant == 0 { return .invalid }
+                if byte == UInt8(ascii: ","), previousSignificant == UInt8(ascii: ",") || previousSignificant == 0 {
+                    return .invalid
+                }
                 previousSignificant = byte
                 lastSignificant = byte
             }
@@ -80,7 +86,8 @@ struct CSSSelectorChecker {
                 var nameEnd = nameStart
                 while nameEnd < bytes.endIndex, isNameByte(bytes[nameEnd]) { nameEnd += 1 }
                 if nameEnd == nameStart { return .invalid }
-                let name = String(decoding: bytes[nameStart..<nameEnd].map(NetworkOptionsParser.lowercased), as: UTF8.self)
+                let name = String(
+                    decoding: bytes[nameStart..<nameEnd].map(NetworkOptionsParser.lowercased), as: UTF8.self)
                 if name.hasPrefix("-abp-") || proceduralOperators.contains(name) {
                     return .extendedCSS
                 } else if !supportedPseudoClasses.contains(name) {
@@ -96,7 +103,8 @@ struct CSSSelectorChecker {
                 if stack.last != UInt8(ascii: "[") { return .invalid }
             default:
                 if byte < 0x80, !isNameByte(byte), byte != 0x20, byte != UInt8(ascii: "*"), byte != UInt8(ascii: ">"),
-                   byte != UInt8(ascii: "+"), byte != UInt8(ascii: "~"), byte != UInt8(ascii: ",") {
+                    byte != UInt8(ascii: "+"), byte != UInt8(ascii: "~"), byte != UInt8(ascii: ",")
+                {
                     return .invalid
                 }
             }
@@ -114,9 +122,11 @@ struct CSSSelectorChecker {
     }
 
     /// CSS identifiers (class and id names) cannot start with a digit, or with `-` and a digit (CSS Syntax §4.3.9).
-    private static func startsIdentifier<C: Collection>(_ bytes: C, at index: Int) -> Bool where C.Element == UInt8, C.Index == Int {
+    private static func startsIdentifier<C: Collection>(_ bytes: C, at index: Int) -> Bool
+    where C.Element == UInt8, C.Index == Int {
         func isStart(_ byte: UInt8) -> Bool {
-            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || byte == UInt8(ascii: "_") || byte >= 0x80 || byte == UInt8(ascii: "\\")
+            (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A) || byte == UInt8(ascii: "_")
+                || byte >= 0x80 || byte == UInt8(ascii: "\\")
         }
         guard index < bytes.endIndex else { return false }
         let first = bytes[index]

@@ -4,9 +4,13 @@ import JSONBytes
 /// condition lists (one kind per trigger) and the flag arrays. Works on the cursor's bytes in place.
 enum TriggerChecker {
     /// Condition keys; at most one kind may appear in a trigger. The first two take domains, the rest regexes.
-    static let conditionKeys: [StaticString] = ["if-domain", "unless-domain", "if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url"]
-    static let resourceTypes: [StaticString] = ["document", "image", "style-sheet", "script", "font", "raw", "svg-document",
-                                                "media", "popup", "ping", "fetch", "websocket", "other"]
+    static let conditionKeys: [StaticString] = [
+        "if-domain", "unless-domain", "if-top-url", "unless-top-url", "if-frame-url", "unless-frame-url",
+    ]
+    static let resourceTypes: [StaticString] = [
+        "document", "image", "style-sheet", "script", "font", "raw", "svg-document",
+        "media", "popup", "ping", "fetch", "websocket", "other",
+    ]
     static let loadTypes: [StaticString] = ["first-party", "third-party"]
     static let loadContexts: [StaticString] = ["top-frame", "child-frame"]
 
@@ -81,7 +85,9 @@ enum TriggerChecker {
             switch Field(try cursor.key()) {
             case .urlFilter:
                 if cursor.peek() == UInt8(ascii: "\"") {
-                    urlFilterProblem = URLFilterRegexChecker.problem(in: try cursor.string()).map { "url-filter: \($0)" }
+                    urlFilterProblem = URLFilterRegexChecker.problem(in: try cursor.string()).map {
+                        "url-filter: \($0)"
+                    }
                 } else {
                     try cursor.skipValue(depth: 3)
                     urlFilterProblem = missingURLFilter
@@ -90,7 +96,9 @@ enum TriggerChecker {
                 conditions.insert(kind)
                 let name = conditionKeys[kind]
                 guard cursor.peek() == UInt8(ascii: "["), try cursor.beginArray() else {
-                    if cursor.peek() != UInt8(ascii: "]") && cursor.peek() != UInt8(ascii: ",") && cursor.peek() != UInt8(ascii: "}") {
+                    if cursor.peek() != UInt8(ascii: "]") && cursor.peek() != UInt8(ascii: ",")
+                        && cursor.peek() != UInt8(ascii: "}")
+                    {
                         try cursor.skipValue(depth: 3)
                     }
                     problems.append("\(name) must be a non-empty array of strings")
@@ -107,7 +115,9 @@ enum TriggerChecker {
                         problems.append("\(name) must be a non-empty array of non-empty strings")
                     } else if kind < 2 {
                         if !isLowercaseASCII(value) {
-                            problems.append("\(name) \"\(String(decoding: value, as: UTF8.self))\" is not lowercase ASCII (WebKit: Domains must be lower case ASCII)")
+                            problems.append(
+                                "\(name) \"\(String(decoding: value, as: UTF8.self))\" is not lowercase ASCII (WebKit: Domains must be lower case ASCII)"
+                            )
                         }
                     } else if let problem = URLFilterRegexChecker.problem(in: value) {
                         problems.append("\(name): \(problem)")
@@ -130,7 +140,8 @@ enum TriggerChecker {
                         try cursor.skipValue(depth: 4)
                     }
                     if !valid && !reported {
-                        problems.append("\(name) has an invalid value (WebKit: Invalid string in the trigger flags array)")
+                        problems.append(
+                            "\(name) has an invalid value (WebKit: Invalid string in the trigger flags array)")
                         reported = true
                     }
                 } while try cursor.next(closing: UInt8(ascii: "]"))
@@ -141,7 +152,9 @@ enum TriggerChecker {
         if urlFilterProblem == nil && conditions.count < 2 { return }
         var first: [String] = []
         if let urlFilterProblem { first.append(urlFilterProblem) }
-        if conditions.count > 1 { first.append("more than one condition (\(conditions.names.joined(separator: ", "))) in one trigger") }
+        if conditions.count > 1 {
+            first.append("more than one condition (\(conditions.names.joined(separator: ", "))) in one trigger")
+        }
         problems.insert(contentsOf: first, at: 0)
     }
 

@@ -26,7 +26,11 @@ public struct WebKitListValidator: Sendable {
     public func problems(in json: [UInt8]) -> [Problem] {
         json.withUnsafeBufferPointer { buffer in
             guard UTF8Validation.isValid(buffer) else {
-                return [Problem(ruleIndex: nil, message: "the list is not valid UTF-8 (WebKit: Failed to parse the JSON String)")]
+                return [
+                    Problem(
+                        ruleIndex: nil, message: "the list is not valid UTF-8 (WebKit: Failed to parse the JSON String)"
+                    )
+                ]
             }
             return JSONCursor.reading(buffer) { Self.listProblems(&$0) }
         }
@@ -55,14 +59,21 @@ public struct WebKitListValidator: Sendable {
             cursor.skipWhitespace()
             if !cursor.atEnd { throw cursor.fail("trailing bytes after the JSON value") }
         } catch let error as JSONCursor.SyntaxError {
-            return [Problem(ruleIndex: nil, message: "invalid JSON at byte \(error.offset): \(error.message) (WebKit: Failed to parse the JSON String)")]
+            return [
+                Problem(
+                    ruleIndex: nil,
+                    message:
+                        "invalid JSON at byte \(error.offset): \(error.message) (WebKit: Failed to parse the JSON String)"
+                )
+            ]
         } catch {
             return [Problem(ruleIndex: nil, message: "invalid JSON: \(error)")]
         }
         var problems: [Problem] = []
         if count == 0 { problems.append(Problem(ruleIndex: nil, message: "empty list (WebKit: Empty extension)")) }
         if count > WebKitLimits.rulesPerList {
-            problems.append(Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(WebKitLimits.rulesPerList)"))
+            problems.append(
+                Problem(ruleIndex: nil, message: "\(count) rules, more than WebKit's \(WebKitLimits.rulesPerList)"))
         }
         return problems + ruleProblems
     }
@@ -71,7 +82,9 @@ public struct WebKitListValidator: Sendable {
     /// order; a repeated `trigger` or `action` key replaces the earlier one, as in WebKit's parser.
     /// - Parameter triggerMessages: reused across rules (empty on entry and on return), so a clean rule
     ///   allocates nothing.
-    static func checkRule(_ cursor: inout JSONCursor, index: Int, triggerMessages: inout [String], into problems: inout [Problem]) throws {
+    static func checkRule(
+        _ cursor: inout JSONCursor, index: Int, triggerMessages: inout [String], into problems: inout [Problem]
+    ) throws {
         guard cursor.peek() == UInt8(ascii: "{") else {
             try cursor.skipValue(depth: 1)
             problems.append(Problem(ruleIndex: index, message: "not an object (WebKit: Invalid rule)"))
@@ -86,23 +99,34 @@ public struct WebKitListValidator: Sendable {
                 if ByteName.equals(key, "trigger") {
                     if !triggerMessages.isEmpty { triggerMessages.removeAll(keepingCapacity: true) }
                     hasTrigger = cursor.peek() == UInt8(ascii: "{")
-                    if hasTrigger { try TriggerChecker.check(&cursor, into: &triggerMessages) } else { try cursor.skipValue(depth: 2) }
+                    if hasTrigger {
+                        try TriggerChecker.check(&cursor, into: &triggerMessages)
+                    } else {
+                        try cursor.skipValue(depth: 2)
+                    }
                 } else if ByteName.equals(key, "action") {
                     hasAction = cursor.peek() == UInt8(ascii: "{")
-                    if hasAction { actionProblem = try ActionChecker.problem(&cursor) } else { try cursor.skipValue(depth: 2) }
+                    if hasAction {
+                        actionProblem = try ActionChecker.problem(&cursor)
+                    } else {
+                        try cursor.skipValue(depth: 2)
+                    }
                 } else {
                     try cursor.skipValue(depth: 2)
                 }
             } while try cursor.next(closing: UInt8(ascii: "}"))
         }
         if !hasTrigger {
-            problems.append(Problem(ruleIndex: index, message: "missing or invalid trigger object (WebKit: Invalid trigger object)"))
+            problems.append(
+                Problem(ruleIndex: index, message: "missing or invalid trigger object (WebKit: Invalid trigger object)")
+            )
         } else if !triggerMessages.isEmpty {
             for message in triggerMessages { problems.append(Problem(ruleIndex: index, message: message)) }
             triggerMessages.removeAll(keepingCapacity: true)
         }
         if !hasAction {
-            problems.append(Problem(ruleIndex: index, message: "missing or invalid action object (WebKit: Invalid action object)"))
+            problems.append(
+                Problem(ruleIndex: index, message: "missing or invalid action object (WebKit: Invalid action object)"))
         } else if let actionProblem {
             problems.append(Problem(ruleIndex: index, message: actionProblem))
         }

@@ -172,14 +172,16 @@ final class HTTPConnection {
             }
             if offset == bytes.count || output.pendingBytes >= Self.outputBacklogLimit { break }
             let slice = UnsafeBufferPointer(rebasing: bytes[offset...])
-            let frame = ResponseWriter.Frame(bytes: slice, dated: exchange.dated, keepAlive: !exchange.draining, socket: exchange.socket)
+            let frame = ResponseWriter.Frame(
+                bytes: slice, dated: exchange.dated, keepAlive: !exchange.draining, socket: exchange.socket)
             switch handler.parser.parse(slice) {
             case .incomplete:
                 if headDeadline == nil { headDeadline = exchange.now &+ timeouts.header }
                 break requests
             case .failure(let failure):
-                let answer = handler.writer.error(failure.statusCode, failure.reason, route: handler.writer.routes.invalid, head: nil,
-                                                  frame: frame, close: true, into: &output)
+                let answer = handler.writer.error(
+                    failure.statusCode, failure.reason, route: handler.writer.routes.invalid, head: nil,
+                    frame: frame, close: true, into: &output)
                 finish(answer, head: nil, bytes: slice, answered: answered)
                 offset = bytes.count
             case .complete(var head):
@@ -187,16 +189,19 @@ final class HTTPConnection {
                 offset += head.length
                 let answer: HTTPAnswer
                 if head.chunked {
-                    answer = handler.writer.error(411, "request bodies must use Content-Length", route: handler.writer.routes.invalid,
-                                                  head: head, frame: frame, close: true, into: &output)
+                    answer = handler.writer.error(
+                        411, "request bodies must use Content-Length", route: handler.writer.routes.invalid,
+                        head: head, frame: frame, close: true, into: &output)
                 } else if let length = head.contentLength, length > Self.maxDiscardedBody {
-                    answer = handler.writer.error(413, "request body too large", route: handler.writer.routes.invalid,
-                                                  head: head, frame: frame, close: true, into: &output)
+                    answer = handler.writer.error(
+                        413, "request body too large", route: handler.writer.routes.invalid,
+                        head: head, frame: frame, close: true, into: &output)
                 } else {
                     discardRemaining = head.contentLength ?? 0
                     if !head.wantsKeepAlive { head.connectionClose = true }
-                    let requestFrame = ResponseWriter.Frame(bytes: slice, dated: exchange.dated, keepAlive: head.wantsKeepAlive && !exchange.draining,
-                                                                     socket: exchange.socket)
+                    let requestFrame = ResponseWriter.Frame(
+                        bytes: slice, dated: exchange.dated, keepAlive: head.wantsKeepAlive && !exchange.draining,
+                        socket: exchange.socket)
                     answer = handler.answer(head, frame: requestFrame, into: &output)
                 }
                 finish(answer, head: head, bytes: slice, answered: answered)
@@ -205,7 +210,9 @@ final class HTTPConnection {
         return offset
     }
 
-    private func finish(_ answer: HTTPAnswer, head: HTTPRequestHead?, bytes: UnsafeBufferPointer<UInt8>, answered: Answered) {
+    private func finish(
+        _ answer: HTTPAnswer, head: HTTPRequestHead?, bytes: UnsafeBufferPointer<UInt8>, answered: Answered
+    ) {
         if answer.close { phase = .closingAfterWrite }
         answered(answer, head, bytes)
     }

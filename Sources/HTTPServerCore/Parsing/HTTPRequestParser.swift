@@ -47,7 +47,9 @@ public struct HTTPRequestParser: Sendable {
                 return .failure(.badRequest("header line is not terminated"))
             }
             if line.contentEnd == position { break }  // the empty line that ends the head
-            if let error = parseField(bytes, from: position, to: line.contentEnd, into: &head, contentLengthSeen: &contentLengthSeen) {
+            if let error = parseField(
+                bytes, from: position, to: line.contentEnd, into: &head, contentLengthSeen: &contentLengthSeen)
+            {
                 return .failure(error)
             }
             position = line.next
@@ -78,11 +80,17 @@ public struct HTTPRequestParser: Sendable {
         var index = start
         var lineDone = false
         while index < bytes.count {
-            if bytes[index] == 0x0A { lineDone = true; break }
+            if bytes[index] == 0x0A {
+                lineDone = true
+                break
+            }
             index += 1
         }
         if !lineDone, pending > maxURIBytes + 32 { return .failure(.uriTooLong) }
-        if pending > maxHeaderBytes { return lineDone && index - start <= maxURIBytes + 32 ? .failure(.headerFieldsTooLarge) : .failure(.uriTooLong) }
+        if pending > maxHeaderBytes {
+            return lineDone && index - start <= maxURIBytes + 32
+                ? .failure(.headerFieldsTooLarge) : .failure(.uriTooLong)
+        }
         return .incomplete
     }
 
@@ -101,7 +109,9 @@ public struct HTTPRequestParser: Sendable {
 
     // MARK: Request line (RFC 9112 §3)
 
-    private func parseRequestLine(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, into head: inout HTTPRequestHead) -> HTTPParseError? {
+    private func parseRequestLine(
+        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, into head: inout HTTPRequestHead
+    ) -> HTTPParseError? {
         var index = from
         while index < to, HTTPBytes.isTokenByte(bytes[index]) { index += 1 }
         let methodEnd = index
@@ -121,9 +131,9 @@ public struct HTTPRequestParser: Sendable {
         index += 1
         // HTTP-version = "HTTP/" DIGIT "." DIGIT, then the line ends.
         guard to - index == 8,
-              bytes[index] == 0x48, bytes[index + 1] == 0x54, bytes[index + 2] == 0x54, bytes[index + 3] == 0x50,
-              bytes[index + 4] == 0x2F, HTTPBytes.isDigit(bytes[index + 5]), bytes[index + 6] == 0x2E,
-              HTTPBytes.isDigit(bytes[index + 7])
+            bytes[index] == 0x48, bytes[index + 1] == 0x54, bytes[index + 2] == 0x54, bytes[index + 3] == 0x50,
+            bytes[index + 4] == 0x2F, HTTPBytes.isDigit(bytes[index + 5]), bytes[index + 6] == 0x2E,
+            HTTPBytes.isDigit(bytes[index + 7])
         else {
             return .badRequest("malformed request line (version)")
         }
@@ -137,10 +147,16 @@ public struct HTTPRequestParser: Sendable {
     private static func method(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> HTTPRequestHead.Method {
         switch to - from {
         case 3 where bytes[from] == 0x47 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x54: return .get
-        case 4 where bytes[from] == 0x48 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x41 && bytes[from + 3] == 0x44: return .head
-        case 4 where bytes[from] == 0x50 && bytes[from + 1] == 0x4F && bytes[from + 2] == 0x53 && bytes[from + 3] == 0x54: return .post
-        case 7 where bytes[from] == 0x4F && bytes[from + 1] == 0x50 && bytes[from + 2] == 0x54 && bytes[from + 3] == 0x49
-            && bytes[from + 4] == 0x4F && bytes[from + 5] == 0x4E && bytes[from + 6] == 0x53: return .options
+        case 4
+        where bytes[from] == 0x48 && bytes[from + 1] == 0x45 && bytes[from + 2] == 0x41 && bytes[from + 3] == 0x44:
+            return .head
+        case 4
+        where bytes[from] == 0x50 && bytes[from + 1] == 0x4F && bytes[from + 2] == 0x53 && bytes[from + 3] == 0x54:
+            return .post
+        case 7
+        where bytes[from] == 0x4F && bytes[from + 1] == 0x50 && bytes[from + 2] == 0x54 && bytes[from + 3] == 0x49
+            && bytes[from + 4] == 0x4F && bytes[from + 5] == 0x4E && bytes[from + 6] == 0x53:
+            return .options
         default: return .other
         }
     }
@@ -148,7 +164,8 @@ public struct HTTPRequestParser: Sendable {
     // MARK: Header fields (RFC 9112 §5, RFC 9110 §5)
 
     private func parseField(
-        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, into head: inout HTTPRequestHead, contentLengthSeen: inout Bool
+        _ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int, into head: inout HTTPRequestHead,
+        contentLengthSeen: inout Bool
     ) -> HTTPParseError? {
         if bytes[from] == 0x20 || bytes[from] == 0x09 { return .badRequest("obsolete line folding in header") }
         var index = from
@@ -156,7 +173,9 @@ public struct HTTPRequestParser: Sendable {
         let nameEnd = index
         guard nameEnd > from else { return .badRequest("malformed header name") }
         guard index < to, bytes[index] == 0x3A else {
-            if index < to, bytes[index] == 0x20 || bytes[index] == 0x09 { return .badRequest("whitespace between header name and colon") }
+            if index < to, bytes[index] == 0x20 || bytes[index] == 0x09 {
+                return .badRequest("whitespace between header name and colon")
+            }
             return .badRequest("header line without a colon")
         }
         index += 1
@@ -191,7 +210,9 @@ public struct HTTPRequestParser: Sendable {
             head.authorization = value
         case 14 where HTTPBytes.equalsLowercase(name, "content-length"):
             guard let length = parseContentLength(bytes, value) else { return .badRequest("invalid Content-Length") }
-            if contentLengthSeen, head.contentLength != length { return .badRequest("conflicting Content-Length headers") }
+            if contentLengthSeen, head.contentLength != length {
+                return .badRequest("conflicting Content-Length headers")
+            }
             contentLengthSeen = true
             head.contentLength = length
         case 15 where HTTPBytes.equalsLowercase(name, "accept-encoding"):
@@ -251,12 +272,18 @@ public struct HTTPRequestParser: Sendable {
         return result
     }
 
-    private func scanConnectionTokens(_ bytes: UnsafeBufferPointer<UInt8>, _ value: Range<Int>, into head: inout HTTPRequestHead) {
+    private func scanConnectionTokens(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ value: Range<Int>, into head: inout HTTPRequestHead
+    ) {
         var index = value.lowerBound
         while index < value.upperBound {
-            while index < value.upperBound, bytes[index] == 0x2C || bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+            while index < value.upperBound, bytes[index] == 0x2C || bytes[index] == 0x20 || bytes[index] == 0x09 {
+                index += 1
+            }
             let tokenStart = index
-            while index < value.upperBound, bytes[index] != 0x2C, bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
+            while index < value.upperBound, bytes[index] != 0x2C, bytes[index] != 0x20, bytes[index] != 0x09 {
+                index += 1
+            }
             let token = UnsafeBufferPointer(rebasing: bytes[tokenStart..<index])
             if token.count == 5, HTTPBytes.equalsLowercase(token, "close") { head.connectionClose = true }
             if token.count == 10, HTTPBytes.equalsLowercase(token, "keep-alive") { head.connectionKeepAlive = true }

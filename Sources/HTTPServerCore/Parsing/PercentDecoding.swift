@@ -16,7 +16,9 @@ public enum PercentDecoding {
         while index < bytes.endIndex {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]), let low = hexValue(bytes[index + 2]) else {
+                guard index + 2 < bytes.endIndex, let high = hexValue(bytes[index + 1]),
+                    let low = hexValue(bytes[index + 2])
+                else {
                     return nil
                 }
                 out.append(high << 4 | low)

@@ -17,7 +17,9 @@ public enum RequestTarget {
     /// The common case without copying: an origin-form target with no query, fragment or
     /// percent-encoding names exactly its bytes after the slash. nil when `path` must decide.
     public static func plainName(_ bytes: UnsafeBufferPointer<UInt8>, target: Range<Int>) -> Range<Int>? {
-        guard target.count > 1, bytes[target.lowerBound] == 0x2F, bytes[target.lowerBound + 1] != 0x2E else { return nil }
+        guard target.count > 1, bytes[target.lowerBound] == 0x2F, bytes[target.lowerBound + 1] != 0x2E else {
+            return nil
+        }
         for index in (target.lowerBound + 1)..<target.upperBound {
             let byte = bytes[index]
             if byte == 0x25 || byte == 0x3F || byte == 0x23 || byte == 0 { return nil }
@@ -37,7 +39,9 @@ public enum RequestTarget {
         }
         var stop = start
         while stop < end, bytes[stop] != 0x3F, bytes[stop] != 0x23 { stop += 1 }
-        guard let name = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[(start + 1)..<stop])) else { return .malformed }
+        guard let name = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[(start + 1)..<stop])) else {
+            return .malformed
+        }
         if name.contains(0) || name.first == 0x2E { return .unservable }
         return .name(name)
     }
@@ -46,10 +50,15 @@ public enum RequestTarget {
         var index = target.lowerBound
         while index < target.upperBound, bytes[index] != 0x3A {
             let byte = HTTPBytes.lower(bytes[index])
-            guard (byte >= 0x61 && byte <= 0x7A) || HTTPBytes.isDigit(byte) || byte == 0x2B || byte == 0x2D || byte == 0x2E else { return nil }
+            guard
+                (byte >= 0x61 && byte <= 0x7A) || HTTPBytes.isDigit(byte) || byte == 0x2B || byte == 0x2D
+                    || byte == 0x2E
+            else { return nil }
             index += 1
         }
-        guard index > target.lowerBound, index + 2 < target.upperBound, bytes[index + 1] == 0x2F, bytes[index + 2] == 0x2F else { return nil }
+        guard index > target.lowerBound, index + 2 < target.upperBound, bytes[index + 1] == 0x2F,
+            bytes[index + 2] == 0x2F
+        else { return nil }
         index += 3
         while index < target.upperBound, bytes[index] != 0x2F, bytes[index] != 0x3F { index += 1 }
         if index < target.upperBound, bytes[index] == 0x3F { return target.upperBound }

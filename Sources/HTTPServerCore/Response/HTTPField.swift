@@ -22,7 +22,9 @@ public struct HTTPField: Sendable, Equatable {
     /// RFC 9842 §2.1.
     public static func useAsDictionary(_ value: String) -> HTTPField { HTTPField("Use-As-Dictionary", value) }
     /// CSP Level 3 §3.1.
-    public static func contentSecurityPolicy(_ policy: String) -> HTTPField { HTTPField("Content-Security-Policy", policy) }
+    public static func contentSecurityPolicy(_ policy: String) -> HTTPField {
+        HTTPField("Content-Security-Policy", policy)
+    }
     /// Fetch §3.2.7: no MIME sniffing.
     public static let noSniff = HTTPField("X-Content-Type-Options", "nosniff")
     /// Referrer Policy §3.
@@ -55,6 +57,8 @@ public struct CacheControl: Sendable, Equatable {
     /// Shared caches may keep it `maxAge` seconds, serve it stale while revalidating
     /// (RFC 5861 §3) and when the origin fails (RFC 5861 §4).
     public static func shared(maxAge: Int, staleWhileRevalidate: Int, staleIfError: Int) -> CacheControl {
-        CacheControl("public", "max-age=\(maxAge)", "stale-while-revalidate=\(staleWhileRevalidate)", "stale-if-error=\(staleIfError)")
+        CacheControl(
+            "public", "max-age=\(maxAge)", "stale-while-revalidate=\(staleWhileRevalidate)",
+            "stale-if-error=\(staleIfError)")
     }
 }

@@ -3,7 +3,8 @@
 /// decodes to a name comes here, and the responder answers it through `HTTPRequest`'s builders.
 public protocol HTTPResponder: Sendable {
     /// Answers a request for `name`: the decoded path without its leading slash, e.g. `healthz`.
-    func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer
+    func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue)
+        -> HTTPAnswer
 }
 
 /// What a request is counted under in the server's counters; an index into `HTTPRoutes.labels`.
@@ -63,15 +64,22 @@ public struct HTTPRequest {
     }
 
     /// A body formatted now, `Cache-Control: no-store` (RFC 9111 §5.2.2.5), plus `fields`.
-    public func respond(status: Int, route: HTTPRoute, contentType: String, body: [UInt8], fields: [HTTPField] = [],
-                        into output: inout OutputQueue) -> HTTPAnswer {
-        writer.dynamic(status, route: route, contentType: contentType, body: body, head: head, frame: frame, extraHeaders: fields.headLines,
-                       into: &output)
+    public func respond(
+        status: Int, route: HTTPRoute, contentType: String, body: [UInt8], fields: [HTTPField] = [],
+        into output: inout OutputQueue
+    ) -> HTTPAnswer {
+        writer.dynamic(
+            status, route: route, contentType: contentType, body: body, head: head, frame: frame,
+            extraHeaders: fields.headLines,
+            into: &output)
     }
 
     /// A small JSON error, plus `fields`.
-    public func error(_ status: Int, _ reason: String, route: HTTPRoute, fields: [HTTPField] = [], into output: inout OutputQueue) -> HTTPAnswer {
-        writer.error(status, reason, route: route, head: head, frame: frame, extraHeaders: fields.headLines, into: &output)
+    public func error(
+        _ status: Int, _ reason: String, route: HTTPRoute, fields: [HTTPField] = [], into output: inout OutputQueue
+    ) -> HTTPAnswer {
+        writer.error(
+            status, reason, route: route, head: head, frame: frame, extraHeaders: fields.headLines, into: &output)
     }
 
     /// The shared 404, counted under `routes.notFound`.

@@ -73,7 +73,9 @@ public struct OutputQueue {
                 var index = head
                 while index < segments.count, used < 64, let bytes = segments[index].bytes {
                     let segment = segments[index]
-                    vectors[used] = iovec(iov_base: UnsafeMutableRawPointer(bytes.base + segment.start), iov_len: segment.end - segment.start)
+                    vectors[used] = iovec(
+                        iov_base: UnsafeMutableRawPointer(bytes.base + segment.start),
+                        iov_len: segment.end - segment.start)
                     used += 1
                     index += 1
                 }
@@ -126,10 +128,14 @@ public struct OutputQueue {
         bytes.reserveCapacity(pendingBytes)
         for segment in segments[head...] {
             if let memory = segment.bytes {
-                bytes.append(contentsOf: UnsafeBufferPointer(start: memory.base + segment.start, count: segment.end - segment.start))
+                bytes.append(
+                    contentsOf: UnsafeBufferPointer(
+                        start: memory.base + segment.start, count: segment.end - segment.start))
             } else if let file = segment.file {
                 var chunk = [UInt8](repeating: 0, count: segment.end - segment.start)
-                let count = chunk.withUnsafeMutableBytes { pread(file.fd, $0.baseAddress, $0.count, off_t(segment.start)) }
+                let count = chunk.withUnsafeMutableBytes {
+                    pread(file.fd, $0.baseAddress, $0.count, off_t(segment.start))
+                }
                 bytes.append(contentsOf: chunk.prefix(max(0, count)))
             }
         }

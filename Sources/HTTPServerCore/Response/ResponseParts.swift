@@ -24,7 +24,8 @@ final class ResponseParts: @unchecked Sendable {
         200: "OK", 202: "Accepted", 206: "Partial Content", 304: "Not Modified", 400: "Bad Request",
         401: "Unauthorized", 404: "Not Found", 405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout",
         411: "Length Required", 412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long",
-        410: "Gone", 416: "Range Not Satisfiable", 429: "Too Many Requests", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
+        410: "Gone", 416: "Range Not Satisfiable", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+        500: "Internal Server Error",
         501: "Not Implemented", 503: "Service Unavailable", 505: "HTTP Version Not Supported",
     ]
 
@@ -40,7 +41,9 @@ final class ResponseParts: @unchecked Sendable {
             "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nCache-Control: public, max-age=60\r\n")
         let refusal = Self.errorBody("server at connection limit")
         connectionLimit = ResponseBytes(
-            Array("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(refusal.count)\r\n".utf8)
+            Array(
+                "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(refusal.count)\r\n"
+                    .utf8)
                 + Array("Cache-Control: no-store\r\nRetry-After: 5\r\nConnection: close\r\n\r\n".utf8) + refusal)
     }
 

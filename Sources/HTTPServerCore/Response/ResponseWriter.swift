@@ -35,7 +35,10 @@ struct ResponseWriter {
     /// choice to the server), so a Range request gets identity unless identity is refused, in which
     /// case the Range is ignored and the full gzip body is sent. A GET with Range is never answered
     /// with `dcz` (RFC 9842): a dictionary-compressed body is useful only whole.
-    func serve(_ resource: StaticSite.Resource, route: HTTPRoute, head: HTTPRequestHead, frame: Frame, into output: inout OutputQueue) -> HTTPAnswer {
+    func serve(
+        _ resource: StaticSite.Resource, route: HTTPRoute, head: HTTPRequestHead, frame: Frame,
+        into output: inout OutputQueue
+    ) -> HTTPAnswer {
         let bytes = frame.bytes
         let wantsRange = head.range != nil && head.method == .get
         var choice = ContentNegotiation.Choice.identity
@@ -45,19 +48,25 @@ struct ResponseWriter {
         } else {
             choice = ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: resource.gzip != nil)
             if choice == .notAcceptable {
-                return error(406, "neither identity nor gzip is acceptable", route: route, head: head, frame: frame,
-                             extraHeaders: resource.varyLine, into: &output)
+                return error(
+                    406, "neither identity nor gzip is acceptable", route: route, head: head, frame: frame,
+                    extraHeaders: resource.varyLine, into: &output)
             }
             if wantsRange, choice == .gzip,
-               ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: false) == .identity {
+                ContentNegotiation.choose(bytes, header: head.acceptEncoding, gzipAvailable: false) == .identity
+            {
                 choice = .identity
             }
             if choice == .gzip { representation = resource.gzip! }
         }
-        switch ConditionalRequest.evaluate(bytes, head: head, etag: representation.etag, lastModified: resource.lastModified) {
+        switch ConditionalRequest.evaluate(
+            bytes, head: head, etag: representation.etag, lastModified: resource.lastModified)
+        {
         case .preconditionFailed:
-            return error(412, "precondition failed", route: route, head: head, frame: frame,
-                         extraHeaders: "ETag: \(String(decoding: representation.etag, as: UTF8.self))\r\n" + resource.varyLine, into: &output)
+            return error(
+                412, "precondition failed", route: route, head: head, frame: frame,
+                extraHeaders: "ETag: \(String(decoding: representation.etag, as: UTF8.self))\r\n" + resource.varyLine,
+                into: &output)
         case .notModified:
             var written = append(parts.statusLine(304), frame.date, representation.head304, frame: frame, into: &output)
             written += end(head: head, frame: frame, into: &output)
@@ -66,15 +75,20 @@ struct ResponseWriter {
             break
         }
         if wantsRange, choice == .identity, let rangeValue = head.range {
-            let honour = head.ifRange.map {
-                ConditionalRequest.ifRangeHolds(bytes, value: $0, etag: resource.identity.etag, lastModified: resource.lastModified)
-            } ?? true
+            let honour =
+                head.ifRange.map {
+                    ConditionalRequest.ifRangeHolds(
+                        bytes, value: $0, etag: resource.identity.etag, lastModified: resource.lastModified)
+                } ?? true
             if honour {
                 let length = resource.identity.body.count
                 switch RangeRequest.evaluate(bytes, value: rangeValue, length: length) {
                 case .partial(let range):
-                    let extra = ResponseBytes("Content-Length: \(range.count)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)\r\n")
-                    var written = append(parts.statusLine(206), frame.date, resource.rangeHeadPrefix, extra, frame: frame, into: &output)
+                    let extra = ResponseBytes(
+                        "Content-Length: \(range.count)\r\nContent-Range: bytes \(range.lowerBound)-\(range.upperBound - 1)/\(length)\r\n"
+                    )
+                    var written = append(
+                        parts.statusLine(206), frame.date, resource.rangeHeadPrefix, extra, frame: frame, into: &output)
                     written += end(head: head, frame: frame, into: &output)
                     if let file = resource.identity.file {
                         output.append(file, range)
@@ -83,8 +97,9 @@ struct ResponseWriter {
                     }
                     return HTTPAnswer(status: 206, route: route, bytes: written + range.count, close: !frame.keepAlive)
                 case .unsatisfiable:
-                    return error(416, "range not satisfiable", route: route, head: head, frame: frame,
-                                 extraHeaders: "Content-Range: bytes */\(length)\r\n" + resource.varyLine, into: &output)
+                    return error(
+                        416, "range not satisfiable", route: route, head: head, frame: frame,
+                        extraHeaders: "Content-Range: bytes */\(length)\r\n" + resource.varyLine, into: &output)
                 case .full:
                     break
                 }
@@ -104,11 +119,13 @@ struct ResponseWriter {
     }
 
     /// RFC 9842: the `dcz` body for the dictionary the request offers, when it also accepts `dcz`.
-    private func dictionaryRepresentation(_ resource: StaticSite.Resource, head: HTTPRequestHead,
-                                          bytes: UnsafeBufferPointer<UInt8>) -> StaticSite.Representation? {
+    private func dictionaryRepresentation(
+        _ resource: StaticSite.Resource, head: HTTPRequestHead,
+        bytes: UnsafeBufferPointer<UInt8>
+    ) -> StaticSite.Representation? {
         guard let offered = head.availableDictionary, !resource.dictionaryVariants.isEmpty,
-              let representation = resource.dictionaryVariant(offered: UnsafeBufferPointer(rebasing: bytes[offered])),
-              ContentNegotiation.accepts(bytes, header: head.acceptEncoding, coding: "dcz")
+            let representation = resource.dictionaryVariant(offered: UnsafeBufferPointer(rebasing: bytes[offered])),
+            ContentNegotiation.accepts(bytes, header: head.acceptEncoding, coding: "dcz")
         else { return nil }
         return representation
     }
@@ -130,9 +147,13 @@ struct ResponseWriter {
     // MARK: Building blocks
 
     /// A response formatted now: operator endpoints (`no-store`, RFC 9111 §5.2.2.5).
-    func dynamic(_ status: Int, route: HTTPRoute, contentType: String, body: [UInt8], head: HTTPRequestHead, frame: Frame,
-                 extraHeaders: String = "", into output: inout OutputQueue) -> HTTPAnswer {
-        let fields = ResponseBytes("Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n" + extraHeaders)
+    func dynamic(
+        _ status: Int, route: HTTPRoute, contentType: String, body: [UInt8], head: HTTPRequestHead, frame: Frame,
+        extraHeaders: String = "", into output: inout OutputQueue
+    ) -> HTTPAnswer {
+        let fields = ResponseBytes(
+            "Content-Type: \(contentType)\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n"
+                + extraHeaders)
         var written = append(parts.statusLine(status), frame.date, fields, frame: frame, into: &output)
         written += end(head: head, frame: frame, into: &output)
         if head.method != .head {
@@ -149,7 +170,9 @@ struct ResponseWriter {
         extraHeaders: String = "", close: Bool = false, into output: inout OutputQueue
     ) -> HTTPAnswer {
         let body = ResponseParts.errorBody(reason)
-        let fields = ResponseBytes("Content-Type: application/json\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n" + extraHeaders)
+        let fields = ResponseBytes(
+            "Content-Type: application/json\r\nContent-Length: \(body.count)\r\nCache-Control: no-store\r\n"
+                + extraHeaders)
         var written = append(parts.statusLine(status), frame.date, fields, frame: frame, into: &output)
         let closing = close || !frame.keepAlive
         let ending = closing ? parts.endClose : endSegment(head: head, frame: frame)
@@ -162,7 +185,10 @@ struct ResponseWriter {
         return HTTPAnswer(status: status, route: route, bytes: written, close: closing)
     }
 
-    func append(_ first: ResponseBytes, _ second: ResponseBytes, _ third: ResponseBytes, frame: Frame, into output: inout OutputQueue) -> Int {
+    func append(
+        _ first: ResponseBytes, _ second: ResponseBytes, _ third: ResponseBytes, frame: Frame,
+        into output: inout OutputQueue
+    ) -> Int {
         output.append(first)
         output.append(second)
         output.append(third)
@@ -170,7 +196,8 @@ struct ResponseWriter {
     }
 
     private func append(
-        _ first: ResponseBytes, _ second: ResponseBytes, _ third: ResponseBytes, _ fourth: ResponseBytes, frame: Frame, into output: inout OutputQueue
+        _ first: ResponseBytes, _ second: ResponseBytes, _ third: ResponseBytes, _ fourth: ResponseBytes, frame: Frame,
+        into output: inout OutputQueue
     ) -> Int {
         append(first, second, third, frame: frame, into: &output) + append(fourth, into: &output)
     }

@@ -13,7 +13,9 @@ public enum ConditionalRequest {
     ) -> Outcome {
         if head.ifMatch.isPresent {
             if !listMatches(bytes, head.ifMatch, etag: etag, weak: false) { return .preconditionFailed }
-        } else if let range = head.ifUnmodifiedSince, let date = HTTPDate.parse(UnsafeBufferPointer(rebasing: bytes[range])) {
+        } else if let range = head.ifUnmodifiedSince,
+            let date = HTTPDate.parse(UnsafeBufferPointer(rebasing: bytes[range]))
+        {
             if lastModified > date { return .preconditionFailed }
         }
         if head.ifNoneMatch.isPresent {
@@ -21,7 +23,8 @@ public enum ConditionalRequest {
                 return head.method == .get || head.method == .head ? .notModified : .preconditionFailed
             }
         } else if head.method == .get || head.method == .head,
-                  let range = head.ifModifiedSince, let date = HTTPDate.parse(UnsafeBufferPointer(rebasing: bytes[range])) {
+            let range = head.ifModifiedSince, let date = HTTPDate.parse(UnsafeBufferPointer(rebasing: bytes[range]))
+        {
             if lastModified <= date { return .notModified }
         }
         return .proceed
@@ -29,7 +32,9 @@ public enum ConditionalRequest {
 
     /// `If-Range` (§13.1.5): true when the range should be honoured. An entity-tag must match
     /// strongly; a date must equal Last-Modified exactly.
-    public static func ifRangeHolds(_ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, etag: [UInt8], lastModified: Int) -> Bool {
+    public static func ifRangeHolds(
+        _ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, etag: [UInt8], lastModified: Int
+    ) -> Bool {
         let field = UnsafeBufferPointer(rebasing: bytes[value])
         guard let first = field.first else { return false }
         if first == 0x22 || first == 0x57 {
@@ -41,7 +46,9 @@ public enum ConditionalRequest {
 
     /// Whether a comma-separated list of entity-tags (or `*`) contains `etag`.
     /// `etag` is the quoted strong tag, e.g. `"0123456789abcdef"`.
-    public static func listMatches(_ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue, etag: [UInt8], weak: Bool) -> Bool {
+    public static func listMatches(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue, etag: [UInt8], weak: Bool
+    ) -> Bool {
         for line in header {
             var index = line.lowerBound
             while index < line.upperBound {
@@ -67,7 +74,7 @@ public enum ConditionalRequest {
                 guard index < line.upperBound else { break }
                 index += 1
                 let tag = UnsafeBufferPointer(rebasing: bytes[tagStart..<index])
-                if (weak || !isWeak), tag.elementsEqual(etag) { return true }
+                if weak || !isWeak, tag.elementsEqual(etag) { return true }
             }
         }
         return false

@@ -11,7 +11,9 @@ public enum ContentNegotiation {
         case identity, gzip, notAcceptable
     }
 
-    public static func choose(_ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, gzipAvailable: Bool) -> Choice {
+    public static func choose(
+        _ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, gzipAvailable: Bool
+    ) -> Choice {
         guard header.isPresent else { return .identity }
         // Qvalues in thousandths; nil = not mentioned.
         var gzipQ: Int?
@@ -36,7 +38,9 @@ public enum ContentNegotiation {
 
     /// Whether `Accept-Encoding` allows `coding` (a lowercase literal): its own entry, else `*`'s,
     /// has a positive qvalue. Used for RFC 9842 `dcz`, which is never sent unasked.
-    public static func accepts(_ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, coding wanted: StaticString) -> Bool {
+    public static func accepts(
+        _ bytes: UnsafeBufferPointer<UInt8>, header: HTTPRequestHead.ListValue, coding wanted: StaticString
+    ) -> Bool {
         var explicitQ: Int?
         var starQ: Int?
         forEachCoding(bytes, header) { coding, q in
@@ -51,13 +55,17 @@ public enum ContentNegotiation {
 
     /// Each `coding *( OWS ";" OWS param )` element with its qvalue in thousandths (1000 when absent).
     @inline(__always)
-    private static func forEachCoding(_ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue,
-                                      _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void) {
+    private static func forEachCoding(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ header: HTTPRequestHead.ListValue,
+        _ body: (UnsafeBufferPointer<UInt8>, Int) -> Void
+    ) {
         for line in header {
             var index = line.lowerBound
             while index < line.upperBound {
                 // One element up to a comma.
-                while index < line.upperBound, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x2C { index += 1 }
+                while index < line.upperBound, bytes[index] == 0x20 || bytes[index] == 0x09 || bytes[index] == 0x2C {
+                    index += 1
+                }
                 let codingStart = index
                 while index < line.upperBound, HTTPBytes.isTokenByte(bytes[index]) { index += 1 }
                 let coding = UnsafeBufferPointer(rebasing: bytes[codingStart..<index])
@@ -66,10 +74,13 @@ public enum ContentNegotiation {
                     if bytes[index] == 0x3B {
                         index += 1
                         while index < line.upperBound, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
-                        if index + 1 < line.upperBound, HTTPBytes.lower(bytes[index]) == 0x71, bytes[index + 1] == 0x3D {
+                        if index + 1 < line.upperBound, HTTPBytes.lower(bytes[index]) == 0x71, bytes[index + 1] == 0x3D
+                        {
                             index += 2
                             let valueStart = index
-                            while index < line.upperBound, bytes[index] != 0x2C, bytes[index] != 0x3B, bytes[index] != 0x20 { index += 1 }
+                            while index < line.upperBound, bytes[index] != 0x2C, bytes[index] != 0x3B,
+                                bytes[index] != 0x20
+                            { index += 1 }
                             q = parseQValue(UnsafeBufferPointer(rebasing: bytes[valueStart..<index])) ?? 0
                             continue
                         }

@@ -4,7 +4,9 @@
 /// obsolete RFC 850 and asctime). Pure arithmetic, no locale, no Foundation.
 public enum HTTPDate {
     private static let dayNames: [[UInt8]] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"].map { Array($0.utf8) }
-    private static let monthNames: [[UInt8]] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"].map { Array($0.utf8) }
+    private static let monthNames: [[UInt8]] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ].map { Array($0.utf8) }
 
     /// `Sun, 06 Nov 1994 08:49:37 GMT`.
     public static func format(_ seconds: Int) -> [UInt8] {
@@ -41,15 +43,15 @@ public enum HTTPDate {
             if scanner.consume(0x20) {
                 // IMF-fixdate: 06 Nov 1994 08:49:37 GMT
                 guard let month = scanner.month(), scanner.consume(0x20),
-                      let year = scanner.number(exactDigits: 4), scanner.consume(0x20),
-                      let time = scanner.time(), scanner.literal(" GMT"), scanner.atEnd
+                    let year = scanner.number(exactDigits: 4), scanner.consume(0x20),
+                    let time = scanner.time(), scanner.literal(" GMT"), scanner.atEnd
                 else { return nil }
                 return seconds(year: year, month: month, day: day, time: time)
             }
             // RFC 850: 06-Nov-94 08:49:37 GMT
             guard scanner.consume(0x2D), let month = scanner.month(), scanner.consume(0x2D),
-                  let shortYear = scanner.number(exactDigits: 2), scanner.consume(0x20),
-                  let time = scanner.time(), scanner.literal(" GMT"), scanner.atEnd
+                let shortYear = scanner.number(exactDigits: 2), scanner.consume(0x20),
+                let time = scanner.time(), scanner.literal(" GMT"), scanner.atEnd
             else { return nil }
             // RFC 9110 §5.6.7: a two-digit year more than 50 years ahead is in the past century.
             let year = shortYear + (shortYear < 70 ? 2000 : 1900)
@@ -59,7 +61,7 @@ public enum HTTPDate {
         guard scanner.consume(0x20), let month = scanner.month(), scanner.consume(0x20) else { return nil }
         _ = scanner.consume(0x20)
         guard let day = scanner.number(maxDigits: 2), scanner.consume(0x20), let time = scanner.time(),
-              scanner.consume(0x20), let year = scanner.number(exactDigits: 4), scanner.atEnd
+            scanner.consume(0x20), let year = scanner.number(exactDigits: 4), scanner.atEnd
         else { return nil }
         return seconds(year: year, month: month, day: day, time: time)
     }
@@ -148,8 +150,9 @@ public enum HTTPDate {
 
         /// `HH:MM:SS` as seconds of the day (60 allowed for a leap second).
         mutating func time() -> Int? {
-            guard let hours = number(exactDigits: 2), consume(0x3A), let minutes = number(exactDigits: 2), consume(0x3A),
-                  let seconds = number(exactDigits: 2), hours < 24, minutes < 60, seconds <= 60
+            guard let hours = number(exactDigits: 2), consume(0x3A), let minutes = number(exactDigits: 2),
+                consume(0x3A),
+                let seconds = number(exactDigits: 2), hours < 24, minutes < 60, seconds <= 60
             else { return nil }
             return hours * 3600 + minutes * 60 + seconds
         }

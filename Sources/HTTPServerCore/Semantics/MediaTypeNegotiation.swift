@@ -6,8 +6,10 @@ import Foundation
 public enum MediaTypeNegotiation {
     /// True only when `accept` gives `type/subtype` a positive quality above `otherType/otherSubtype`'s.
     /// Each type's quality is that of the most specific range that matches it (exact, `type/*`, `*/*`).
-    public static func prefers(_ type: String, _ subtype: String, over otherType: String, _ otherSubtype: String,
-                               accept: String?) -> Bool {
+    public static func prefers(
+        _ type: String, _ subtype: String, over otherType: String, _ otherSubtype: String,
+        accept: String?
+    ) -> Bool {
         guard let accept else { return false }
         var ranges: [(type: String, subtype: String, q: Double)] = []
         for item in accept.split(separator: ",") {

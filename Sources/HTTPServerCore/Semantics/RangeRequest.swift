@@ -15,7 +15,7 @@ public enum RangeRequest {
     public static func evaluate(_ bytes: UnsafeBufferPointer<UInt8>, value: Range<Int>, length: Int) -> Outcome {
         let field = UnsafeBufferPointer(rebasing: bytes[value])
         guard field.count > 6,
-              HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: field[0..<6]), "bytes=")
+            HTTPBytes.equalsLowercase(UnsafeBufferPointer(rebasing: field[0..<6]), "bytes=")
         else { return .full }
         var index = 6
         while index < field.count, field[index] == 0x20 { index += 1 }
@@ -27,14 +27,14 @@ public enum RangeRequest {
         while index < field.count, field[index] == 0x20 { index += 1 }
         guard index == field.count else { return .full }
         switch (first, last) {
-        case let (start?, end?):
+        case (let start?, let end?):
             guard start <= end else { return .full }
             guard start < length else { return .unsatisfiable }
             return .partial(start..<min(end + 1, length))
-        case let (start?, nil):
+        case (let start?, nil):
             guard start < length else { return .unsatisfiable }
             return .partial(start..<length)
-        case let (nil, suffix?):
+        case (nil, let suffix?):
             guard suffix > 0, length > 0 else { return .unsatisfiable }
             return .partial(max(0, length - suffix)..<length)
         case (nil, nil):

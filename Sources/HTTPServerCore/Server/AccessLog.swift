@@ -4,7 +4,9 @@ struct AccessLog {
     let enabled: Bool
     let write: @Sendable (String) -> Void
 
-    func record(peer: String, head: HTTPRequestHead?, bytes: UnsafeBufferPointer<UInt8>, answer: HTTPAnswer, startedAt: UInt64) {
+    func record(
+        peer: String, head: HTTPRequestHead?, bytes: UnsafeBufferPointer<UInt8>, answer: HTTPAnswer, startedAt: UInt64
+    ) {
         guard enabled else { return }
         let method: String
         switch head?.method {
@@ -15,7 +17,8 @@ struct AccessLog {
         case .other?: method = "OTHER"
         case nil: method = "-"
         }
-        let target = head.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0.target]), as: UTF8.self) } ?? "-"
+        let target =
+            head.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0.target]), as: UTF8.self) } ?? "-"
         let micros = (MonotonicClock.now() &- startedAt) / 1000
         write("access \(peer) \(method) \(target) \(answer.status) \(answer.bytes) \(micros)us")
     }

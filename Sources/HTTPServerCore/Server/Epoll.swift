@@ -42,7 +42,10 @@ struct Epoll {
     }
 
     /// Ready sockets into `events`/`tokens` (at most `max`); waits up to `timeoutMilliseconds`.
-    func wait(events: UnsafeMutablePointer<UInt32>, tokens: UnsafeMutablePointer<UInt64>, max: Int32, timeoutMilliseconds: Int32) -> Int {
+    func wait(
+        events: UnsafeMutablePointer<UInt32>, tokens: UnsafeMutablePointer<UInt64>, max: Int32,
+        timeoutMilliseconds: Int32
+    ) -> Int {
         Int(shim_epoll_wait(fd, events, tokens, max, timeoutMilliseconds))
     }
 }

@@ -18,7 +18,9 @@ extension EventLoop {
                 continue
             }
             _ = shim_set_int_option(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-            let client = Client(fd: fd, peer: accessLog.enabled ? Self.peerName(fd) : "", connection: HTTPConnection(now: now, timeouts: timeouts))
+            let client = Client(
+                fd: fd, peer: accessLog.enabled ? Self.peerName(fd) : "",
+                connection: HTTPConnection(now: now, timeouts: timeouts))
             clients[fd] = client
             client.registeredEvents = Epoll.readable
             if !epoll.add(fd, events: client.registeredEvents, token: UInt64(fd)) {

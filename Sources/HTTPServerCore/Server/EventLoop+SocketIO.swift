@@ -17,10 +17,13 @@ extension EventLoop {
         for _ in 0..<4 {
             let count = read(client.fd, scratch, Self.scratchSize)
             if count > 0 {
-                connection.receive(UnsafeBufferPointer(start: scratch, count: count), exchange(socket: client.fd)) { answer, head, bytes in
+                connection.receive(UnsafeBufferPointer(start: scratch, count: count), exchange(socket: client.fd)) {
+                    answer, head, bytes in
                     answered(client, answer, head: head, bytes: bytes)
                 }
-                if count < Self.scratchSize || connection.output.pendingBytes >= HTTPConnection.outputBacklogLimit { return true }
+                if count < Self.scratchSize || connection.output.pendingBytes >= HTTPConnection.outputBacklogLimit {
+                    return true
+                }
             } else if count == 0 {
                 if connection.peerFinishedSending() {
                     closeConnection(client)
@@ -37,7 +40,9 @@ extension EventLoop {
         return true
     }
 
-    private func answered(_ client: Client, _ answer: HTTPAnswer, head: HTTPRequestHead?, bytes: UnsafeBufferPointer<UInt8>) {
+    private func answered(
+        _ client: Client, _ answer: HTTPAnswer, head: HTTPRequestHead?, bytes: UnsafeBufferPointer<UInt8>
+    ) {
         metrics.record(route: answer.route, status: answer.status)
         accessLog.record(peer: client.peer, head: head, bytes: bytes, answer: answer, startedAt: now)
     }

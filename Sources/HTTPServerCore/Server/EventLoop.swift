@@ -74,8 +74,10 @@ final class EventLoop: @unchecked Sendable {
     private let readyEvents = UnsafeMutablePointer<UInt32>.allocate(capacity: Int(EventLoop.batchSize))
     private let readyTokens = UnsafeMutablePointer<UInt64>.allocate(capacity: Int(EventLoop.batchSize))
 
-    init(handler: RequestHandler, limiter: ConnectionLimiter, metrics: ServerMetrics, timeouts: HTTPConnection.Timeouts,
-         accessLog: AccessLog, listenFD: Int32, name: String) throws {
+    init(
+        handler: RequestHandler, limiter: ConnectionLimiter, metrics: ServerMetrics, timeouts: HTTPConnection.Timeouts,
+        accessLog: AccessLog, listenFD: Int32, name: String
+    ) throws {
         self.handler = handler
         self.limiter = limiter
         self.metrics = metrics
@@ -110,7 +112,8 @@ final class EventLoop: @unchecked Sendable {
                 finished.signal()
             }
             let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval, leeway: .milliseconds(50))
+            timer.schedule(
+                deadline: .now() + Self.sweepInterval, repeating: Self.sweepInterval, leeway: .milliseconds(50))
             timer.setEventHandler { [self] in tick() }
             readySource = source
             sweepTimer = timer
@@ -167,7 +170,8 @@ final class EventLoop: @unchecked Sendable {
         let started = now
         var wait: Int32 = 0
         while true {
-            let count = epoll.wait(events: readyEvents, tokens: readyTokens, max: Self.batchSize, timeoutMilliseconds: wait)
+            let count = epoll.wait(
+                events: readyEvents, tokens: readyTokens, max: Self.batchSize, timeoutMilliseconds: wait)
             if count <= 0 { break }
             now = MonotonicClock.now()
             refreshDate()

@@ -28,8 +28,10 @@ public final class HTTP1Server: @unchecked Sendable {
     /// - Parameters:
     ///   - routes: the labels the responder's answers are counted under.
     ///   - log: receives lifecycle lines and, when enabled, access lines.
-    public init(configuration: HTTPServerConfiguration, routes: HTTPRoutes, responder: any HTTPResponder,
-                log: @escaping @Sendable (String) -> Void) {
+    public init(
+        configuration: HTTPServerConfiguration, routes: HTTPRoutes, responder: any HTTPResponder,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.configuration = configuration
         self.routes = routes
         self.responder = responder
@@ -82,12 +84,15 @@ public final class HTTP1Server: @unchecked Sendable {
     /// counts or locks besides the generation slot.
     private func makeLoop(listenFD: Int32, name: String) throws -> EventLoop {
         let handler = RequestHandler(
-            parser: HTTPRequestParser(maxHeaderBytes: configuration.maxHeaderBytes, maxURIBytes: configuration.maxURIBytes),
+            parser: HTTPRequestParser(
+                maxHeaderBytes: configuration.maxHeaderBytes, maxURIBytes: configuration.maxURIBytes),
             writer: ResponseWriter(parts: parts, routes: routes), responder: responder, sites: sites)
-        let timeouts = HTTPConnection.Timeouts(header: MonotonicClock.nanoseconds(configuration.headerReadTimeoutSeconds),
-                                               idle: MonotonicClock.nanoseconds(configuration.keepAliveIdleTimeoutSeconds))
-        return try EventLoop(handler: handler, limiter: limiter, metrics: ServerMetrics(routes: routes), timeouts: timeouts,
-                             accessLog: AccessLog(enabled: configuration.accessLog, write: log), listenFD: listenFD, name: name)
+        let timeouts = HTTPConnection.Timeouts(
+            header: MonotonicClock.nanoseconds(configuration.headerReadTimeoutSeconds),
+            idle: MonotonicClock.nanoseconds(configuration.keepAliveIdleTimeoutSeconds))
+        return try EventLoop(
+            handler: handler, limiter: limiter, metrics: ServerMetrics(routes: routes), timeouts: timeouts,
+            accessLog: AccessLog(enabled: configuration.accessLog, write: log), listenFD: listenFD, name: name)
     }
 
     /// Replaces the served generation atomically: requests parsed after this call see the new

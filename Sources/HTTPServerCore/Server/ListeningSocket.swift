@@ -11,7 +11,9 @@ enum ListeningSocket {
     /// With `reusePort`, several sockets (one per event loop) bind the same port and the kernel
     /// spreads new connections across them by hash, so a burst of connects cannot pile onto one
     /// loop (SO_REUSEPORT only lets sockets of the same user share the port).
-    static func open(address: String, port: Int, reusePort: Bool, backlog: Int32 = 4096) throws -> (fd: Int32, port: Int) {
+    static func open(address: String, port: Int, reusePort: Bool, backlog: Int32 = 4096) throws -> (
+        fd: Int32, port: Int
+    ) {
         let isIPv6 = address.contains(":")
         let family = isIPv6 ? AF_INET6 : AF_INET
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -33,7 +35,9 @@ enum ListeningSocket {
                 throw Failure(description: "listen address \(address) is not an IPv6 literal")
             }
             bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
             }
         } else {
             var socketAddress = sockaddr_in()
@@ -44,7 +48,9 @@ enum ListeningSocket {
                 throw Failure(description: "listen address \(address) is not an IPv4 or IPv6 literal")
             }
             bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
         }
         guard bound == 0 else { throw fail("bind") }

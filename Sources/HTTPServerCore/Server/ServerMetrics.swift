@@ -5,8 +5,11 @@ import Foundation
 /// snapshots.
 final class ServerMetrics: @unchecked Sendable {
     /// Status codes counted individually; anything else lands in the last slot ("other").
-    static let trackedStatuses = [200, 202, 206, 304, 400, 401, 404, 405, 406, 411, 412, 413, 414, 416, 431, 501, 503, 505]
-    private static let statusSlot: [Int: Int] = Dictionary(uniqueKeysWithValues: trackedStatuses.enumerated().map { ($1, $0) })
+    static let trackedStatuses = [
+        200, 202, 206, 304, 400, 401, 404, 405, 406, 411, 412, 413, 414, 416, 431, 501, 503, 505,
+    ]
+    private static let statusSlot: [Int: Int] = Dictionary(
+        uniqueKeysWithValues: trackedStatuses.enumerated().map { ($1, $0) })
     static let slotsPerRoute = trackedStatuses.count + 1
 
     private let lock = NSLock()
@@ -76,7 +79,8 @@ public struct HTTPCounters: Sendable {
             for slot in 0..<ServerMetrics.slotsPerRoute {
                 let count = requests[route * ServerMetrics.slotsPerRoute + slot]
                 guard count > 0 else { continue }
-                let status = slot < ServerMetrics.trackedStatuses.count ? String(ServerMetrics.trackedStatuses[slot]) : "other"
+                let status =
+                    slot < ServerMetrics.trackedStatuses.count ? String(ServerMetrics.trackedStatuses[slot]) : "other"
                 counts.append(Count(route: label, status: status, count: count))
             }
         }

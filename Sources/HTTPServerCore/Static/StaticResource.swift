@@ -21,9 +21,11 @@ public struct StaticResource: Sendable, Equatable {
     /// RFC 9842 `dcz` bodies, one per dictionary a client may offer in `Available-Dictionary`.
     public var dictionaryCompressed: [DictionaryCompressedBody]
 
-    public init(name: String, identity: [UInt8], gzip: [UInt8]?, sha256: String, lastModified: Date, cacheControl: CacheControl,
-                contentType: String = "application/json", vary: String = "Accept-Encoding", fields: [HTTPField] = [],
-                dictionaryCompressed: [DictionaryCompressedBody] = []) {
+    public init(
+        name: String, identity: [UInt8], gzip: [UInt8]?, sha256: String, lastModified: Date, cacheControl: CacheControl,
+        contentType: String = "application/json", vary: String = "Accept-Encoding", fields: [HTTPField] = [],
+        dictionaryCompressed: [DictionaryCompressedBody] = []
+    ) {
         self.name = name
         self.identity = identity
         self.gzip = gzip

@@ -50,7 +50,8 @@ public final class StaticSite: @unchecked Sendable {
                 head += "ETag: \(etag)\r\n" + common + extraLines + "Accept-Ranges: bytes\r\n"
                 return Representation(
                     body: ResponseBytes(sharing: body),
-                    file: body.count >= FileBody.minimumSize ? FileBody(body, name: source.name) : nil, head200: ResponseBytes(head),
+                    file: body.count >= FileBody.minimumSize ? FileBody(body, name: source.name) : nil,
+                    head200: ResponseBytes(head),
                     head304: ResponseBytes("ETag: \(etag)\r\n" + common), etag: Array(etag.utf8))
             }
             identity = representation(source.identity, etag: "\"\(tag)\"", encoding: nil)
@@ -58,16 +59,21 @@ public final class StaticSite: @unchecked Sendable {
             dictionaryVariants = source.dictionaryCompressed.map { compressed in
                 let dictionaryTag = compressed.dictionarySHA256.prefix(6).map { String(format: "%02x", $0) }.joined()
                 return DictionaryVariant(
-                    dictionaryBase64: Array(Data(compressed.dictionarySHA256).base64EncodedString().utf8.filter { $0 != 0x3D }),
-                    representation: representation(compressed.body, etag: "\"\(tag)-dcz-\(dictionaryTag)\"", encoding: "dcz"))
+                    dictionaryBase64: Array(
+                        Data(compressed.dictionarySHA256).base64EncodedString().utf8.filter { $0 != 0x3D }),
+                    representation: representation(
+                        compressed.body, etag: "\"\(tag)-dcz-\(dictionaryTag)\"", encoding: "dcz"))
             }
-            rangeHeadPrefix = ResponseBytes("Content-Type: \(source.contentType)\r\nETag: \"\(tag)\"\r\n" + common + extraLines
-                + "Accept-Ranges: bytes\r\n")
+            rangeHeadPrefix = ResponseBytes(
+                "Content-Type: \(source.contentType)\r\nETag: \"\(tag)\"\r\n" + common + extraLines
+                    + "Accept-Ranges: bytes\r\n")
         }
 
         /// The `dcz` representation for the dictionary an `Available-Dictionary` value names, if any.
         func dictionaryVariant(offered value: UnsafeBufferPointer<UInt8>) -> Representation? {
-            guard !dictionaryVariants.isEmpty, let content = AvailableDictionaryField.base64Content(value) else { return nil }
+            guard !dictionaryVariants.isEmpty, let content = AvailableDictionaryField.base64Content(value) else {
+                return nil
+            }
             for variant in dictionaryVariants where variant.dictionaryBase64.elementsEqual(content) {
                 return variant.representation
             }
@@ -123,7 +129,11 @@ struct ResourceTable {
     func lookup(_ name: UnsafeBufferPointer<UInt8>) -> StaticSite.Resource? {
         var index = Self.hash(name) & mask
         while let slot = slots[index] {
-            if slot.name.count == name.count, name.isEmpty || slot.name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }) {
+            if slot.name.count == name.count,
+                name.isEmpty
+                    || slot.name.withUnsafeBufferPointer({ memcmp($0.baseAddress!, name.baseAddress!, name.count) == 0 }
+                    )
+            {
                 return slot.resource
             }
             index = (index + 1) & mask

@@ -33,7 +33,8 @@ public struct MinisignPublicKey: Hashable, Sendable {
 
     public init(keyID: MinisignKeyID, key: Data) throws {
         guard key.count == Self.keyByteCount else {
-            throw SignatureError.malformedPublicKey("an Ed25519 public key has \(Self.keyByteCount) bytes, not \(key.count)")
+            throw SignatureError.malformedPublicKey(
+                "an Ed25519 public key has \(Self.keyByteCount) bytes, not \(key.count)")
         }
         self.keyID = keyID
         self.key = Data(key)
@@ -47,7 +48,8 @@ public struct MinisignPublicKey: Hashable, Sendable {
             .filter { !$0.isEmpty }
         if let first = lines.first, first.hasPrefix(MinisignSignature.untrustedPrefix) { lines.removeFirst() }
         guard lines.count == 1, let line = lines.first else {
-            throw SignatureError.malformedPublicKey("expected one base64 line (optionally after an untrusted comment line), found \(lines.count) lines")
+            throw SignatureError.malformedPublicKey(
+                "expected one base64 line (optionally after an untrusted comment line), found \(lines.count) lines")
         }
         guard let decoded = Data(base64Encoded: line) else {
             throw SignatureError.malformedPublicKey("\"\(line.prefix(60))\" is not base64")
@@ -55,10 +57,12 @@ public struct MinisignPublicKey: Hashable, Sendable {
         let bytes = [UInt8](decoded)
         let expected = 2 + MinisignKeyID.byteCount + Self.keyByteCount
         guard bytes.count == expected else {
-            throw SignatureError.malformedPublicKey("decodes to \(bytes.count) bytes; a minisign public key has \(expected)")
+            throw SignatureError.malformedPublicKey(
+                "decodes to \(bytes.count) bytes; a minisign public key has \(expected)")
         }
         guard Data(bytes[0..<2]) == Self.algorithm else {
-            throw SignatureError.malformedPublicKey("algorithm \"\(String(decoding: bytes[0..<2], as: UTF8.self))\" is not Ed25519 (\"Ed\")")
+            throw SignatureError.malformedPublicKey(
+                "algorithm \"\(String(decoding: bytes[0..<2], as: UTF8.self))\" is not Ed25519 (\"Ed\")")
         }
         try self.init(keyID: MinisignKeyID(bytes: Data(bytes[2..<10])), key: Data(bytes[10...]))
     }

@@ -27,7 +27,9 @@ public struct MinisignSignature: Equatable, Sendable {
     /// Ed25519 over `globalMessage`.
     public let globalSignature: Data
 
-    public init(untrustedComment: String, keyID: MinisignKeyID, signature: Data, trustedComment: String, globalSignature: Data) throws {
+    public init(
+        untrustedComment: String, keyID: MinisignKeyID, signature: Data, trustedComment: String, globalSignature: Data
+    ) throws {
         try Self.checkComment(untrustedComment, name: "untrusted comment", limit: Self.maximumUntrustedCommentBytes)
         try Self.checkComment(trustedComment, name: "trusted comment", limit: Self.maximumTrustedCommentBytes)
         guard signature.count == Self.signatureByteCount, globalSignature.count == Self.signatureByteCount else {
@@ -49,7 +51,8 @@ public struct MinisignSignature: Equatable, Sendable {
 
     /// The file bytes, four lines each ending in "\n", as `minisign -S -l` writes them.
     public var fileBytes: Data {
-        let text = Self.untrustedPrefix + untrustedComment + "\n"
+        let text =
+            Self.untrustedPrefix + untrustedComment + "\n"
             + (MinisignPublicKey.algorithm + keyID.bytes + signature).base64EncodedString() + "\n"
             + Self.trustedPrefix + trustedComment + "\n"
             + globalSignature.base64EncodedString() + "\n"
@@ -60,14 +63,17 @@ public struct MinisignSignature: Equatable, Sendable {
     /// fourth are allowed. Refuses the prehashed `ED` variant with `.unsupportedAlgorithm`.
     public init(parsing data: Data) throws {
         guard data.count <= Self.maximumFileBytes else {
-            throw SignatureError.malformedSignature("\(data.count) bytes; a minisign signature file is at most \(Self.maximumFileBytes)")
+            throw SignatureError.malformedSignature(
+                "\(data.count) bytes; a minisign signature file is at most \(Self.maximumFileBytes)")
         }
         var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { line -> Data in
             line.last == UInt8(ascii: "\r") ? Data(line.dropLast()) : Data(line)
         }
         while let last = lines.last, last.isEmpty, lines.count > 4 { lines.removeLast() }
         guard lines.count == 4 else {
-            throw SignatureError.malformedSignature("expected 4 lines (untrusted comment, signature, trusted comment, global signature), found \(lines.count)")
+            throw SignatureError.malformedSignature(
+                "expected 4 lines (untrusted comment, signature, trusted comment, global signature), found \(lines.count)"
+            )
         }
         let untrusted = try Self.comment(lines[0], prefix: Self.untrustedPrefix, name: "line 1")
         let trusted = try Self.comment(lines[2], prefix: Self.trustedPrefix, name: "line 3")
@@ -85,10 +91,12 @@ public struct MinisignSignature: Equatable, Sendable {
             throw SignatureError.unsupportedAlgorithm(String(decoding: algorithm, as: UTF8.self))
         }
         guard let global = Data(base64Encoded: lines[3]), global.count == Self.signatureByteCount else {
-            throw SignatureError.malformedSignature("line 4 is not the base64 of a \(Self.signatureByteCount)-byte signature")
+            throw SignatureError.malformedSignature(
+                "line 4 is not the base64 of a \(Self.signatureByteCount)-byte signature")
         }
-        try self.init(untrustedComment: untrusted, keyID: MinisignKeyID(bytes: Data(bytes[2..<10])),
-                      signature: Data(bytes[10...]), trustedComment: trusted, globalSignature: global)
+        try self.init(
+            untrustedComment: untrusted, keyID: MinisignKeyID(bytes: Data(bytes[2..<10])),
+            signature: Data(bytes[10...]), trustedComment: trusted, globalSignature: global)
     }
 
     private static func comment(_ line: Data, prefix: String, name: String) throws -> String {
@@ -111,7 +119,8 @@ public struct MinisignSignature: Equatable, Sendable {
             throw SignatureError.malformedSignature("the \(name) must be one line, without line breaks or NUL")
         }
         if text.utf8.count > limit {
-            throw SignatureError.malformedSignature("the \(name) has \(text.utf8.count) bytes; at most \(limit) are allowed")
+            throw SignatureError.malformedSignature(
+                "the \(name) has \(text.utf8.count) bytes; at most \(limit) are allowed")
         }
     }
 }

@@ -42,7 +42,8 @@ public struct SignatureVerifier: Sendable {
         guard Ed25519Check.isValid(signature: parsed.signature, of: message, publicKey: key.key) else {
             throw SignatureError.badSignature(parsed.keyID)
         }
-        guard Ed25519Check.isValid(signature: parsed.globalSignature, of: parsed.globalMessage, publicKey: key.key) else {
+        guard Ed25519Check.isValid(signature: parsed.globalSignature, of: parsed.globalMessage, publicKey: key.key)
+        else {
             throw SignatureError.badTrustedComment(parsed.keyID)
         }
         return VerifiedSignature(keyID: parsed.keyID, trustedComment: parsed.trustedComment)

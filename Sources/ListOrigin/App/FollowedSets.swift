@@ -35,8 +35,12 @@ struct FollowedSets {
             try? DurableFile.write(bytes, to: saved)
             return index
         } catch {
-            log.warning("the primary's set index \(url) could not be read (\(error)); using the one kept from the last start, if any")
-            return FileManager.default.contents(atPath: saved).flatMap { try? JSONDecoder().decode(SetIndex.self, from: $0) }
+            log.warning(
+                "the primary's set index \(url) could not be read (\(error)); using the one kept from the last start, if any"
+            )
+            return FileManager.default.contents(atPath: saved).flatMap {
+                try? JSONDecoder().decode(SetIndex.self, from: $0)
+            }
         }
     }
 
@@ -46,22 +50,28 @@ struct FollowedSets {
     }
 
     /// One follow source per set other than the default one, each serving what it installs through `install`.
-    func sources(_ index: SetIndex, keys: [MinisignPublicKey], fetcher: CurlFetcher, interval: Double,
-                    install: @escaping @Sendable (String, PublishedSet) -> Void) throws -> [FollowSource] {
+    func sources(
+        _ index: SetIndex, keys: [MinisignPublicKey], fetcher: CurlFetcher, interval: Double,
+        install: @escaping @Sendable (String, PublishedSet) -> Void
+    ) throws -> [FollowSource] {
         try index.sets.filter { $0.name != index.defaultSet }.map { entry in
-            guard let url = URL(string: entry.manifest) else { throw ServerApp.StartupError(description: "the primary's /sets/: \(entry.name) has no manifest URL") }
+            guard let url = URL(string: entry.manifest) else {
+                throw ServerApp.StartupError(description: "the primary's /sets/: \(entry.name) has no manifest URL")
+            }
             let definition = ListSetDefinition(name: entry.name, upstreams: entry.upstreams, target: entry.target)
             let store = StateStore(directory: resolved.stateDirectory(of: definition))
             let state = try store.load()
             let writer = SetWriter(directory: resolved.publicDirectory(of: definition))
             writer.removeStaleTempFiles()
-            let installer = FollowInstaller(writer: writer, gracePeriod: resolved.configuration.publish.gracePeriodSeconds)
+            let installer = FollowInstaller(
+                writer: writer, gracePeriod: resolved.configuration.publish.gracePeriodSeconds)
             let published = try? installer.loader.load(history: state.history)
             if let published { install(entry.name, published) }
             // Each set's follow status stays its own; /status shows the default set's.
-            return FollowSource(follower: try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: fetcher), installer: installer,
-                                store: store, state: state, published: published, status: StatusBoard(), log: log.child(entry.name),
-                                interval: interval, install: { install(entry.name, $0) })
+            return FollowSource(
+                follower: try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: fetcher), installer: installer,
+                store: store, state: state, published: published, status: StatusBoard(), log: log.child(entry.name),
+                interval: interval, install: { install(entry.name, $0) })
         }
     }
 }
@@ -76,12 +86,14 @@ final class FollowSources: SetSource {
         self.sources = sources
     }
 
-    func start() { sources.forEach { $0.start() } }
-    func trigger() { sources.forEach { $0.trigger() } }
-    func stop() { sources.forEach { $0.stop() } }
+    func start() { for source in sources { source.start() } }
+    func trigger() { for source in sources { source.trigger() } }
+    func stop() { for source in sources { source.stop() } }
 
     func waitUntilIdle(timeout seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
-        return sources.reduce(true) { idle, source in source.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) && idle }
+        return sources.reduce(true) { idle, source in
+            source.waitUntilIdle(timeout: max(0, deadline.timeIntervalSinceNow)) && idle
+        }
     }
 }

@@ -33,21 +33,24 @@ final class ServerApp: @unchecked Sendable {
     /// (from the snapshot) when this returns; /healthz says 503 until it is installed.
     func start(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Int {
         let configuration = resolved.configuration
-        let admin = AdminCredential.fromEnvironment(variable: configuration.http.adminTokenEnvironmentVariable, environment: environment)
+        let admin = AdminCredential.fromEnvironment(
+            variable: configuration.http.adminTokenEnvironmentVariable, environment: environment)
         var changeSite: (@Sendable (UnprotectedSiteChange) -> Void)?
         if configuration.follow == nil {
             changeSite = { [weak self] (change: UnprotectedSiteChange) in self?.changeUnprotectedSite(change) }
         }
-        let server = HTTPServer(configuration: configuration.http, listen: configuration.listen, status: status,
-                                log: log.child("http"), admin: admin, onAdminRefresh: { [weak self] in self?.source?.trigger() },
-                                onAcceptCompileTime: { [weak self] in self?.compileAcceptance?.acceptHeld() },
-                                onUnprotectedSite: changeSite,
-                                publicDirectory: resolved.publicDirectory)
-        let source: any SetSource = if let follow = configuration.follow {
-            try makeFollowSource(follow, server: server)
-        } else {
-            try makeRefreshSource(server: server)
-        }
+        let server = HTTPServer(
+            configuration: configuration.http, listen: configuration.listen, status: status,
+            log: log.child("http"), admin: admin, onAdminRefresh: { [weak self] in self?.source?.trigger() },
+            onAcceptCompileTime: { [weak self] in self?.compileAcceptance?.acceptHeld() },
+            onUnprotectedSite: changeSite,
+            publicDirectory: resolved.publicDirectory)
+        let source: any SetSource =
+            if let follow = configuration.follow {
+                try makeFollowSource(follow, server: server)
+            } else {
+                try makeRefreshSource(server: server)
+            }
         self.server = server
         self.source = source
         let port = try server.start()
@@ -71,7 +74,9 @@ final class ServerApp: @unchecked Sendable {
         source?.stop()
         server?.shutdown(grace: grace)
         if let source, !source.waitUntilIdle(timeout: grace) {
-            log.info("a \(source.workName) is still running after \(grace) s; leaving it (the served set stays the last good one)")
+            log.info(
+                "a \(source.workName) is still running after \(grace) s; leaving it (the served set stays the last good one)"
+            )
         }
     }
 }
@@ -108,20 +113,25 @@ extension ServerApp {
             server.install(loaded.content)
             status.update { $0.signing = SigningStatus(signer: signer, content: loaded.content) }
             stages.reporting.recordLoaded(loaded)
-            log.info("serving the published set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
+            log.info(
+                "serving the published set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
             published = loaded
         } catch {
             log.info("no usable published set (\(error)); converting from the last good copies or the bundled snapshot")
         }
         if published == nil { status.update { $0.signing = SigningStatus(signer: signer, content: nil) } }
-        return RefreshSource(stages: stages, state: state, published: published, others: others, installOther: { [log] name, content in
-            server.install(content, set: name)
-            log.info("serving set \(name) manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
-        }) { [log, status] content in
-            server.install(content)
-            status.update { $0.signing = SigningStatus(signer: signer, content: content) }
-            log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
-        }
+        return RefreshSource(
+            stages: stages, state: state, published: published, others: others,
+            installOther: { [log] name, content in
+                server.install(content, set: name)
+                log.info("serving set \(name) manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
+            },
+            install: { [log, status] content in
+                server.install(content)
+                status.update { $0.signing = SigningStatus(signer: signer, content: content) }
+                log.info("serving manifest \(content.manifest?.sha256.prefix(12) ?? "none")")
+            }
+        )
     }
 
     /// Follower mode: no converter, no gate, no signing key; the primary's signed sets are mirrored
@@ -129,12 +139,15 @@ extension ServerApp {
     /// served from disk at once.
     private func makeFollowSource(_ follow: Configuration.Follow, server: HTTPServer) throws -> any SetSource {
         let configuration = resolved.configuration
-        guard let url = URL(string: follow.manifest) else { throw StartupError(description: "follow.manifest: not a URL") }
+        guard let url = URL(string: follow.manifest) else {
+            throw StartupError(description: "follow.manifest: not a URL")
+        }
         let keys: [MinisignPublicKey]
         let setFollower: SetFollower
         do {
             keys = try follow.trustedKeys.map { try MinisignPublicKey($0) }
-            setFollower = try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: CurlFetcher(configuration: configuration.fetch))
+            setFollower = try SetFollower(
+                manifestURL: url, trustedKeys: keys, fetcher: CurlFetcher(configuration: configuration.fetch))
         } catch {
             throw StartupError(description: "follow.trustedKeys: \(error)")
         }
@@ -151,7 +164,8 @@ extension ServerApp {
         if let index = sets.discover(manifest: url, fetcher: fetcher) {
             server.describeSets(FollowedSets.definitions(index), defaultSet: index.defaultSet)
             do {
-                others = try sets.sources(index, keys: keys, fetcher: fetcher, interval: follow.intervalSeconds) { name, set in
+                others = try sets.sources(index, keys: keys, fetcher: fetcher, interval: follow.intervalSeconds) {
+                    name, set in
                     server.install(set.content, set: name)
                 }
             } catch {
@@ -162,8 +176,10 @@ extension ServerApp {
         let show: @Sendable (PublishedSet) -> Void = { set in
             server.install(set.content)
             reporting.recordLoaded(set)
-            let signer = set.content.manifest.flatMap { set.content.signatures[PublishedSignature.name(forManifest: $0.sha256)] }
-                .flatMap { PublishedSignature(manifestSHA256: set.manifestSHA256 ?? "", bytes: $0.identity).parsed?.keyID }
+            let signer = set.content.manifest.flatMap {
+                set.content.signatures[PublishedSignature.name(forManifest: $0.sha256)]
+            }
+            .flatMap { PublishedSignature(manifestSHA256: set.manifestSHA256 ?? "", bytes: $0.identity).parsed?.keyID }
             let key = keys.first { $0.keyID == signer } ?? keys[0]
             status.update { $0.signing = SigningStatus(publicKey: key, content: set.content) }
         }
@@ -171,7 +187,8 @@ extension ServerApp {
         do {
             let loaded = try installer.loader.load(history: state.history)
             show(loaded)
-            log.info("serving the followed set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
+            log.info(
+                "serving the followed set \(loaded.manifestSHA256?.prefix(12) ?? "") from \(resolved.publicDirectory)")
             published = loaded
         } catch {
             log.info("no usable published set (\(error)); waiting for the primary at \(follow.manifest)")
@@ -179,7 +196,8 @@ extension ServerApp {
         }
         let defaultSource = FollowSource(
             follower: setFollower,
-            installer: installer, store: store, state: state, published: published, status: status, log: log.child("follow"),
+            installer: installer, store: store, state: state, published: published, status: status,
+            log: log.child("follow"),
             interval: follow.intervalSeconds, install: show)
         return others.isEmpty ? defaultSource : FollowSources(sources: [defaultSource] + others)
     }

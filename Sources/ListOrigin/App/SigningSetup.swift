@@ -24,7 +24,8 @@ enum SigningSetup {
                 } else {
                     let written = try SigningKeyFile.generate(inDirectory: resolved.stateDirectory)
                     key = written.key
-                    let notice = "generated a manifest signing key in \(written.privateKeyPath) (no publish.signingKeyFile configured); "
+                    let notice =
+                        "generated a manifest signing key in \(written.privateKeyPath) (no publish.signingKeyFile configured); "
                         + "public key \(key.keyID), pin it in apps: \(key.publicKey.base64)\n"
                     FileHandle.standardError.write(Data(notice.utf8))
                     log.info("signing key \(key.keyID) generated; public key in \(written.publicKeyPath)")

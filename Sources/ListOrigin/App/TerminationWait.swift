@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGTERM/SIGINT for `serve`, taken synchronously on the main thread with sigwait(3), and the

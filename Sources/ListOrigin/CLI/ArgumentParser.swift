@@ -79,7 +79,8 @@ enum ArgumentParser {
             lines.append("flags:")
             for flag in flags {
                 let left = flag.takesValue ? "\(flag.name) VALUE" : flag.name
-                lines.append("  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0) + flag.help)
+                lines.append(
+                    "  " + left.padding(toLength: max(24, left.count + 2), withPad: " ", startingAt: 0) + flag.help)
             }
             lines.append("  " + "--help".padding(toLength: 24, withPad: " ", startingAt: 0) + "show this help")
         }
@@ -88,7 +89,8 @@ enum ArgumentParser {
 
     static func integer(_ text: String, flag: String, range: ClosedRange<Int>) throws -> Int {
         guard let value = Int(text), range.contains(value) else {
-            throw UsageError(description: "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
+            throw UsageError(
+                description: "\(flag) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(text)\"")
         }
         return value
     }

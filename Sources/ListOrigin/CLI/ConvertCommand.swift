@@ -13,24 +13,46 @@ import OriginStore
 enum ConvertCommand: Command {
     static let name = "convert"
     static let summary = "convert ABP filter files into a WebKit content-blocker set"
-    static let synopsis = "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--target safari-17|safari-26] [--signing-key FILE] [--dry-run]"
+    static let synopsis =
+        "--input FILE... --out DIR [--previous DIR] [--grace-period SECONDS] [--chunk-size N] [--removal-grace N] [--target safari-17|safari-26] [--signing-key FILE] [--dry-run]"
     static let flags: [FlagSpec] = [
-        FlagSpec(name: "--input", takesValue: true, repeatable: true,
-                 help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
+        FlagSpec(
+            name: "--input", takesValue: true, repeatable: true,
+            help: "ABP filter files; each one's id is its file name up to the first dot, less a trailing -YYYY-MM-DD"),
         FlagSpec(name: "--out", takesValue: true, help: "directory to publish the set into (created if missing)"),
-        FlagSpec(name: "--previous", takesValue: true,
-                 help: "directory of the previous set: its layout.json keeps unchanged rules in place (default: the set already in --out)"),
-        FlagSpec(name: "--grace-period", takesValue: true,
-                 help: "seconds superseded files stay in --out, and patches are written from them (default 604800; convert keeps no history, so a file's clock starts at its mtime)"),
-        FlagSpec(name: "--chunk-size", takesValue: true, help: "most rules in one list, exceptions included (default \(ConverterConfiguration.defaultChunkSize))"),
-        FlagSpec(name: "--removal-grace", takesValue: true,
-                 help: "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"),
-        FlagSpec(name: "--target", takesValue: true,
-                 help: "the WebKit the set is for: safari-17 (default; Safari 17/18, WebKitGTK 2.42+) or safari-26 (Safari 26, WebKitGTK 2.50+); see docs/targets.md"),
-        FlagSpec(name: "--no-validate", takesValue: false, help: "skip the WebKit validity check of new lists (benchmarks only)"),
-        FlagSpec(name: "--signing-key", takesValue: true,
-                 help: "Ed25519 private key (PEM, mode 0600) that signs the manifest (signatures/<sha256>.minisig, valid 14 days); unsigned without it"),
-        FlagSpec(name: "--dry-run", takesValue: false, help: "convert to JSON bytes only: write, hash and compress nothing"),
+        FlagSpec(
+            name: "--previous", takesValue: true,
+            help:
+                "directory of the previous set: its layout.json keeps unchanged rules in place (default: the set already in --out)"
+        ),
+        FlagSpec(
+            name: "--grace-period", takesValue: true,
+            help:
+                "seconds superseded files stay in --out, and patches are written from them (default 604800; convert keeps no history, so a file's clock starts at its mtime)"
+        ),
+        FlagSpec(
+            name: "--chunk-size", takesValue: true,
+            help: "most rules in one list, exceptions included (default \(ConverterConfiguration.defaultChunkSize))"),
+        FlagSpec(
+            name: "--removal-grace", takesValue: true,
+            help:
+                "runs a list may keep its previous bytes when it only lost removed rules (default 0: apply at once); >0 also moves recent rules into lists that change anyway"
+        ),
+        FlagSpec(
+            name: "--target", takesValue: true,
+            help:
+                "the WebKit the set is for: safari-17 (default; Safari 17/18, WebKitGTK 2.42+) or safari-26 (Safari 26, WebKitGTK 2.50+); see docs/targets.md"
+        ),
+        FlagSpec(
+            name: "--no-validate", takesValue: false,
+            help: "skip the WebKit validity check of new lists (benchmarks only)"),
+        FlagSpec(
+            name: "--signing-key", takesValue: true,
+            help:
+                "Ed25519 private key (PEM, mode 0600) that signs the manifest (signatures/<sha256>.minisig, valid 14 days); unsigned without it"
+        ),
+        FlagSpec(
+            name: "--dry-run", takesValue: false, help: "convert to JSON bytes only: write, hash and compress nothing"),
     ]
 
     /// A problem the operator fixes by changing the command line or the files it names.
@@ -48,10 +70,12 @@ enum ConvertCommand: Command {
         // The flags set the same fields as config.json's `conversion` section does for the server.
         var conversion = Configuration.Conversion.defaults
         if let text = arguments.value("--chunk-size") {
-            conversion.chunkSize = try ArgumentParser.integer(text, flag: "--chunk-size", range: ConfigurationLimits.chunkSize)
+            conversion.chunkSize = try ArgumentParser.integer(
+                text, flag: "--chunk-size", range: ConfigurationLimits.chunkSize)
         }
         if let text = arguments.value("--removal-grace") {
-            conversion.removalGraceRuns = try ArgumentParser.integer(text, flag: "--removal-grace", range: ConfigurationLimits.removalGraceRuns)
+            conversion.removalGraceRuns = try ArgumentParser.integer(
+                text, flag: "--removal-grace", range: ConfigurationLimits.removalGraceRuns)
         }
         var configuration = RefreshStages.converterConfiguration(conversion)
         configuration.validatesLists = !arguments.has("--no-validate")
@@ -67,11 +91,14 @@ enum ConvertCommand: Command {
 
         var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds
         if let text = arguments.value("--grace-period") {
-            gracePeriod = Double(try ArgumentParser.integer(text, flag: "--grace-period", range: ConfigurationLimits.gracePeriodSeconds))
+            gracePeriod = Double(
+                try ArgumentParser.integer(text, flag: "--grace-period", range: ConfigurationLimits.gracePeriodSeconds))
         }
         let signer = try arguments.value("--signing-key").map { path in
             do {
-                return ManifestSigner(key: try SigningKeyFile.load(path: path), validity: Configuration.Publish.defaults.signatureValiditySeconds)
+                return ManifestSigner(
+                    key: try SigningKeyFile.load(path: path),
+                    validity: Configuration.Publish.defaults.signatureValiditySeconds)
             } catch let error as SigningKeyError {
                 throw InputError(description: "--signing-key: \(error)")
             }
@@ -79,7 +106,8 @@ enum ConvertCommand: Command {
         let sources = try readSources(inputs)
         // The set already in --out is the previous one, as for the server's refresh: it stays
         // served for the grace period and patches are written from its lists.
-        let previous = try arguments.value("--previous").map { try readPrevious($0, gracePeriod: 0) }
+        let previous =
+            try arguments.value("--previous").map { try readPrevious($0, gracePeriod: 0) }
             ?? out.flatMap { out in dryRun ? nil : try? readPrevious(out, gracePeriod: gracePeriod) }
         let output = try ListConverter(configuration: configuration)
             .convert(sources, previousLayout: previous?.layoutState, previousLists: previous?.listBytesByID ?? [:])
@@ -91,8 +119,9 @@ enum ConvertCommand: Command {
             // publish history: a superseded file's grace period starts at its mtime.
             let writer = SetWriter(directory: out)
             writer.removeStaleTempFiles()
-            let publisher = Publisher(writer: writer, gracePeriod: gracePeriod, gate: nil, log: Log(label: "convert", minimum: .warning),
-                                      signer: signer)
+            let publisher = Publisher(
+                writer: writer, gracePeriod: gracePeriod, gate: nil, log: Log(label: "convert", minimum: .warning),
+                signer: signer)
             var history: [PersistentState.PublishRecord] = []
             let outcome = try publisher.publish(output, over: previous, history: &history)
             created = outcome.createdFiles.count
@@ -101,7 +130,10 @@ enum ConvertCommand: Command {
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         print(summary(output, seconds: seconds, dryRun: dryRun, createdFiles: created))
         if !dryRun {
-            print(String(format: "  patches: %d of %d encoded kept (PatchSizeRule) in %.3f s", patches.written, patches.encoded, patches.seconds))
+            print(
+                String(
+                    format: "  patches: %d of %d encoded kept (PatchSizeRule) in %.3f s", patches.written,
+                    patches.encoded, patches.seconds))
         }
         return 0
     }
@@ -111,10 +143,13 @@ enum ConvertCommand: Command {
     /// their rules keep their places from one day to the next.
     static func sourceID(forPath path: String) -> String {
         let file = (path as NSString).lastPathComponent
-        var base = Substring(file.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(file))
+        var base = Substring(
+            file.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false).first ?? Substring(file))
         for pattern in ["-dddd-dd-dd", "-dddddddd"] where base.count > pattern.count {
             let tail = base.suffix(pattern.count)
-            let matches = zip(tail, pattern).allSatisfy { char, want in want == "d" ? char.isASCII && char.isNumber : char == want }
+            let matches = zip(tail, pattern).allSatisfy { char, want in
+                want == "d" ? char.isASCII && char.isNumber : char == want
+            }
             if matches {
                 base = base.dropLast(pattern.count)
                 break
@@ -144,21 +179,31 @@ enum ConvertCommand: Command {
     private static func readPrevious(_ directory: String, gracePeriod: Double) throws -> PublishedSet {
         let writer = SetWriter(directory: directory)
         guard let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)) else {
-            throw InputError(description: "--previous \(directory) has no readable \(PublishPlan.layoutName); point it at a set written by convert or publish")
+            throw InputError(
+                description:
+                    "--previous \(directory) has no readable \(PublishPlan.layoutName); point it at a set written by convert or publish"
+            )
         }
         let loader = PublishedSetLoader(writer: writer, gracePeriod: gracePeriod, strict: false)
-        var set = (try? loader.load(history: [])) ?? PublishedSet(directory: directory, manifest: Manifest(lists: []),
-                                                                  content: SiteContent(manifest: nil, files: [:]), layoutState: nil)
+        var set =
+            (try? loader.load(history: []))
+            ?? PublishedSet(
+                directory: directory, manifest: Manifest(lists: []),
+                content: SiteContent(manifest: nil, files: [:]), layoutState: nil)
         set.layoutState = Array(layout)
         return set
     }
 
-    private static func summary(_ output: ConversionOutput, seconds: Double, dryRun: Bool, createdFiles: Int) -> String {
+    private static func summary(_ output: ConversionOutput, seconds: Double, dryRun: Bool, createdFiles: Int) -> String
+    {
         let rules = output.lists.reduce(0) { $0 + $1.ruleCount }
         let bytes = output.lists.reduce(0) { $0 + $1.json.count }
-        var lines = [String(format: "converted %d inputs into %d lists, %d rules, %d JSON bytes in %.3f s%@",
-                            output.report.sources.count, output.lists.count, rules, bytes, seconds,
-                            dryRun ? " (dry run, nothing written)" : ", \(createdFiles) new files")]
+        var lines = [
+            String(
+                format: "converted %d inputs into %d lists, %d rules, %d JSON bytes in %.3f s%@",
+                output.report.sources.count, output.lists.count, rules, bytes, seconds,
+                dryRun ? " (dry run, nothing written)" : ", \(createdFiles) new files")
+        ]
         for source in output.report.sources {
             let skipped = source.skipped.values.reduce(0) { $0 + $1.count }
             lines.append("  \(source.id): \(source.rules) filters, \(source.converted) converted, \(skipped) skipped")

@@ -8,8 +8,11 @@ enum KeygenCommand: Command {
     static let summary = "make an Ed25519 manifest-signing key pair (PKCS#8 PEM private key, minisign public key)"
     static let synopsis = "--out DIR"
     static let flags: [FlagSpec] = [
-        FlagSpec(name: "--out", takesValue: true,
-                 help: "directory for \(SigningKeyFile.privateKeyName) (0600) and \(SigningKeyFile.publicKeyName); created if missing"),
+        FlagSpec(
+            name: "--out", takesValue: true,
+            help:
+                "directory for \(SigningKeyFile.privateKeyName) (0600) and \(SigningKeyFile.publicKeyName); created if missing"
+        )
     ]
 
     static func run(_ arguments: ParsedArguments) throws -> Int32 {

@@ -8,7 +8,8 @@ public enum ListServerCommandLine {
     public static let version = ListServerVersion.current
 
     static let commands: [any Command.Type] = [
-        ServeCommand.self, ConvertCommand.self, FetchCommand.self, VerifyCommand.self, SyncCommand.self, KeygenCommand.self, ExplainCommand.self,
+        ServeCommand.self, ConvertCommand.self, FetchCommand.self, VerifyCommand.self, SyncCommand.self,
+        KeygenCommand.self, ExplainCommand.self,
     ]
 
     /// The names of every subcommand, in the order `--help` lists them.

@@ -11,7 +11,9 @@ enum ServeCommand: Command {
     static let summary = "serve the lists over HTTP and refresh them from upstream on a schedule"
     static let synopsis = "[--config PATH] [--port N]"
     static let flags: [FlagSpec] = [
-        FlagSpec(name: "--config", takesValue: true, help: "config file (default ./config.json); relative paths in it resolve against its directory"),
+        FlagSpec(
+            name: "--config", takesValue: true,
+            help: "config file (default ./config.json); relative paths in it resolve against its directory"),
         FlagSpec(name: "--port", takesValue: true, help: "listen port, overriding listen.port (0 picks a free port)"),
     ]
 
@@ -19,7 +21,8 @@ enum ServeCommand: Command {
         shim_ignore_sigpipe()
         var resolved = try ResolvedConfiguration.load(path: arguments.value("--config") ?? "config.json")
         if let port = arguments.value("--port") {
-            resolved.configuration.listen.port = try ArgumentParser.integer(port, flag: "--port", range: ConfigurationLimits.port)
+            resolved.configuration.listen.port = try ArgumentParser.integer(
+                port, flag: "--port", range: ConfigurationLimits.port)
         }
         let log = Log(label: "listserver")
         let grace = resolved.configuration.http.shutdownGraceSeconds

@@ -10,7 +10,9 @@ enum VerifyCommand: Command {
     static let synopsis = "DIR    (a directory holding manifest.json)"
     static let flags: [FlagSpec] = [
         FlagSpec(name: "--timeout", takesValue: true, help: "seconds allowed per list (default 180)"),
-        FlagSpec(name: "--helpers", takesValue: true, help: "WebKit helper processes compiling at once (default: one per core)"),
+        FlagSpec(
+            name: "--helpers", takesValue: true,
+            help: "WebKit helper processes compiling at once (default: one per core)"),
     ]
     static let maxPositional = 1
 
@@ -26,12 +28,18 @@ enum VerifyCommand: Command {
         do {
             manifest = try JSONDecoder().decode(Manifest.self, from: data)
         } catch {
-            ListServerCommandLine.printError("listserver verify: \(manifestURL.path) is not a format-1 manifest: \(error)")
+            ListServerCommandLine.printError(
+                "listserver verify: \(manifestURL.path) is not a format-1 manifest: \(error)")
             return 1
         }
-        let timeout = try arguments.value("--timeout").map { Double(try ArgumentParser.integer($0, flag: "--timeout", range: 1...3600)) }
-        let helpers = try arguments.value("--helpers").map { try ArgumentParser.integer($0, flag: "--helpers", range: 1...64) }
-        let pool = WebKitCompilerPool(helper: .thisExecutable(), size: helpers ?? ProcessInfo.processInfo.activeProcessorCount)
+        let timeout = try arguments.value("--timeout").map {
+            Double(try ArgumentParser.integer($0, flag: "--timeout", range: 1...3600))
+        }
+        let helpers = try arguments.value("--helpers").map {
+            try ArgumentParser.integer($0, flag: "--helpers", range: 1...64)
+        }
+        let pool = WebKitCompilerPool(
+            helper: .thisExecutable(), size: helpers ?? ProcessInfo.processInfo.activeProcessorCount)
         let version: String
         do {
             version = try pool.probe()
@@ -62,18 +70,24 @@ struct VerifyTable {
     var text: String {
         let width = max(4, verdicts.map(\.id.count).max() ?? 0)
         func row(_ list: String, _ rules: String, _ result: String, _ seconds: String, _ error: String = "") -> String {
-            list.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + String(repeating: " ", count: max(0, 8 - rules.count)) + rules
-                + "  " + result.padding(toLength: 7, withPad: " ", startingAt: 0) + String(repeating: " ", count: max(0, 8 - seconds.count)) + seconds
+            list.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                + String(repeating: " ", count: max(0, 8 - rules.count)) + rules
+                + "  " + result.padding(toLength: 7, withPad: " ", startingAt: 0)
+                + String(repeating: " ", count: max(0, 8 - seconds.count)) + seconds
                 + (error.isEmpty ? "" : "  " + error)
         }
         var lines = ["WebKitGTK \(webKitVersion)", row("list", "rules", "result", "seconds", "error")]
         for verdict in verdicts {
-            lines.append(row(verdict.id, verdict.rules.map(String.init) ?? "-", verdict.ok ? "ok" : "FAIL",
-                             String(format: "%.3f", verdict.seconds), verdict.error ?? ""))
+            lines.append(
+                row(
+                    verdict.id, verdict.rules.map(String.init) ?? "-", verdict.ok ? "ok" : "FAIL",
+                    String(format: "%.3f", verdict.seconds), verdict.error ?? ""))
         }
         let failed = verdicts.filter { !$0.ok }.count
-        lines.append(row("sum", String(verdicts.reduce(0) { $0 + ($1.rules ?? 0) }), failed == 0 ? "ok" : "\(failed) bad",
-                         String(format: "%.3f", verdicts.reduce(0) { $0 + $1.seconds })))
+        lines.append(
+            row(
+                "sum", String(verdicts.reduce(0) { $0 + ($1.rules ?? 0) }), failed == 0 ? "ok" : "\(failed) bad",
+                String(format: "%.3f", verdicts.reduce(0) { $0 + $1.seconds })))
         return lines.joined(separator: "\n")
     }
 }

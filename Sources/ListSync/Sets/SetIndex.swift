@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// An origin's `/sets/`: every set it publishes, with the WebKit target it was converted for and
@@ -25,7 +26,10 @@ public struct SetIndex: Decodable, Sendable, Equatable {
             self.isDefault = isDefault
         }
 
-        private enum CodingKeys: String, CodingKey { case name, target, upstreams, manifest, isDefault = "default" }
+        private enum CodingKeys: String, CodingKey {
+            case name, target, upstreams, manifest
+            case isDefault = "default"
+        }
     }
 
     /// The name of the default set.
@@ -40,13 +44,20 @@ public struct SetIndex: Decodable, Sendable, Equatable {
         self.sets = sets
     }
 
-    private enum CodingKeys: String, CodingKey { case defaultSet = "default", sets }
+    private enum CodingKeys: String, CodingKey {
+        case defaultSet = "default"
+        case sets
+    }
 
     /// Reads `/sets/` (JSON) from `url`, capped at `maximumBytes`.
-    public static func fetch(_ url: URL, session: URLSession? = nil, timeout: TimeInterval = 60) async throws -> SetIndex {
+    public static func fetch(_ url: URL, session: URLSession? = nil, timeout: TimeInterval = 60) async throws
+        -> SetIndex
+    {
         let fetcher = HTTPFetcher(session: session ?? SyncClient.makeSession(), timeout: timeout)
         let response = try await fetcher.get(url, headers: ["Accept": "application/json"], limit: maximumBytes)
-        guard response.status == 200 else { throw SyncError.manifestStatus(url: url.absoluteString, status: response.status) }
+        guard response.status == 200 else {
+            throw SyncError.manifestStatus(url: url.absoluteString, status: response.status)
+        }
         do {
             return try JSONDecoder().decode(SetIndex.self, from: response.body)
         } catch {

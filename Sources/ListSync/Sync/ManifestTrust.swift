@@ -26,15 +26,18 @@ public struct ManifestTrust: Sendable {
 
     /// `signatures/<sha256 of the manifest bytes>.minisig`, relative to the manifest URL.
     public static func signatureURL(forManifest bytes: Data, at manifestURL: URL) -> URL? {
-        URL(string: PublishedFileNames.signature(forManifest: SHA256Digest.hex(of: bytes)), relativeTo: manifestURL)?.absoluteURL
+        URL(string: PublishedFileNames.signature(forManifest: SHA256Digest.hex(of: bytes)), relativeTo: manifestURL)?
+            .absoluteURL
     }
 
     /// Checks downloaded manifest bytes before anything in them is used: the signature (fetched
     /// with `fetchSignature`, which returns the status and body), then generation and expiry
     /// against `held` (the manifest the device applied last). Public so a following origin refuses
     /// exactly what a device refuses.
-    public func check(_ body: Data, url manifestURL: URL, held: Manifest?, now: Date,
-               fetchSignature: (URL) async throws -> (status: Int, body: Data)) async throws {
+    public func check(
+        _ body: Data, url manifestURL: URL, held: Manifest?, now: Date,
+        fetchSignature: (URL) async throws -> (status: Int, body: Data)
+    ) async throws {
         let url = manifestURL.absoluteString
         guard let signatureURL = Self.signatureURL(forManifest: body, at: manifestURL) else {
             throw ManifestTrustError.signatureUnavailable(url: url, reason: "no signature URL can be formed")
@@ -47,10 +50,12 @@ public struct ManifestTrust: Sendable {
                 guard allowsUnsigned else { throw ManifestTrustError.unsigned(url: url) }
             } else {
                 guard status == 200 else {
-                    throw ManifestTrustError.signatureUnavailable(url: signatureURL.absoluteString, reason: "HTTP \(status)")
+                    throw ManifestTrustError.signatureUnavailable(
+                        url: signatureURL.absoluteString, reason: "HTTP \(status)")
                 }
                 guard signature.count <= MinisignSignature.maximumFileBytes else {
-                    throw ManifestTrustError.signatureUnavailable(url: signatureURL.absoluteString, reason: "\(signature.count) bytes, over the cap")
+                    throw ManifestTrustError.signatureUnavailable(
+                        url: signatureURL.absoluteString, reason: "\(signature.count) bytes, over the cap")
                 }
                 do {
                     let verified = try verifier.verify(body, signatureFile: signature)
@@ -62,9 +67,13 @@ public struct ManifestTrust: Sendable {
             }
         }
         // Only now is the manifest read, and only for its generation and expiry.
-        guard let manifest = try? Manifest.decode(body) else { return }   // ManifestValidator reports it
+        guard let manifest = try? Manifest.decode(body) else { return }  // ManifestValidator reports it
         if let signedGeneration, manifest.generation != signedGeneration {
-            throw ManifestTrustError.badSignature(url: url, reason: "the signed generation \(signedGeneration) is not the manifest's \(manifest.generation.map(String.init) ?? "none")")
+            throw ManifestTrustError.badSignature(
+                url: url,
+                reason:
+                    "the signed generation \(signedGeneration) is not the manifest's \(manifest.generation.map(String.init) ?? "none")"
+            )
         }
         // A signed manifest, or one that states a generation, must not be older than the held one.
         // An unsigned manifest without a generation (reached only when unsigned sets are allowed)
@@ -108,9 +117,11 @@ public enum ManifestTrustError: Error, CustomStringConvertible, Sendable, Equata
         case .signatureUnavailable(let url, let reason):
             return "signature \(url) could not be fetched: \(reason); previous lists kept"
         case .rollback(let url, let generation, let held):
-            return "manifest \(url) has generation \(generation), older than the \(held) this device holds (a replayed or stale copy); refused, previous lists kept"
+            return
+                "manifest \(url) has generation \(generation), older than the \(held) this device holds (a replayed or stale copy); refused, previous lists kept"
         case .expired(let url, let expires):
-            return "manifest \(url) expired at \(expires) (a frozen mirror, or the origin stopped re-signing); refused, previous lists kept"
+            return
+                "manifest \(url) expired at \(expires) (a frozen mirror, or the origin stopped re-signing); refused, previous lists kept"
         }
     }
 }

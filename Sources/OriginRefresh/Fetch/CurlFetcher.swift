@@ -23,8 +23,10 @@ package struct CurlFetcher: Sendable {
         if let etag = validators?.etag { headers.append("If-None-Match: \(etag)") }
         if let lastModified = validators?.lastModified { headers.append("If-Modified-Since: \(lastModified)") }
         let request = CappedHTTPClient.Request(
-            url: url, headers: headers, maxBodyBytes: configuration.maxBodyBytes, maxRedirects: configuration.maxRedirects,
-            connectTimeoutSeconds: configuration.connectTimeoutSeconds, totalTimeoutSeconds: configuration.totalTimeoutSeconds,
+            url: url, headers: headers, maxBodyBytes: configuration.maxBodyBytes,
+            maxRedirects: configuration.maxRedirects,
+            connectTimeoutSeconds: configuration.connectTimeoutSeconds,
+            totalTimeoutSeconds: configuration.totalTimeoutSeconds,
             userAgent: configuration.userAgent, certificateAuthorityFile: certificateAuthorityFile)
         let response: CappedHTTPClient.Response
         do {
@@ -34,7 +36,8 @@ package struct CurlFetcher: Sendable {
         }
         if response.status == 304 { return .notModified }
         guard response.status == 200 else { throw .httpStatus(url: url, status: response.status) }
-        return .body(response.body, Validators(etag: response.header("etag"), lastModified: response.header("last-modified")))
+        return .body(
+            response.body, Validators(etag: response.header("etag"), lastModified: response.header("last-modified")))
     }
 }
 

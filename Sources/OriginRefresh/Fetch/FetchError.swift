@@ -33,9 +33,12 @@ package enum FetchError: Error, CustomStringConvertible, Equatable {
         case .connection(let url, let detail):
             return "\(url): connection failed (\(detail)); check DNS, network and the upstream host"
         case .httpStatus(let url, let status):
-            return "\(url): HTTP \(status)" + ((500...599).contains(status) ? " (upstream error, will retry)" : " (check the upstream URL in config.json)")
+            return "\(url): HTTP \(status)"
+                + ((500...599).contains(status)
+                    ? " (upstream error, will retry)" : " (check the upstream URL in config.json)")
         case .tooLarge(let url, let limit):
-            return "\(url): body larger than fetch.maxBodyBytes (\(limit) bytes); aborted while downloading. Raise the limit if the list really grew"
+            return
+                "\(url): body larger than fetch.maxBodyBytes (\(limit) bytes); aborted while downloading. Raise the limit if the list really grew"
         case .truncated(let url, let detail):
             return "\(url): body truncated (\(detail))"
         case .tooManyRedirects(let url, let limit):
@@ -49,7 +52,8 @@ package enum FetchError: Error, CustomStringConvertible, Equatable {
         case .transport(let url, let code, let detail):
             return "\(url): transfer failed (libcurl error \(code): \(detail))"
         case .localFile(let path, let detail):
-            return "\(path): cannot read the local upstream (\(detail)); check upstreams[].path and the file's permissions"
+            return
+                "\(path): cannot read the local upstream (\(detail)); check upstreams[].path and the file's permissions"
         }
     }
 }

@@ -14,11 +14,16 @@ struct LocalUpstreamFile: Sendable {
         do {
             attributes = try FileManager.default.attributesOfItem(atPath: path)
         } catch {
-            throw .localFile(path: path, detail: FileManager.default.fileExists(atPath: path) ? "cannot stat it" : "no such file")
+            throw .localFile(
+                path: path, detail: FileManager.default.fileExists(atPath: path) ? "cannot stat it" : "no such file")
         }
-        if attributes[.type] as? FileAttributeType == .typeDirectory { throw .localFile(path: path, detail: "it is a directory") }
+        if attributes[.type] as? FileAttributeType == .typeDirectory {
+            throw .localFile(path: path, detail: "it is a directory")
+        }
         if let size = attributes[.size] as? Int, size > maxBodyBytes { throw .tooLarge(url: path, limit: maxBodyBytes) }
-        guard let data = FileManager.default.contents(atPath: path) else { throw .localFile(path: path, detail: "permission denied") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw .localFile(path: path, detail: "permission denied")
+        }
         return .body(Array(data), Validators())
     }
 }

@@ -30,10 +30,12 @@ package struct RetryPolicy: Sendable {
 
     /// Runs `operation` until it succeeds, fails with a non-retryable error, or attempts run out.
     /// Every failure is logged with what happens next.
-    package func run<T>(log: Log, what: String,
-                sleep: (Double) -> Void = { Thread.sleep(forTimeInterval: $0) },
-                random: () -> Double = { Double.random(in: 0...1) },
-                _ operation: () throws(FetchError) -> T) throws(FetchError) -> T {
+    package func run<T>(
+        log: Log, what: String,
+        sleep: (Double) -> Void = { Thread.sleep(forTimeInterval: $0) },
+        random: () -> Double = { Double.random(in: 0...1) },
+        _ operation: () throws(FetchError) -> T
+    ) throws(FetchError) -> T {
         var attempt = 1
         while true {
             do {
@@ -44,7 +46,9 @@ package struct RetryPolicy: Sendable {
                     throw error
                 }
                 let wait = delay(beforeRetry: attempt, random: random())
-                log.warning("\(what): attempt \(attempt)/\(attempts) failed, retrying in \(String(format: "%.1f", wait)) s: \(error)")
+                log.warning(
+                    "\(what): attempt \(attempt)/\(attempts) failed, retrying in \(String(format: "%.1f", wait)) s: \(error)"
+                )
                 sleep(wait)
                 attempt += 1
             }

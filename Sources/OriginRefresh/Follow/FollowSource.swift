@@ -21,8 +21,11 @@ package final class FollowSource: SetSource, @unchecked Sendable {
     private var published: PublishedSet?
     private var etag: String?
 
-    package init(follower: SetFollower, installer: FollowInstaller, store: StateStore, state: PersistentState, published: PublishedSet?,
-         status: StatusBoard, log: Log, interval: Double, install: @escaping @Sendable (PublishedSet) -> Void) {
+    package init(
+        follower: SetFollower, installer: FollowInstaller, store: StateStore, state: PersistentState,
+        published: PublishedSet?,
+        status: StatusBoard, log: Log, interval: Double, install: @escaping @Sendable (PublishedSet) -> Void
+    ) {
         self.follower = follower
         self.installer = installer
         self.store = store
@@ -33,7 +36,9 @@ package final class FollowSource: SetSource, @unchecked Sendable {
         self.interval = interval
         self.install = install
         let generation = published?.manifest.generation
-        status.update { $0.follow = FollowStatus(primary: follower.manifestURL.absoluteString, servedGeneration: generation) }
+        status.update {
+            $0.follow = FollowStatus(primary: follower.manifestURL.absoluteString, servedGeneration: generation)
+        }
         job = SerialJob(label: "listserver.follow") { [weak self] isStopping in
             guard let self else { return nil }
             self.poll(isStopping: isStopping)
@@ -64,7 +69,9 @@ package final class FollowSource: SetSource, @unchecked Sendable {
                     install(expired)
                     save()
                 }
-                report(now: now, result: published == nil ? "failed" : "not-modified", error: published == nil ? "the primary serves no set yet" : nil)
+                report(
+                    now: now, result: published == nil ? "failed" : "not-modified",
+                    error: published == nil ? "the primary serves no set yet" : nil)
                 return
             }
             status.update { $0.follow?.primaryGeneration = set.manifest.generation }
@@ -73,12 +80,27 @@ package final class FollowSource: SetSource, @unchecked Sendable {
             etag = set.manifestETag
             save()
             install(next)
-            log.info("installed the primary's manifest \(set.manifestSHA256.prefix(12)) (generation \(set.manifest.generation.map(String.init) ?? "none"))")
+            log.info(
+                "installed the primary's manifest \(set.manifestSHA256.prefix(12)) (generation \(set.manifest.generation.map(String.init) ?? "none"))"
+            )
             report(now: now, result: "installed", error: nil)
         } catch let error as FollowError {
-            if case .refused = error { status.update { $0.follow?.refusals += 1 } } else { status.update { $0.follow?.failures += 1 } }
-            if case .refused = error { log.error("follow: \(error); serving the last good set") } else { log.info("follow: \(error); serving the last good set") }
-            report(now: now, result: { if case .refused = error { return "refused" }; return "failed" }(), error: error.description)
+            if case .refused = error {
+                status.update { $0.follow?.refusals += 1 }
+            } else {
+                status.update { $0.follow?.failures += 1 }
+            }
+            if case .refused = error {
+                log.error("follow: \(error); serving the last good set")
+            } else {
+                log.info("follow: \(error); serving the last good set")
+            }
+            report(
+                now: now,
+                result: {
+                    if case .refused = error { return "refused" }
+                    return "failed"
+                }(), error: error.description)
         } catch {
             status.update { $0.follow?.failures += 1 }
             log.error("follow: installing the primary's set failed: \(error); serving the last good set")

@@ -61,7 +61,10 @@ package struct SetFollower: Sendable {
     /// The primary's set when it differs from `held`; nil when the primary answered 304 or serves
     /// the held manifest's bytes.
     /// `cancelled` is asked before every request: true ends the poll with `.failed` (the server is stopping).
-    package func poll(held: PublishedSet?, heldETag: String?, now: Date = Date(), cancelled: @escaping @Sendable () -> Bool = { false }) throws(FollowError) -> FollowedSet? {
+    package func poll(
+        held: PublishedSet?, heldETag: String?, now: Date = Date(),
+        cancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(FollowError) -> FollowedSet? {
         var follower = self
         follower.cancelled = cancelled
         return try follower.pollOnce(held: held, heldETag: heldETag, now: now)
@@ -74,16 +77,21 @@ package struct SetFollower: Sendable {
         let result: FetchResult
         if cancelled() { throw .failed("stopping: the manifest not fetched") }
         do {
-            result = try fetcher.fetch(manifestURL.absoluteString, validators: heldETag.map { Validators(etag: $0, lastModified: nil) })
+            result = try fetcher.fetch(
+                manifestURL.absoluteString, validators: heldETag.map { Validators(etag: $0, lastModified: nil) })
         } catch {
             throw .failed("\(error)")
         }
         guard case .body(let body, let validators) = result else { return nil }
         let sha = SHA256Digest.hex(of: body)
         if sha == held?.manifestSHA256 { return nil }
-        guard body.count <= Manifest.maximumBytes else { throw .refused("the manifest is \(body.count) bytes, over the \(Manifest.maximumBytes) cap") }
+        guard body.count <= Manifest.maximumBytes else {
+            throw .refused("the manifest is \(body.count) bytes, over the \(Manifest.maximumBytes) cap")
+        }
         let signatureName = PublishedFileNames.signature(forManifest: sha)
-        guard let signature = try get(signatureName) else { throw .refused("the manifest \(sha.prefix(12)) is not signed (\(signatureName) answers 404)") }
+        guard let signature = try get(signatureName) else {
+            throw .refused("the manifest \(sha.prefix(12)) is not signed (\(signatureName) answers 404)")
+        }
         try checkTrust(Data(body), signature: Data(signature.bytes), held: held?.manifest, now: now)
         let manifest: Manifest
         do {
@@ -91,8 +99,10 @@ package struct SetFollower: Sendable {
         } catch {
             throw .refused("the signed manifest is not a set this origin can serve (\(error))")
         }
-        var set = FollowedSet(manifestBytes: body, manifest: manifest, manifestSHA256: sha, manifestETag: validators.etag, signature: signature.bytes,
-                              dates: [:], lists: [:], patches: [:])
+        var set = FollowedSet(
+            manifestBytes: body, manifest: manifest, manifestSHA256: sha, manifestETag: validators.etag,
+            signature: signature.bytes,
+            dates: [:], lists: [:], patches: [:])
         set.dates[manifestName] = validators.lastModified.flatMap(Self.parseDate) ?? now
         set.dates[signatureName] = signature.date ?? now
         for entry in manifest.lists {
@@ -101,9 +111,11 @@ package struct SetFollower: Sendable {
             var patches: [PlannedPatch] = []
             for patch in entry.patches ?? [] {
                 let patchBytes = try file(patch.file, sha256: patch.sha256, held: held, into: &set)
-                patches.append(PlannedPatch(from: patch.from, fileName: patch.file, sha256: patch.sha256, bytes: patchBytes))
+                patches.append(
+                    PlannedPatch(from: patch.from, fileName: patch.file, sha256: patch.sha256, bytes: patchBytes))
             }
-            patches += try derivedPatches(for: entry, identity: bytes, named: Set(patches.map(\.fileName)), held: held, into: &set)
+            patches += try derivedPatches(
+                for: entry, identity: bytes, named: Set(patches.map(\.fileName)), held: held, into: &set)
             set.patches[entry.file] = patches
         }
         // What /explain and the status page read beside the set. Best effort: a primary that does
@@ -135,27 +147,39 @@ package struct SetFollower: Sendable {
     }
 
     /// A file's bytes: the held copy when its hash matches, else fetched and checked.
-    private func file(_ name: String, sha256: String, held: PublishedSet?, into set: inout FollowedSet) throws(FollowError) -> [UInt8] {
+    private func file(_ name: String, sha256: String, held: PublishedSet?, into set: inout FollowedSet)
+        throws(FollowError) -> [UInt8]
+    {
         if let entry = held?.content.files[name], entry.sha256 == sha256 {
             set.dates[name] = entry.lastModified
             return entry.identity
         }
-        guard let fetched = try get(name) else { throw .failed("the manifest names \(name), which the primary answers 404 for; will retry") }
+        guard let fetched = try get(name) else {
+            throw .failed("the manifest names \(name), which the primary answers 404 for; will retry")
+        }
         let actual = SHA256Digest.hex(of: fetched.bytes)
-        guard actual == sha256 else { throw .refused("\(name) has SHA-256 \(actual.prefix(12))…, the signed manifest says \(sha256.prefix(12))…") }
+        guard actual == sha256 else {
+            throw .refused("\(name) has SHA-256 \(actual.prefix(12))…, the signed manifest says \(sha256.prefix(12))…")
+        }
         set.dates[name] = fetched.date ?? Date()
         return fetched.bytes
     }
 
     /// Patches from each older version of `entry`'s id the follower serves, under the names a
     /// device derives. Each is checked by applying it to the old version.
-    private func derivedPatches(for entry: Manifest.Entry, identity: [UInt8], named: Set<String>, held: PublishedSet?,
-                                into set: inout FollowedSet) throws(FollowError) -> [PlannedPatch] {
+    private func derivedPatches(
+        for entry: Manifest.Entry, identity: [UInt8], named: Set<String>, held: PublishedSet?,
+        into set: inout FollowedSet
+    ) throws(FollowError) -> [PlannedPatch] {
         guard let held else { return [] }
         var out: [PlannedPatch] = []
-        let olds = held.content.files.values.filter { PublishedFileNames.listID(ofListFile: $0.name) == entry.id && $0.sha256 != entry.sha256 }
+        let olds = held.content.files.values.filter {
+            PublishedFileNames.listID(ofListFile: $0.name) == entry.id && $0.sha256 != entry.sha256
+        }
         for old in olds.sorted(by: { $0.name < $1.name }) {
-            guard let name = PatchFileName(listID: entry.id, fromSHA256: old.sha256, toSHA256: entry.sha256)?.name, !named.contains(name) else { continue }
+            guard let name = PatchFileName(listID: entry.id, fromSHA256: old.sha256, toSHA256: entry.sha256)?.name,
+                !named.contains(name)
+            else { continue }
             let bytes: [UInt8]
             let date: Date?
             if let kept = held.content.files[name] {
@@ -165,12 +189,14 @@ package struct SetFollower: Sendable {
                 (bytes, date) = (fetched.bytes, fetched.date)
             }
             do {
-                _ = try PatchDecoder().apply(Data(bytes), to: Data(old.identity), expectedBytes: identity.count, expectedSHA256: entry.sha256)
+                _ = try PatchDecoder().apply(
+                    Data(bytes), to: Data(old.identity), expectedBytes: identity.count, expectedSHA256: entry.sha256)
             } catch {
                 throw .refused("\(name) does not turn \(old.name) into \(entry.file) (\(error))")
             }
             set.dates[name] = date ?? Date()
-            out.append(PlannedPatch(from: old.sha256, fileName: name, sha256: SHA256Digest.hex(of: bytes), bytes: bytes))
+            out.append(
+                PlannedPatch(from: old.sha256, fileName: name, sha256: SHA256Digest.hex(of: bytes), bytes: bytes))
         }
         return out
     }
@@ -178,7 +204,9 @@ package struct SetFollower: Sendable {
     /// GET a name relative to the manifest; nil on 404 or 410.
     private func get(_ name: String) throws(FollowError) -> (bytes: [UInt8], date: Date?)? {
         if cancelled() { throw .failed("stopping: \(name) not fetched") }
-        guard let url = URL(string: name, relativeTo: manifestURL)?.absoluteString else { throw .failed("cannot form a URL for \(name)") }
+        guard let url = URL(string: name, relativeTo: manifestURL)?.absoluteString else {
+            throw .failed("cannot form a URL for \(name)")
+        }
         do {
             switch try fetcher.fetch(url, validators: nil) {
             case .body(let bytes, let validators): return (bytes, validators.lastModified.flatMap(Self.parseDate))

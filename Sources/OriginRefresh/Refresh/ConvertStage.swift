@@ -19,18 +19,22 @@ package struct ConvertStage: Sendable {
     var snapshotLabel = BundledSnapshot.label
     /// Bounds of the search for lines WebKit rejects (`publish.isolation*`).
     var isolationBounds: PoisonIsolation.Bounds {
-        PoisonIsolation.Bounds(compiles: configuration.publish.isolationMaxCompiles, seconds: configuration.publish.isolationMaxSeconds)
+        PoisonIsolation.Bounds(
+            compiles: configuration.publish.isolationMaxCompiles, seconds: configuration.publish.isolationMaxSeconds)
     }
     /// Test-only, see `IsolatingPublish.reviseOutput`.
     var reviseOutput: (@Sendable (inout ConversionOutput) -> Void)? = nil
     var isolatingPublish: IsolatingPublish {
-        IsolatingPublish(converter: converter, publisher: publisher, bounds: isolationBounds, log: log, reviseOutput: reviseOutput)
+        IsolatingPublish(
+            converter: converter, publisher: publisher, bounds: isolationBounds, log: log, reviseOutput: reviseOutput)
     }
 
     /// `deadline` says, before a stage, whether the refresh has run past its deadline; then the
     /// refresh stops there and the published set stays.
-    func convertIfNeeded(state: inout PersistentState, published: inout PublishedSet?, outcome: inout RefreshOutcome, now: Date,
-                         deadline: (String) -> SetFailure? = { _ in nil }) {
+    func convertIfNeeded(
+        state: inout PersistentState, published: inout PublishedSet?, outcome: inout RefreshOutcome, now: Date,
+        deadline: (String) -> SetFailure? = { _ in nil }
+    ) {
         var sources: [FilterListSource] = []
         var hashes: [String: String] = [:]
         var missing: [String] = []
@@ -49,9 +53,14 @@ package struct ConvertStage: Sendable {
         // A set of unknown origin (state lost, or written by `listserver convert`) is not replaced by
         // one built partly from the bundled snapshot: it may well be newer.
         if let current = published, state.publishedSources == nil,
-           configuration.upstreams.contains(where: { state.upstreams[$0.id]?.source != UpstreamSource.upstream }) {
+            configuration.upstreams.contains(where: { state.upstreams[$0.id]?.source != UpstreamSource.upstream })
+        {
             let expired = expireOldFiles(of: current, state: &state, published: &published, outcome: &outcome, now: now)
-            if case .unchangedFilesExpired = expired { outcome.set = expired } else { outcome.set = .keptSetOfUnknownOrigin }
+            if case .unchangedFilesExpired = expired {
+                outcome.set = expired
+            } else {
+                outcome.set = .keptSetOfUnknownOrigin
+            }
             return
         }
         if sources.isEmpty || (published != nil && !missing.isEmpty) {
@@ -64,7 +73,8 @@ package struct ConvertStage: Sendable {
         }
         let result: IsolatingPublish.Published
         do {
-            result = try isolatingPublish.run(sources, previous: published, history: &state.history, now: now, deadline: deadline)
+            result = try isolatingPublish.run(
+                sources, previous: published, history: &state.history, now: now, deadline: deadline)
         } catch {
             switch error {
             case .conversion(let reason): outcome.set = .failed(.conversion(reason))
@@ -83,8 +93,10 @@ package struct ConvertStage: Sendable {
 
     /// With nothing new to publish, still remove files whose grace period ended (an upstream can
     /// answer 304 for weeks) and serve a set without them.
-    private func expireOldFiles(of current: PublishedSet, state: inout PersistentState, published: inout PublishedSet?,
-                                outcome: inout RefreshOutcome, now: Date) -> SetOutcome {
+    private func expireOldFiles(
+        of current: PublishedSet, state: inout PersistentState, published: inout PublishedSet?,
+        outcome: inout RefreshOutcome, now: Date
+    ) -> SetOutcome {
         let expired = publisher.expireOldFiles(of: current, history: &state.history, now: now)
         let renewed: PublishedSet?
         do {
@@ -101,7 +113,9 @@ package struct ConvertStage: Sendable {
     }
 
     /// The last good copy, else the bundled snapshot (recorded as the source in use).
-    private func copyInUse(_ upstream: Configuration.Upstream, state: inout PersistentState, outcome: inout RefreshOutcome) -> [UInt8]? {
+    private func copyInUse(
+        _ upstream: Configuration.Upstream, state: inout PersistentState, outcome: inout RefreshOutcome
+    ) -> [UInt8]? {
         if let copy = store.lastGoodCopy(upstream.id), state.upstreams[upstream.id]?.source == UpstreamSource.upstream {
             return copy
         }
@@ -116,7 +130,8 @@ package struct ConvertStage: Sendable {
         state.upstreams[upstream.id] = PersistentState.Upstream(
             etag: nil, lastModified: nil, source: UpstreamSource.bundledSnapshot, sourceDate: snapshotLabel,
             fetchedAt: nil, rules: rules, sha256: SHA256Digest.hex(of: bytes))
-        outcome.snapshotsInUse.append(SnapshotInUse(id: upstream.id, url: upstream.url, label: snapshotLabel, rules: rules))
+        outcome.snapshotsInUse.append(
+            SnapshotInUse(id: upstream.id, url: upstream.url, label: snapshotLabel, rules: rules))
         return bytes
     }
 }

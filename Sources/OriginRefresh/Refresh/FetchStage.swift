@@ -24,16 +24,20 @@ package struct FetchStage: Sendable {
     var sleep: @Sendable (Double) -> Void = { Thread.sleep(forTimeInterval: $0) }
 
     /// Runs one refresh. `published` is the set served now (nil when none) and becomes the new one.
-    package func run(_ mode: Mode, state: inout PersistentState, published: inout PublishedSet?,
-             now: @Sendable () -> Date = { Date() }) -> RefreshOutcome {
+    package func run(
+        _ mode: Mode, state: inout PersistentState, published: inout PublishedSet?,
+        now: @Sendable () -> Date = { Date() }
+    ) -> RefreshOutcome {
         var none: [OtherSet] = []
         return run(mode, state: &state, published: &published, others: &none, now: now)
     }
 
     /// Runs one refresh of every set: `state` and `published` are the default set's (its state also
     /// holds the shared upstream records), `others` the other sets. Upstreams are fetched once.
-    package func run(_ mode: Mode, state: inout PersistentState, published: inout PublishedSet?, others: inout [OtherSet],
-             now: @Sendable () -> Date = { Date() }) -> RefreshOutcome {
+    package func run(
+        _ mode: Mode, state: inout PersistentState, published: inout PublishedSet?, others: inout [OtherSet],
+        now: @Sendable () -> Date = { Date() }
+    ) -> RefreshOutcome {
         var outcome = RefreshOutcome(mode: mode, startedAt: now())
         // Local upstreams are read offline too: the file is here, and an edit is taken at start.
         for upstream in configuration.upstreams where mode == .online || upstream.path != nil {
@@ -44,8 +48,11 @@ package struct FetchStage: Sendable {
         }
         if mode == .online { state.lastRefreshAt = outcome.startedAt }
         let deadline = outcome.startedAt.addingTimeInterval(configuration.refresh.deadlineSeconds)
-        let late: (String) -> SetFailure? = { now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil }
-        convertStage.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now(), deadline: late)
+        let late: (String) -> SetFailure? = {
+            now() > deadline ? SetFailure.deadline(stage: $0, seconds: configuration.refresh.deadlineSeconds) : nil
+        }
+        convertStage.convertIfNeeded(
+            state: &state, published: &published, outcome: &outcome, now: now(), deadline: late)
         for index in others.indices {
             outcome.otherSets.append(others[index].refresh(shared: &state, mode: mode, now: now(), deadline: late))
         }
@@ -58,11 +65,14 @@ package struct FetchStage: Sendable {
     }
 
     /// Fetches one upstream and, when its body passes the checks, keeps it as the last good copy.
-    private func fetchUpstream(_ upstream: Configuration.Upstream, state: inout PersistentState, now: Date) -> UpstreamOutcome {
+    private func fetchUpstream(_ upstream: Configuration.Upstream, state: inout PersistentState, now: Date)
+        -> UpstreamOutcome
+    {
         let record = state.upstreams[upstream.id]
         let lastGood = store.lastGoodCopy(upstream.id)
         // Validators only make sense for the exact copy we still hold.
-        let validators = (record?.source == UpstreamSource.upstream && lastGood != nil)
+        let validators =
+            (record?.source == UpstreamSource.upstream && lastGood != nil)
             ? Validators(etag: record?.etag, lastModified: record?.lastModified) : nil
         let policy = RetryPolicy(configuration.refresh)
         let fetched: FetchResult
@@ -70,7 +80,8 @@ package struct FetchStage: Sendable {
             if let path = upstream.path {
                 fetched = try LocalUpstreamFile(path: path, maxBodyBytes: configuration.fetch.maxBodyBytes).read()
             } else {
-                fetched = try policy.run(log: log.child(upstream.id), what: "fetch \(upstream.url)", sleep: sleep) { () throws(FetchError) -> FetchResult in
+                fetched = try policy.run(log: log.child(upstream.id), what: "fetch \(upstream.url)", sleep: sleep) {
+                    () throws(FetchError) -> FetchResult in
                     try fetcher.fetch(upstream.url, validators: validators)
                 }
             }
@@ -78,16 +89,19 @@ package struct FetchStage: Sendable {
             return .fetchFailed(error)
         }
         guard case .body(let body, let newValidators) = fetched else { return .notModified }
-        let check = UpstreamBodyCheck(requiredHeader: upstream.requiredHeader, minimumRuleShare: configuration.refresh.minimumRuleShare,
-                                      maxBodyBytes: configuration.fetch.maxBodyBytes)
+        let check = UpstreamBodyCheck(
+            requiredHeader: upstream.requiredHeader, minimumRuleShare: configuration.refresh.minimumRuleShare,
+            maxBodyBytes: configuration.fetch.maxBodyBytes)
         let baseline = record?.rules ?? lastGood.map(UpstreamBodyCheck.countRules)
         let accepted: (text: [UInt8], rules: Int)
         do {
             accepted = try check.check(body, baselineRules: baseline)
         } catch {
-            return .rejected(error, kept: Result { () throws(StateError) -> String in
-                try store.keepRejected(body, upstreamID: upstream.id, at: now)
-            })
+            return .rejected(
+                error,
+                kept: Result { () throws(StateError) -> String in
+                    try store.keepRejected(body, upstreamID: upstream.id, at: now)
+                })
         }
         let hash = SHA256Digest.hex(of: accepted.text)
         do {

@@ -6,7 +6,9 @@ import WebKitCompiler
 /// Chooses the publish gate from `publish.verifyWithWebKit`: "off" none (WebKit is never loaded),
 /// "on" the WebKit gate failing closed when WebKitGTK does not load, "auto" the gate when it does.
 package enum GateSelection {
-    package static func make(setting: String, log: Log, helper: WebKitCompiler.Helper = .thisExecutable()) throws -> (any PublishGate)? {
+    package static func make(setting: String, log: Log, helper: WebKitCompiler.Helper = .thisExecutable()) throws -> (
+        any PublishGate
+    )? {
         switch setting {
         case "off": return nil
         case "on": return DeferredWebKitGate(helper: helper, required: true, log: log)
@@ -38,8 +40,12 @@ package final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
         if let probed { return probed }
         let result = Result { () throws(WebKitCompileFailure) in try pool.probe() }
         switch result {
-        case .success(let version): log.info("publish gate: WebKitGTK \(version) compiles every new list before it is published")
-        case .failure(let error): log.warning("publish gate: \(error)" + (required ? "; lists are rejected until it works" : "; publishing without it"))
+        case .success(let version):
+            log.info("publish gate: WebKitGTK \(version) compiles every new list before it is published")
+        case .failure(let error):
+            log.warning(
+                "publish gate: \(error)"
+                    + (required ? "; lists are rejected until it works" : "; publishing without it"))
         }
         probed = result
         return result
@@ -62,8 +68,10 @@ package final class DeferredWebKitGate: PublishGate, @unchecked Sendable {
     /// One helper run, so the lists share one process and its conditions (no parallel split).
     package func compileSeconds(of lists: [RuleList]) -> [Double?] {
         guard case .success = probe(), let compiler = try? WebKitCompiler(helper: pool.helper),
-              let verdicts = try? compiler.compile(lists.map { WebKitInput(id: $0.id, json: $0.json, rules: $0.ruleCount) }),
-              verdicts.count == lists.count else {
+            let verdicts = try? compiler.compile(
+                lists.map { WebKitInput(id: $0.id, json: $0.json, rules: $0.ruleCount) }),
+            verdicts.count == lists.count
+        else {
             return lists.map { _ in nil }
         }
         return verdicts.map { $0.ok ? $0.seconds : nil }

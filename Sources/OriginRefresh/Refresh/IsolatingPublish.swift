@@ -39,15 +39,19 @@ package struct IsolatingPublish: Sendable {
     /// in the same list, so a few rounds are allowed before giving up.
     package static let maxRounds = 4
 
-    package func run(_ sources: [FilterListSource], previous: PublishedSet?, history: inout [PersistentState.PublishRecord], now: Date,
-             deadline: (String) -> SetFailure?) throws(Failure) -> Published {
+    package func run(
+        _ sources: [FilterListSource], previous: PublishedSet?, history: inout [PersistentState.PublishRecord],
+        now: Date,
+        deadline: (String) -> SetFailure?
+    ) throws(Failure) -> Published {
         var sources = sources
         var isolated: [IsolatedLine] = []
         var budget = PoisonIsolation.Budget()
         for _ in 0..<Self.maxRounds {
             var output: ConversionOutput
             do {
-                output = try converter.convert(sources, previousLayout: previous?.layoutState, previousLists: previous?.listBytesByID ?? [:])
+                output = try converter.convert(
+                    sources, previousLayout: previous?.layoutState, previousLists: previous?.listBytesByID ?? [:])
             } catch {
                 throw .conversion("\(error)")
             }
@@ -59,7 +63,9 @@ package struct IsolatingPublish: Sendable {
                 if !isolated.isEmpty {
                     published.isolationCompiles = budget.compiles
                     published.isolationSeconds = budget.seconds
-                    log.warning("publish gate: published without \(isolated.count) lines WebKit rejects, found in \(budget.compiles) compiles and \(String(format: "%.1f", budget.seconds)) s")
+                    log.warning(
+                        "publish gate: published without \(isolated.count) lines WebKit rejects, found in \(budget.compiles) compiles and \(String(format: "%.1f", budget.seconds)) s"
+                    )
                 }
                 return published
             } catch PublishError.gateRejected(let rejections) {
@@ -67,8 +73,12 @@ package struct IsolatingPublish: Sendable {
                 let found = try isolate(rejections, in: output, budget: &budget)
                 isolated += found
                 for line in found {
-                    log.warning("publish gate: dropping \(line.upstream):\(line.line) \(line.text.prefix(200)) (WebKit rejected its rule in \(line.list): \(line.error))")
-                    if let index = sources.firstIndex(where: { $0.id == line.upstream }) { sources[index].isolatedLines.insert(line.line) }
+                    log.warning(
+                        "publish gate: dropping \(line.upstream):\(line.line) \(line.text.prefix(200)) (WebKit rejected its rule in \(line.list): \(line.error))"
+                    )
+                    if let index = sources.firstIndex(where: { $0.id == line.upstream }) {
+                        sources[index].isolatedLines.insert(line.line)
+                    }
                 }
             } catch let error as PublishError {
                 throw .publish(error)
@@ -76,12 +86,16 @@ package struct IsolatingPublish: Sendable {
                 throw .publish(.write(publisher.writer.directory, "\(error)"))
             }
         }
-        throw .isolation("WebKit still rejected lists after \(Self.maxRounds) rounds of dropping lines (\(isolated.count) dropped); nothing published")
+        throw .isolation(
+            "WebKit still rejected lists after \(Self.maxRounds) rounds of dropping lines (\(isolated.count) dropped); nothing published"
+        )
     }
 
     /// The lines behind the rules WebKit rejects in each rejected list.
-    private func isolate(_ rejections: [Publisher.GateRejection], in output: ConversionOutput,
-                         budget: inout PoisonIsolation.Budget) throws(Failure) -> [IsolatedLine] {
+    private func isolate(
+        _ rejections: [Publisher.GateRejection], in output: ConversionOutput,
+        budget: inout PoisonIsolation.Budget
+    ) throws(Failure) -> [IsolatedLine] {
         guard let gate = publisher.gate else { throw .publish(.gateRejected(rejections)) }
         let isolation = PoisonIsolation(gate: gate, bounds: bounds)
         var found: [IsolatedLine] = []
@@ -96,10 +110,16 @@ package struct IsolatingPublish: Sendable {
                 throw .isolation("\(error); WebKit's error: \(rejection.reason); nothing published")
             }
             for offender in offenders {
-                guard let lines = output.provenance.sourceLines(ofList: list.id, rules: [offender.rule]), !lines.isEmpty else {
-                    throw .isolation("WebKit rejects rule \(offender.rule) of \(list.id) (\(offender.reason)) but no ABP line is known for it; nothing published")
+                guard let lines = output.provenance.sourceLines(ofList: list.id, rules: [offender.rule]), !lines.isEmpty
+                else {
+                    throw .isolation(
+                        "WebKit rejects rule \(offender.rule) of \(list.id) (\(offender.reason)) but no ABP line is known for it; nothing published"
+                    )
                 }
-                found += lines.map { IsolatedLine(upstream: $0.upstream, line: $0.line, text: $0.text, list: list.id, error: offender.reason) }
+                found += lines.map {
+                    IsolatedLine(
+                        upstream: $0.upstream, line: $0.line, text: $0.text, list: list.id, error: offender.reason)
+                }
             }
         }
         return found

@@ -28,9 +28,6 @@ package struct OtherSetOutcome: Sendable {
     /// The set's problem, for the refresh's error; nil when it published or stayed as it was.
     var problem: String? {
         if case .failed(let failure) = set { return "set \(name): \(failure)" }
-        if case .published(let publish, _) = set, !publish.rejections.isEmpty {
-            return "set \(name): WebKit rejected " + publish.rejections.map { "\($0.id): \($0.reason)" }.joined(separator: "; ")
-        }
         return stateSaveError.map { "set \(name): \($0)" }
     }
 }
@@ -39,11 +36,14 @@ extension OtherSet {
     /// Converts and publishes this set when its upstream copies changed. The shared upstream
     /// records (`shared.upstreams`) are the ones in use; a snapshot taken into use here is recorded
     /// there too. A failure keeps this set's published version and touches no other set.
-    mutating func refresh(shared: inout PersistentState, mode: FetchStage.Mode, now: Date,
-                          deadline: (String) -> SetFailure?) -> OtherSetOutcome {
+    mutating func refresh(
+        shared: inout PersistentState, mode: FetchStage.Mode, now: Date,
+        deadline: (String) -> SetFailure?
+    ) -> OtherSetOutcome {
         state.upstreams = shared.upstreams
         var outcome = RefreshOutcome(mode: mode, startedAt: now)
-        convertStage.convertIfNeeded(state: &state, published: &published, outcome: &outcome, now: now, deadline: deadline)
+        convertStage.convertIfNeeded(
+            state: &state, published: &published, outcome: &outcome, now: now, deadline: deadline)
         shared.upstreams = state.upstreams
         var result = OtherSetOutcome(name: definition.name, set: outcome.set, published: outcome.published)
         do {

@@ -30,7 +30,8 @@ extension RefreshStages {
             convertStage.log = convertStage.log.child(definition.name)
             convertStage.converter.configuration.target = definition.conversionTarget
             let published = try? publisher.loader.load(history: state.history)
-            return OtherSet(definition: definition, store: store, convertStage: convertStage, state: state, published: published)
+            return OtherSet(
+                definition: definition, store: store, convertStage: convertStage, state: state, published: published)
         }
     }
 }

@@ -17,8 +17,11 @@ extension RefreshRecord {
         for list in publish.plan.lists {
             let changed = previousFiles[list.id] != list.fileName
             let gzipBytes = list.gzip?.count ?? list.identity.count
-            lists.append(ListFigures(id: list.id, file: list.fileName, rules: list.rules, bytes: list.identity.count, gzipBytes: gzipBytes,
-                                     compileSeconds: changed ? compiled[list.id] : nil, changed: changed))
+            lists.append(
+                ListFigures(
+                    id: list.id, file: list.fileName, rules: list.rules, bytes: list.identity.count,
+                    gzipBytes: gzipBytes,
+                    compileSeconds: changed ? compiled[list.id] : nil, changed: changed))
             rulesByFamily[Self.family(ofList: list.id), default: 0] += list.rules
             guard changed else { continue }
             listsChanged.append(list.id)

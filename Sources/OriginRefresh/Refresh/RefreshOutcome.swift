@@ -27,10 +27,13 @@ package struct RefreshOutcome: Sendable {
         case .failed(let failure):
             return .failed(failure.description)
         case .published(let publish, _):
-            return publish.manifestChanged ? .published : (problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; ")))
+            return publish.manifestChanged
+                ? .published : (problems.isEmpty ? .unchanged : .failed(problems.joined(separator: "; ")))
         case .unchanged, .unchangedFilesExpired, .keptSetOfUnknownOrigin:
             if !problems.isEmpty { return .failed(problems.joined(separator: "; ")) }
-            return otherSets.contains { if case .published(let publish, _) = $0.set { publish.manifestChanged } else { false } } ? .published : .unchanged
+            return otherSets.contains {
+                if case .published(let publish, _) = $0.set { publish.manifestChanged } else { false }
+            } ? .published : .unchanged
         }
     }
 
@@ -142,12 +145,14 @@ package enum SetFailure: Error, Sendable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .noUsableCopy(let ids):
-            return "no usable copy of \(ids.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
+            return
+                "no usable copy of \(ids.joined(separator: ", ")) (no last good copy and no readable snapshot); keeping the published set"
         case .conversion(let reason): return "conversion failed: \(reason)"
         case .publish(let error): return "publish failed: \(error)"
         case .isolation(let reason): return "publish held: \(reason); keeping the published set"
         case .deadline(let stage, let seconds):
-            return "gave up before \(stage): the refresh ran past its \(Int(seconds)) s deadline (refresh.deadlineSeconds); keeping the published set"
+            return
+                "gave up before \(stage): the refresh ran past its \(Int(seconds)) s deadline (refresh.deadlineSeconds); keeping the published set"
         }
     }
 }

@@ -27,8 +27,10 @@ package struct RefreshReporting: Sendable {
         for upstream in outcome.upstreams { report(upstream) }
         for snapshot in outcome.snapshotsInUse {
             status.update { board in
-                var entry = board.upstreams.first { $0.id == snapshot.id }
-                    ?? OperatorStatus.UpstreamStatus(id: snapshot.id, url: snapshot.url, source: UpstreamSource.bundledSnapshot)
+                var entry =
+                    board.upstreams.first { $0.id == snapshot.id }
+                    ?? OperatorStatus.UpstreamStatus(
+                        id: snapshot.id, url: snapshot.url, source: UpstreamSource.bundledSnapshot)
                 entry.source = UpstreamSource.bundledSnapshot
                 entry.sourceDate = snapshot.label
                 entry.rules = snapshot.rules
@@ -44,7 +46,8 @@ package struct RefreshReporting: Sendable {
         case .keptSetOfUnknownOrigin:
             log.warning("refresh: keeping the published set of unknown origin until every upstream has been fetched")
         case .published(let publish, let report):
-            recordPublished(publish, report: report, at: publish.published.content.manifest?.lastModified ?? outcome.startedAt)
+            recordPublished(
+                publish, report: report, at: publish.published.content.manifest?.lastModified ?? outcome.startedAt)
             status.update {
                 $0.isolatedLines = outcome.isolatedLines
                 if let comparison = publish.compileComparison { $0.compileRegression = comparison }
@@ -65,7 +68,8 @@ package struct RefreshReporting: Sendable {
         guard outcome.mode == .online || result != .unchanged else { return }
         let error: String? = if case .failed(let reason) = result { reason } else { outcome.problemsBesidePublish }
         status.update {
-            $0.lastRefresh = OperatorStatus.RefreshStatus(at: outcome.startedAt, result: result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
+            $0.lastRefresh = OperatorStatus.RefreshStatus(
+                at: outcome.startedAt, result: result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
         }
         do {
             try history?.append(RefreshRecord(outcome, previous: heldLists, compiled: compileTimes?.take() ?? [:]))
@@ -93,15 +97,20 @@ package struct RefreshReporting: Sendable {
                 entry.lastHTTPStatus = 304
                 entry.lastError = nil
             case .rejected(let rejection, let kept):
-                let where_ = switch kept {
-                case .success(let path): "; body kept at " + path
-                case .failure(let error): "; could not keep it: \(error)"
-                }
-                fetchLog.error("rejected: \(rejection)\(where_); the last good copy stays in use")
+                let keptNote =
+                    switch kept {
+                    case .success(let path): "; body kept at " + path
+                    case .failure(let error): "; could not keep it: \(error)"
+                    }
+                fetchLog.error("rejected: \(rejection)\(keptNote); the last good copy stays in use")
                 entry.lastHTTPStatus = 200
-                entry.lastError = "rejected: \(rejection)\(where_)"
+                entry.lastError = "rejected: \(rejection)\(keptNote)"
             case .fetchFailed(let error):
-                if case .httpStatus(_, let code) = error { entry.lastHTTPStatus = code } else { entry.lastHTTPStatus = nil }
+                if case .httpStatus(_, let code) = error {
+                    entry.lastHTTPStatus = code
+                } else {
+                    entry.lastHTTPStatus = nil
+                }
                 entry.lastError = error.description
             case .keepFailed(let error):
                 fetchLog.error("\(error); the previous copy stays in use")
@@ -114,7 +123,8 @@ package struct RefreshReporting: Sendable {
     /// Fills the list part of /status from a set just published.
     private func recordPublished(_ outcome: Publisher.Outcome, report: ConversionReport, at now: Date) {
         let lists = outcome.plan.lists.map {
-            OperatorStatus.ListStatus(id: $0.id, file: $0.fileName, rules: $0.rules, bytes: $0.identity.count, gzipBytes: $0.gzip?.count ?? 0)
+            OperatorStatus.ListStatus(
+                id: $0.id, file: $0.fileName, rules: $0.rules, bytes: $0.identity.count, gzipBytes: $0.gzip?.count ?? 0)
         }
         var skippedByReason: [String: Int] = [:]
         for source in report.sources {
@@ -145,9 +155,11 @@ package struct RefreshReporting: Sendable {
                 let attempt = state.lastAttempts?[upstream.id]
                 return OperatorStatus.UpstreamStatus(
                     id: upstream.id, url: upstream.url, source: record?.source ?? UpstreamSource.bundledSnapshot,
-                    sourceDate: record?.sourceDate ?? (record == nil ? BundledSnapshot.label : nil), lastFetchAt: record?.fetchedAt,
+                    sourceDate: record?.sourceDate ?? (record == nil ? BundledSnapshot.label : nil),
+                    lastFetchAt: record?.fetchedAt,
                     lastAttemptAt: attempt?.at, lastResult: attempt?.result, lastHTTPStatus: attempt?.httpStatus,
-                    etag: record?.etag, lastModified: record?.lastModified, lastError: attempt?.error, rules: record?.rules)
+                    etag: record?.etag, lastModified: record?.lastModified, lastError: attempt?.error,
+                    rules: record?.rules)
             }
         }
     }
@@ -157,14 +169,16 @@ package struct RefreshReporting: Sendable {
         // The conversion report beside the manifest gives the skipped rules (read before taking the lock).
         let reportPath = set.directory + "/" + PublishPlan.reportName
         let skipped = FileManager.default.contents(atPath: reportPath)
-            .flatMap { try? JSONDecoder().decode(ConversionReport.self, from: $0) }.map(OperatorStatus.SkippedRules.summary(of:))
+            .flatMap { try? JSONDecoder().decode(ConversionReport.self, from: $0) }.map(
+                OperatorStatus.SkippedRules.summary(of:))
         status.update { board in
             board.manifestSHA256 = set.content.manifest?.sha256
             board.generatedAt = set.content.manifest?.lastModified
             board.lists = set.manifest.lists.map { list in
                 let entry = set.content.files[list.file]
-                return OperatorStatus.ListStatus(id: list.id, file: list.file, rules: list.rules,
-                                                 bytes: entry?.identity.count ?? 0, gzipBytes: entry?.gzip?.count ?? 0)
+                return OperatorStatus.ListStatus(
+                    id: list.id, file: list.file, rules: list.rules,
+                    bytes: entry?.identity.count ?? 0, gzipBytes: entry?.gzip?.count ?? 0)
             }
             if let skipped { board.skippedRules = skipped }
         }
@@ -172,8 +186,10 @@ package struct RefreshReporting: Sendable {
 
     private func update(_ upstream: UpstreamReport, _ change: (inout OperatorStatus.UpstreamStatus) -> Void) {
         status.update { board in
-            var entry = board.upstreams.first { $0.id == upstream.id }
-                ?? OperatorStatus.UpstreamStatus(id: upstream.id, url: upstream.url, source: UpstreamSource.bundledSnapshot)
+            var entry =
+                board.upstreams.first { $0.id == upstream.id }
+                ?? OperatorStatus.UpstreamStatus(
+                    id: upstream.id, url: upstream.url, source: UpstreamSource.bundledSnapshot)
             entry.lastAttemptAt = upstream.at
             if upstream.outcome.isCurrent { entry.lastFetchAt = upstream.at }
             change(&entry)

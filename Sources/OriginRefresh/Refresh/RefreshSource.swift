@@ -24,9 +24,11 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
     /// Failed refreshes in a row; a failed day is retried sooner than the next interval.
     private var consecutiveFailures = 0
 
-    package init(stages: RefreshStages, state: PersistentState, published: PublishedSet?, others: [OtherSet] = [],
-                 installOther: @escaping @Sendable (String, SiteContent) -> Void = { _, _ in },
-                 install: @escaping @Sendable (SiteContent) -> Void) {
+    package init(
+        stages: RefreshStages, state: PersistentState, published: PublishedSet?, others: [OtherSet] = [],
+        installOther: @escaping @Sendable (String, SiteContent) -> Void = { _, _ in },
+        install: @escaping @Sendable (SiteContent) -> Void
+    ) {
         self.stages = stages
         self.state = state
         self.published = published
@@ -83,7 +85,9 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
     /// them, between refreshes (on the job). Returns at once.
     package func changeUnprotectedSite(_ change: UnprotectedSiteChange) {
         job.submit {
-            if let set = self.stages.publishUnprotectedSites(state: &self.state, published: &self.published, change: change) {
+            if let set = self.stages.publishUnprotectedSites(
+                state: &self.state, published: &self.published, change: change)
+            {
                 self.install(set.content)
             }
         }
@@ -104,7 +108,8 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
         } else {
             consecutiveFailures = 0
         }
-        return announceNext(in: Self.delay(afterFailures: consecutiveFailures, configuration: stages.resolved.configuration.refresh))
+        return announceNext(
+            in: Self.delay(afterFailures: consecutiveFailures, configuration: stages.resolved.configuration.refresh))
     }
 
     /// Shows when the next refresh runs (/status, the log); returns `seconds`.

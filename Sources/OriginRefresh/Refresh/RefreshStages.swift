@@ -15,34 +15,44 @@ package struct RefreshStages: Sendable {
     /// The operator's acceptance of a publish the compile-time regression gate holds (admin endpoint).
     package let compileAcceptance = CompileRegressionAcceptance()
 
-    package init(resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?, signer: ManifestSigner? = nil) {
+    package init(
+        resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?,
+        signer: ManifestSigner? = nil
+    ) {
         self.resolved = resolved
         let configuration = resolved.configuration
         store = StateStore(directory: resolved.stateDirectory)
-        publisher = Publisher(writer: SetWriter(directory: resolved.publicDirectory),
-                              gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"),
-                              signer: signer)
+        publisher = Publisher(
+            writer: SetWriter(directory: resolved.publicDirectory),
+            gracePeriod: configuration.publish.gracePeriodSeconds, gate: gate, log: log.child("publish"),
+            signer: signer)
         let acceptance = compileAcceptance
         publisher.compileRegression = gate.map {
-            CompileRegressionGate(gate: $0, maxRatio: configuration.publish.compileRegressionRatio,
-                                  rounds: configuration.publish.compileRegressionRounds, acceptance: acceptance)
+            CompileRegressionGate(
+                gate: $0, maxRatio: configuration.publish.compileRegressionRatio,
+                rounds: configuration.publish.compileRegressionRounds, acceptance: acceptance)
         }
         let converter = ListConverter(configuration: Self.converterConfiguration(configuration.conversion))
         let refreshLog = log.child("refresh")
-        var convertStage = ConvertStage(configuration: configuration.restricted(to: configuration.defaultSet), baseDirectory: resolved.baseDirectory,
-                                        store: store, publisher: publisher, converter: converter, log: refreshLog)
+        var convertStage = ConvertStage(
+            configuration: configuration.restricted(to: configuration.defaultSet),
+            baseDirectory: resolved.baseDirectory,
+            store: store, publisher: publisher, converter: converter, log: refreshLog)
         convertStage.converter.configuration.target = configuration.defaultSet.conversionTarget
-        fetchStage = FetchStage(configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
-                                convertStage: convertStage, log: refreshLog)
-        reporting = RefreshReporting(status: status, log: refreshLog,
-                                     history: RefreshHistory(store: RefreshHistoryStore(directory: resolved.stateDirectory), log: refreshLog),
-                                     compileTimes: gate?.compileTimes)
+        fetchStage = FetchStage(
+            configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
+            convertStage: convertStage, log: refreshLog)
+        reporting = RefreshReporting(
+            status: status, log: refreshLog,
+            history: RefreshHistory(store: RefreshHistoryStore(directory: resolved.stateDirectory), log: refreshLog),
+            compileTimes: gate?.compileTimes)
     }
 
     /// What `config.json`'s `conversion` section asks of the converter; `convert`'s flags map to the same fields.
     package static func converterConfiguration(_ conversion: Configuration.Conversion) -> ConverterConfiguration {
         var configuration = ConverterConfiguration(chunkSize: conversion.chunkSize, maxLists: conversion.maxLists)
-        configuration.settingNames = .init(chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json")
+        configuration.settingNames = .init(
+            chunkSize: "conversion.chunkSize in config.json", maxLists: "conversion.maxLists in config.json")
         configuration.removalGraceRuns = conversion.removalGraceRuns
         // Batching removals and promoting recent rules into lists that change anyway go together.
         configuration.promotesRecentIntoChangedLists = conversion.removalGraceRuns > 0
@@ -50,16 +60,22 @@ package struct RefreshStages: Sendable {
     }
 
     /// Runs one refresh and reports it (status, metrics, logs). `published` becomes the new set.
-    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?) -> RefreshOutcome {
+    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?)
+        -> RefreshOutcome
+    {
         var none: [OtherSet] = []
         return run(mode, state: &state, published: &published, others: &none)
     }
 
     /// Runs one refresh of every set and reports it; each set's `published` becomes its new set.
-    package func run(_ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?,
-                     others: inout [OtherSet]) -> RefreshOutcome {
+    package func run(
+        _ mode: FetchStage.Mode, state: inout PersistentState, published: inout PublishedSet?,
+        others: inout [OtherSet]
+    ) -> RefreshOutcome {
         var outcome = fetchStage.run(mode, state: &state, published: &published, others: &others)
-        if let withSites = publishUnprotectedSites(state: &state, published: &published) { outcome.published = withSites }
+        if let withSites = publishUnprotectedSites(state: &state, published: &published) {
+            outcome.published = withSites
+        }
         reporting.report(outcome)
         return outcome
     }

@@ -18,9 +18,11 @@ package struct UpstreamBodyCheck: Sendable {
             case .undecodable(let reason):
                 return "the body does not decode (\(reason))"
             case .missingHeader(let expected, let found):
-                return "the body does not start with \"\(expected)\" (starts with \"\(found)\"); not a filter list, or an error page"
+                return
+                    "the body does not start with \"\(expected)\" (starts with \"\(found)\"); not a filter list, or an error page"
             case .tooFewRules(let found, let baseline, let share):
-                return "the body has \(found) rules, less than \(Int(share * 100))% of the last good copy's \(baseline); truncated upstream? Lower refresh.minimumRuleShare if the drop is real"
+                return
+                    "the body has \(found) rules, less than \(Int(share * 100))% of the last good copy's \(baseline); truncated upstream? Lower refresh.minimumRuleShare if the drop is real"
             }
         }
     }

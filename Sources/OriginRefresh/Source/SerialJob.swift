@@ -54,7 +54,12 @@ package final class SerialJob: @unchecked Sendable {
     /// Runs `work` on the queue between runs, never beside one (a change the source applies by
     /// itself, such as an admin edit). The timer stays as it is; after `stop()`, nothing.
     package func submit(_ work: @escaping @Sendable () -> Void) {
-        queue.async { _ = self.step { work(); return nil } }
+        queue.async {
+            _ = self.step {
+                work()
+                return nil
+            }
+        }
     }
 
     /// The one stop path: no run starts after this; a run in progress finishes (see `State.stopping`).

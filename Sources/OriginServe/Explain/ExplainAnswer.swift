@@ -11,9 +11,12 @@ package struct ExplainAnswer: Sendable, Equatable {
     package var provenance: String
     package var manifestSHA256: String
 
-    package static func make(_ request: BlockerRequest, engine: ContentBlockerEngine, provenance: SetProvenance,
-                     manifestSHA256: String) -> ExplainAnswer {
-        ExplainAnswer(explanation: engine.explain(request, provenance: provenance), skipped: provenance.skipped(for: request),
-                      provenance: provenance.status, manifestSHA256: manifestSHA256)
+    package static func make(
+        _ request: BlockerRequest, engine: ContentBlockerEngine, provenance: SetProvenance,
+        manifestSHA256: String
+    ) -> ExplainAnswer {
+        ExplainAnswer(
+            explanation: engine.explain(request, provenance: provenance), skipped: provenance.skipped(for: request),
+            provenance: provenance.status, manifestSHA256: manifestSHA256)
     }
 }

@@ -19,7 +19,8 @@ package enum ExplainError: Error, CustomStringConvertible, Equatable {
         case .badManifest(let path, let reason): return "\(path) is not a format-1 manifest: \(reason)"
         case .listUnreadable(let id, let path): return "list \(id): cannot read \(path)"
         case .hashMismatch(let id, let expected, let actual):
-            return "list \(id): the file's SHA-256 is \(actual), the manifest says \(expected); the set is damaged or mid-publish"
+            return
+                "list \(id): the file's SHA-256 is \(actual), the manifest says \(expected); the set is damaged or mid-publish"
         case .badList(let error): return "\(error)"
         }
     }
@@ -33,8 +34,10 @@ extension ExplainError {
         case .outsideSet(let id, let file):
             self = .badManifest(manifestPath, reason: "list \(id) names a file outside the set: \(file)")
         case .unreadable(let id, let file):
-            self = .listUnreadable(id, path: directory.isEmpty ? file : URL(fileURLWithPath: directory).appendingPathComponent(file).path)
-        case .hashMismatch(let id, let expected, let actual): self = .hashMismatch(id, expected: expected, actual: actual)
+            self = .listUnreadable(
+                id, path: directory.isEmpty ? file : URL(fileURLWithPath: directory).appendingPathComponent(file).path)
+        case .hashMismatch(let id, let expected, let actual):
+            self = .hashMismatch(id, expected: expected, actual: actual)
         }
     }
 }

@@ -21,15 +21,17 @@ package enum ExplanationJSON {
             object.key("manifest_sha256") { $0.string(answer.manifestSHA256) }
             object.key("provenance") { $0.string(answer.provenance) }
             object.key("skipped") {
-                $0.array(answer.skipped) { $0.source(line: $1.line, reason: $1.reason, text: $1.text, upstream: $1.upstream) }
+                $0.array(answer.skipped) {
+                    $0.source(line: $1.line, reason: $1.reason, text: $1.text, upstream: $1.upstream)
+                }
             }
         }
         return out.bytes
     }
 }
 
-private extension JSONDocument {
-    mutating func explanation(_ explanation: Explanation) {
+extension JSONDocument {
+    fileprivate mutating func explanation(_ explanation: Explanation) {
         object { object in
             object.key("blockingRules") { $0.array(explanation.blockingRules) { $0.rule($1) } }
             object.key("exceptions") {
@@ -60,7 +62,7 @@ private extension JSONDocument {
     }
 
     /// An ABP line: a rule's source, or (with its `reason`) a skipped line.
-    mutating func source(line: Int, reason: String?, text: String, upstream: String) {
+    fileprivate mutating func source(line: Int, reason: String?, text: String, upstream: String) {
         object { object in
             object.key("line") { $0.integer(line) }
             if let reason { object.key("reason") { $0.string(reason) } }
@@ -69,7 +71,7 @@ private extension JSONDocument {
         }
     }
 
-    mutating func rule(_ rule: RuleReference) {
+    fileprivate mutating func rule(_ rule: RuleReference) {
         object { object in
             object.key("action") { $0.string(rule.action.rawValue) }
             object.key("index") { $0.integer(rule.index) }

@@ -31,14 +31,18 @@ package enum ExplanationText {
             lines += explanation.otherActions.map { "  " + describe($0) }
         }
         if !explanation.pageExceptions.isEmpty {
-            lines.append("page-level exceptions in force (each cancels the earlier rules of its list on this page, hiding included):")
+            lines.append(
+                "page-level exceptions in force (each cancels the earlier rules of its list on this page, hiding included):"
+            )
             lines += explanation.pageExceptions.map { "  " + describe($0) }
         }
         let hiding = explanation.hidingSelectors
         lines.append("hiding on the page: \(hiding.count) rule(s)" + (hiding.isEmpty ? "" : ":"))
         for selector in hiding.prefix(hidingRulesShown) {
             lines.append("  \(selector.rule.listID) #\(selector.rule.index)  \(selector.selector.prefix(160))")
-            lines += selector.rule.sources.prefix(sourcesShown).map { "      from \($0.upstream):\($0.line)  \($0.text)" }
+            lines += selector.rule.sources.prefix(sourcesShown).map {
+                "      from \($0.upstream):\($0.line)  \($0.text)"
+            }
             if selector.rule.sources.count > sourcesShown {
                 lines.append("      … and \(selector.rule.sources.count - sourcesShown) more lines")
             }

@@ -24,13 +24,17 @@ package struct PublishedRuleSet {
                     .map { (Array($0), SHA256Digest.hex(of: $0)) }
             }
             let hashes = Dictionary(manifest.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
-            return PublishedRuleSet(directory: directory, manifestSHA256: SHA256Digest.hex(of: manifestData), lists: lists, listSHA256: hashes)
+            return PublishedRuleSet(
+                directory: directory, manifestSHA256: SHA256Digest.hex(of: manifestData), lists: lists,
+                listSHA256: hashes)
         } catch {
             throw ExplainError(error, manifestPath: manifestPath, directory: directory)
         }
     }
 
-    package func engine(registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram) throws -> ContentBlockerEngine {
+    package func engine(
+        registrableDomains: any RegistrableDomainProvider, indexing: ContentBlockerEngine.Indexing = .trigram
+    ) throws -> ContentBlockerEngine {
         do {
             return try ContentBlockerEngine(lists: lists, registrableDomains: registrableDomains, indexing: indexing)
         } catch {

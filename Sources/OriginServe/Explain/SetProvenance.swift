@@ -20,7 +20,9 @@ package struct SetProvenance: RuleProvenance {
     package static func load(for set: PublishedRuleSet) -> SetProvenance {
         let path = URL(fileURLWithPath: set.directory).appendingPathComponent(ProvenanceFile.fileName).path
         guard let data = FileManager.default.contents(atPath: path) else {
-            return SetProvenance(reader: nil, matching: [], status: "none: the set has no \(ProvenanceFile.fileName) (published before provenance was kept?)")
+            return SetProvenance(
+                reader: nil, matching: [],
+                status: "none: the set has no \(ProvenanceFile.fileName) (published before provenance was kept?)")
         }
         return make(fileBytes: Array(data), path: path, listSHA256: set.listSHA256)
     }
@@ -42,15 +44,19 @@ package struct SetProvenance: RuleProvenance {
         if stale.isEmpty {
             status = "complete"
         } else if matching.isEmpty {
-            status = "none: \(ProvenanceFile.fileName) was written for other list files than the manifest names (stale or damaged)"
+            status =
+                "none: \(ProvenanceFile.fileName) was written for other list files than the manifest names (stale or damaged)"
         } else {
-            status = "partial: no lines for \(stale.sorted().joined(separator: ", ")) (its file is not the one \(ProvenanceFile.fileName) was written for)"
+            status =
+                "partial: no lines for \(stale.sorted().joined(separator: ", ")) (its file is not the one \(ProvenanceFile.fileName) was written for)"
         }
         return SetProvenance(reader: reader, matching: matching, status: status)
     }
 
     /// No provenance, with why.
-    package static func none(_ status: String) -> SetProvenance { SetProvenance(reader: nil, matching: [], status: status) }
+    package static func none(_ status: String) -> SetProvenance {
+        SetProvenance(reader: nil, matching: [], status: status)
+    }
 
     package func sourceLines(listID: String, index: Int) -> [SourceLine] {
         guard matching.contains(listID), let reader else { return [] }

@@ -36,7 +36,8 @@ package struct AdminCredential: Sendable {
         case "bearer":
             presented = Array(credentials.utf8)
         case "basic" where allowingBasic:
-            guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return false }
+            guard let decoded = Data(base64Encoded: credentials), let colon = decoded.firstIndex(of: UInt8(ascii: ":"))
+            else { return false }
             presented = Array(decoded[decoded.index(after: colon)...])
         default:
             return false

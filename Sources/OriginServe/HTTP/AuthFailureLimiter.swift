@@ -23,8 +23,10 @@ package final class AuthFailureLimiter: @unchecked Sendable {
         var failures: Int
     }
 
-    package init(maxFailures: Int = 10, windowSeconds: Double = 60, maxClients: Int = 4_096,
-         clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {
+    package init(
+        maxFailures: Int = 10, windowSeconds: Double = 60, maxClients: Int = 4_096,
+        clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }
+    ) {
         self.maxFailures = maxFailures
         self.windowSeconds = windowSeconds
         self.maxClients = maxClients
@@ -36,7 +38,8 @@ package final class AuthFailureLimiter: @unchecked Sendable {
         let now = clock()
         return lock.withLock {
             guard let key = trackedKey(client), let entry = entries[key], now - entry.windowStart < windowSeconds,
-                  entry.failures >= maxFailures else { return nil }
+                entry.failures >= maxFailures
+            else { return nil }
             return max(1, Int((entry.windowStart + windowSeconds - now).rounded(.up)))
         }
     }

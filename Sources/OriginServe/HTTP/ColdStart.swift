@@ -16,7 +16,8 @@ package enum ColdStart {
     }
 
     package static func answer(_ request: HTTPRequest, route: HTTPRoute, into output: inout OutputQueue) -> HTTPAnswer {
-        request.error(503, "no published set is installed yet: the first conversion is running; retry shortly", route: route,
-                      fields: [.retryAfter(seconds: retryAfterSeconds)], into: &output)
+        request.error(
+            503, "no published set is installed yet: the first conversion is running; retry shortly", route: route,
+            fields: [.retryAfter(seconds: retryAfterSeconds)], into: &output)
     }
 }

@@ -16,17 +16,23 @@ package struct ListDictionaryFields {
     package init(files: [String: SiteContent.Entry]) {
         var byTarget: [String: [DictionaryCompressedBody]] = [:]
         for (name, entry) in files {
-            guard let patch = PatchFileName(parsing: name), let header = try? DCZHeader.parse(entry.identity) else { continue }
+            guard let patch = PatchFileName(parsing: name), let header = try? DCZHeader.parse(entry.identity) else {
+                continue
+            }
             byTarget["\(patch.listID).\(patch.toPrefix).json", default: []]
                 .append(DictionaryCompressedBody(dictionarySHA256: header.dictionarySHA256, body: entry.identity))
         }
         // Install order does not matter for matching; sorted so a generation always prepares the same heads.
-        patchesByTarget = byTarget.mapValues { $0.sorted { $0.dictionarySHA256.lexicographicallyPrecedes($1.dictionarySHA256) } }
+        patchesByTarget = byTarget.mapValues {
+            $0.sorted { $0.dictionarySHA256.lexicographicallyPrecedes($1.dictionarySHA256) }
+        }
     }
 
     /// Adds the RFC 9842 fields to a list file's resource; anything else is returned unchanged.
     package func apply(to resource: StaticResource) -> StaticResource {
-        guard let id = PatchPlanner.listID(ofListFile: resource.name), let scope = UseAsDictionary.fieldValue(listID: id) else {
+        guard let id = PatchPlanner.listID(ofListFile: resource.name),
+            let scope = UseAsDictionary.fieldValue(listID: id)
+        else {
             return resource
         }
         var list = resource

@@ -71,7 +71,7 @@ package final class ExplainEngineCache: @unchecked Sendable {
             }
         }
         manifestSHA256 = manifest.sha256
-        entry = .loading   // the previous set's engine is released here
+        entry = .loading  // the previous set's engine is released here
         queue.async { [self] in
             let result = Result { try build(site, manifest: manifest, prefix: prefix, directory: directory) }
             lock.lock()
@@ -108,26 +108,33 @@ package final class ExplainEngineCache: @unchecked Sendable {
 
     /// The installed set's lists, in manifest order, each checked against its hash (through
     /// `ManifestLists`, as `PublishedRuleSet.load` does for a directory), then the engine over them and their lines.
-    private func build(_ site: StaticSite, manifest: StaticResource, prefix: String, directory provenanceDirectory: String?) throws -> (ContentBlockerEngine, SetProvenance) {
+    private func build(
+        _ site: StaticSite, manifest: StaticResource, prefix: String, directory provenanceDirectory: String?
+    ) throws -> (ContentBlockerEngine, SetProvenance) {
         let lists: [(id: String, json: [UInt8])]
         let hashes: [String: String]
         do {
             let decoded = try ManifestLists.decode(Data(manifest.identity))
-            lists = try ManifestLists.verifiedLists(decoded) { name in site.resource(named: prefix + name).map { ($0.source.identity, $0.source.sha256) } }
+            lists = try ManifestLists.verifiedLists(decoded) { name in
+                site.resource(named: prefix + name).map { ($0.source.identity, $0.source.sha256) }
+            }
             hashes = Dictionary(decoded.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         } catch {
             throw ExplainError(error, manifestPath: PublishedFileNames.manifest, directory: "")
         }
-        let set = PublishedRuleSet(directory: provenanceDirectory ?? "", manifestSHA256: manifest.sha256, lists: lists, listSHA256: hashes)
-        let provenance = provenanceDirectory == nil ? SetProvenance.none("none: this server was started without a public directory")
-                                                    : SetProvenance.load(for: set)
+        let set = PublishedRuleSet(
+            directory: provenanceDirectory ?? "", manifestSHA256: manifest.sha256, lists: lists, listSHA256: hashes)
+        let provenance =
+            provenanceDirectory == nil
+            ? SetProvenance.none("none: this server was started without a public directory")
+            : SetProvenance.load(for: set)
         return (try set.engine(registrableDomains: try publicSuffixes()), provenance)
     }
 
     private func publicSuffixes() throws -> PublicSuffixList {
         if let suffixes { return suffixes }
         let loaded = try PublicSuffixFile.load(path: publicSuffixPath)
-        suffixes = loaded   // only the load queue touches it
+        suffixes = loaded  // only the load queue touches it
         return loaded
     }
 }

@@ -24,13 +24,17 @@ package struct ExplainQuery: Equatable {
     package static func parse(target: UnsafeBufferPointer<UInt8>) throws(Refusal) -> ExplainQuery {
         let fields = try queryFields(target: target)
         guard let url = fields["url"], !url.isEmpty else {
-            throw Refusal(status: 400, reason: "give the request to explain: /explain?url=https://…[&page=https://…][&type=\(typeNames)]")
+            throw Refusal(
+                status: 400,
+                reason: "give the request to explain: /explain?url=https://…[&page=https://…][&type=\(typeNames)]")
         }
         let page = fields["page"].flatMap { $0.isEmpty ? nil : $0 }
         for (label, value) in [("url", url), ("page", page)] {
             guard let value else { continue }
             guard value.utf8.count <= maximumURLBytes else {
-                throw Refusal(status: 414, reason: "the \(label) parameter is \(value.utf8.count) bytes long; the limit is \(maximumURLBytes)")
+                throw Refusal(
+                    status: 414,
+                    reason: "the \(label) parameter is \(value.utf8.count) bytes long; the limit is \(maximumURLBytes)")
             }
             let lowered = value.prefix(8).lowercased()
             guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
@@ -47,7 +51,9 @@ package struct ExplainQuery: Equatable {
         var query = ExplainQuery(url: url, page: page, type: type)
         if let set = fields["set"], !set.isEmpty {
             guard set.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d }) else {
-                throw Refusal(status: 400, reason: "the set parameter is a set name from /sets/ (lowercase letters, digits and '-')")
+                throw Refusal(
+                    status: 400,
+                    reason: "the set parameter is a set name from /sets/ (lowercase letters, digits and '-')")
             }
             query.set = set
         }

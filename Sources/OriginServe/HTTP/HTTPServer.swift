@@ -31,9 +31,14 @@ package final class HTTPServer: @unchecked Sendable {
     /// `publicDirectory` is where the published sets are written; `/explain` reads each set's
     /// rule provenance there. `onAdminRefresh` is what an authorized `POST /admin/refresh` does;
     /// `onAcceptCompileTime` accepts the publish the compile-time gate holds (before that refresh).
-    package init(configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log, admin: AdminCredential?,
-         onAdminRefresh: @escaping @Sendable () -> Void = {}, onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
-         onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, publicDirectory: String? = nil, authLimiter: AuthFailureLimiter = AuthFailureLimiter()) {
+    package init(
+        configuration: Configuration.HTTP, listen: Configuration.Listen, status: StatusBoard, log: Log,
+        admin: AdminCredential?,
+        onAdminRefresh: @escaping @Sendable () -> Void = {},
+        onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
+        onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, publicDirectory: String? = nil,
+        authLimiter: AuthFailureLimiter = AuthFailureLimiter()
+    ) {
         self.configuration = configuration
         self.listen = listen
         var settings = HTTPServerConfiguration()
@@ -47,15 +52,20 @@ package final class HTTPServer: @unchecked Sendable {
         settings.maxConnections = configuration.maxConnections
         settings.accessLog = configuration.accessLog
         explainCache = ExplainEngineCache(provenanceDirectory: publicDirectory)
-        let state = OriginResponder.State(admin: admin, onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime, onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
-                                          authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
-                                          publicDirectory: publicDirectory)
-        core = HTTP1Server(configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
-                           log: { line in log.info(line) })
+        let state = OriginResponder.State(
+            admin: admin, onAdminRefresh: onAdminRefresh, onAcceptCompileTime: onAcceptCompileTime,
+            onUnprotectedSite: onUnprotectedSite, status: status, explain: explainCache,
+            authLimiter: authLimiter, adminTokenVariable: configuration.adminTokenEnvironmentVariable,
+            publicDirectory: publicDirectory)
+        core = HTTP1Server(
+            configuration: settings, routes: OriginRoute.routes, responder: OriginResponder(state: state),
+            log: { line in log.info(line) })
         state.activity = { [weak core, startedAt] in
             guard let core else {
-                return ServerActivity(version: Self.version, startedAt: startedAt, now: Date(), openConnections: 0,
-                                      metrics: HTTPCounters(routeLabels: OriginRoute.routes.labels), fileDates: [:], manifestInstalled: false)
+                return ServerActivity(
+                    version: Self.version, startedAt: startedAt, now: Date(), openConnections: 0,
+                    metrics: HTTPCounters(routeLabels: OriginRoute.routes.labels), fileDates: [:],
+                    manifestInstalled: false)
             }
             return Self.activity(of: core, startedAt: startedAt)
         }
@@ -100,7 +110,9 @@ package final class HTTPServer: @unchecked Sendable {
         defer { installLock.unlock() }
         return setDefinitions.map { definition in
             let isDefault = definition.name == defaultSetName
-            return ServedSetActivity(definition: definition, isDefault: isDefault, content: isDefault ? installed : installedOthers[definition.name])
+            return ServedSetActivity(
+                definition: definition, isDefault: isDefault,
+                content: isDefault ? installed : installedOthers[definition.name])
         }
     }
 
@@ -114,17 +126,22 @@ package final class HTTPServer: @unchecked Sendable {
 
     private func installLocked(_ content: SiteContent) {
         installed = content
-        let base = configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
+        let base =
+            configuration.publicBaseURL ?? PublicBaseURL.local(address: listen.address, port: boundPort ?? listen.port)
         var resources = content.staticResources(configuration, baseURL: base)
         if !setDefinitions.isEmpty {
             var contents = installedOthers
             contents[defaultSetName] = content
             for definition in setDefinitions {
-                resources += (contents[definition.name] ?? .empty).staticResources(configuration, baseURL: base, setName: definition.name)
+                resources += (contents[definition.name] ?? .empty).staticResources(
+                    configuration, baseURL: base, setName: definition.name)
             }
-            let index = SetsIndex(definitions: setDefinitions, defaultName: defaultSetName, contents: contents, baseURL: base)
-            let newest = contents.values.compactMap { $0.manifest?.lastModified }.max() ?? Date(timeIntervalSince1970: 0)
-            resources += index.resources(cacheControl: SiteContent.manifestCacheControl(configuration), lastModified: newest)
+            let index = SetsIndex(
+                definitions: setDefinitions, defaultName: defaultSetName, contents: contents, baseURL: base)
+            let newest =
+                contents.values.compactMap { $0.manifest?.lastModified }.max() ?? Date(timeIntervalSince1970: 0)
+            resources += index.resources(
+                cacheControl: SiteContent.manifestCacheControl(configuration), lastModified: newest)
         }
         core.install(StaticSite(resources: resources))
         explainCache.installed(manifestSHA256: content.manifest?.sha256)
@@ -147,7 +164,8 @@ package final class HTTPServer: @unchecked Sendable {
         }
         let manifest = site.resource(named: SiteContent.manifestName)?.source
         return ServerActivity(
-            version: version, startedAt: startedAt, now: Date(), openConnections: core.openConnections, metrics: core.counters,
+            version: version, startedAt: startedAt, now: Date(), openConnections: core.openConnections,
+            metrics: core.counters,
             fileDates: fileDates, manifestInstalled: manifest != nil,
             servedManifestSHA256: manifest?.sha256, servedManifestPublishedAt: manifest?.lastModified)
     }

@@ -11,10 +11,13 @@ package enum ListAliasRoute {
         name.starts(with: ListAliases.directory.utf8)
     }
 
-    package static func respond(_ request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, route: HTTPRoute, into output: inout OutputQueue) -> HTTPAnswer {
+    package static func respond(
+        _ request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, route: HTTPRoute, into output: inout OutputQueue
+    ) -> HTTPAnswer {
         let site = request.site
         if name.count == ListAliases.indexName.utf8.count {
-            let html = MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })
+            let html = MediaTypeNegotiation.prefersHTMLOverJSON(
+                accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })
             guard let index = site.resource(named: html ? ListAliases.indexHTMLName : ListAliases.indexName) else {
                 return request.notFound(into: &output)
             }
@@ -24,8 +27,9 @@ package enum ListAliasRoute {
             return request.serve(resource, route: route, into: &output)
         }
         if let id = retiredID(name, in: site) {
-            return request.error(410, "list \(id) is no longer published; the current lists and their URLs are at /lists/", route: route,
-                                 fields: [.link("</lists/>; rel=\"index\"")], into: &output)
+            return request.error(
+                410, "list \(id) is no longer published; the current lists and their URLs are at /lists/", route: route,
+                fields: [.link("</lists/>; rel=\"index\"")], into: &output)
         }
         return request.notFound(into: &output)
     }

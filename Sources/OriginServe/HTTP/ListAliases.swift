@@ -57,8 +57,10 @@ package struct ListAliases {
         }
         aliases = decoded.lists.compactMap { entry in
             guard let file = content.files[entry.file], file.sha256 == entry.sha256 else { return nil }
-            return Alias(id: entry.id, url: baseURL + "/" + Self.aliasName(entry.id), file: entry.file, sha256: entry.sha256, rules: entry.rules, bytes: file.identity.count,
-                         gzipBytes: file.gzip?.count, lastModified: file.lastModified)
+            return Alias(
+                id: entry.id, url: baseURL + "/" + Self.aliasName(entry.id), file: entry.file, sha256: entry.sha256,
+                rules: entry.rules, bytes: file.identity.count,
+                gzipBytes: file.gzip?.count, lastModified: file.lastModified)
         }
     }
 
@@ -80,11 +82,17 @@ package struct ListAliases {
         guard !aliases.isEmpty else { return out }
         let json = ListIndex.json(self)
         let html = ListIndex.html(self)
-        out.append(StaticResource(name: Self.indexName, identity: json, gzip: try? Gzip.compress(json), sha256: SHA256Digest.hex(of: json),
-                                  lastModified: publishedAt, cacheControl: cacheControl, vary: Self.indexVary))
-        out.append(StaticResource(name: Self.indexHTMLName, identity: html, gzip: try? Gzip.compress(html), sha256: SHA256Digest.hex(of: html),
-                                  lastModified: publishedAt, cacheControl: cacheControl, contentType: StatusPage.contentType,
-                                  vary: Self.indexVary, fields: ListIndex.htmlFields))
+        out.append(
+            StaticResource(
+                name: Self.indexName, identity: json, gzip: try? Gzip.compress(json),
+                sha256: SHA256Digest.hex(of: json),
+                lastModified: publishedAt, cacheControl: cacheControl, vary: Self.indexVary))
+        out.append(
+            StaticResource(
+                name: Self.indexHTMLName, identity: html, gzip: try? Gzip.compress(html),
+                sha256: SHA256Digest.hex(of: html),
+                lastModified: publishedAt, cacheControl: cacheControl, contentType: StatusPage.contentType,
+                vary: Self.indexVary, fields: ListIndex.htmlFields))
         return out
     }
 

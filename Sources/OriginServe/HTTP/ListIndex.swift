@@ -7,7 +7,9 @@ import HTTPServerCore
 package enum ListIndex {
     /// The status page's lockdown, without the form and image allowances the index does not need.
     static let htmlFields: [HTTPField] = [
-        .contentSecurityPolicy("default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"), .noSniff, .noReferrer,
+        .contentSecurityPolicy(
+            "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'"), .noSniff,
+        .noReferrer,
     ]
 
     private struct Document: Encodable {
@@ -40,24 +42,32 @@ package enum ListIndex {
         func e(_ text: String) -> String { StatusFormat.html(text) }
         var out = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        out += "<title>ListServer lists</title><style>\(StatusPage.style)\npre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);"
+        out +=
+            "<title>ListServer lists</title><style>\(StatusPage.style)\npre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);"
         out += "padding:10px;border-radius:6px}</style></head><body>"
-        out += "<header><div><h1>ListServer lists</h1><p>One stable URL per content-blocker list</p></div></header><main>"
-        out += "<section id=\"gnome-web\"><h2>GNOME Web</h2><p class=\"note\">Paste into a terminal, then restart GNOME Web:</p>"
+        out +=
+            "<header><div><h1>ListServer lists</h1><p>One stable URL per content-blocker list</p></div></header><main>"
+        out +=
+            "<section id=\"gnome-web\"><h2>GNOME Web</h2><p class=\"note\">Paste into a terminal, then restart GNOME Web:</p>"
         out += "<pre id=\"gsettings\">\(e(index.gnomeWebCommand))</pre>"
         out += "<p class=\"note\">GNOME Web 43 (Debian 12) keeps the setting one level up:</p>"
         out += "<pre id=\"gsettings-43\">\(e(index.gnomeWeb43Command))</pre></section>"
-        out += "<section id=\"aliases\"><h2>Lists</h2><div class=\"scroll\"><table><thead><tr><th>URL</th><th class=\"num\">rules</th>"
+        out +=
+            "<section id=\"aliases\"><h2>Lists</h2><div class=\"scroll\"><table><thead><tr><th>URL</th><th class=\"num\">rules</th>"
         out += "<th class=\"num\">bytes</th><th class=\"num\">gzip</th><th>updated</th></tr></thead><tbody>"
         for alias in index.aliases {
             out += "<tr><td><a href=\"\(e(alias.id)).json\"><code>\(e(alias.url))</code></a></td>"
-            out += "<td class=\"num\">\(StatusFormat.count(alias.rules))</td><td class=\"num\">\(e(StatusFormat.bytes(alias.bytes)))</td>"
-            out += "<td class=\"num\">\(alias.gzipBytes.map { e(StatusFormat.bytes($0)) } ?? "–")</td><td>\(e(StatusFormat.time(alias.lastModified)))</td></tr>"
+            out +=
+                "<td class=\"num\">\(StatusFormat.count(alias.rules))</td><td class=\"num\">\(e(StatusFormat.bytes(alias.bytes)))</td>"
+            out +=
+                "<td class=\"num\">\(alias.gzipBytes.map { e(StatusFormat.bytes($0)) } ?? "–")</td><td>\(e(StatusFormat.time(alias.lastModified)))</td></tr>"
         }
         let total = index.aliases.reduce(0) { $0 + $1.rules }
-        out += "</tbody><tfoot><tr><th>\(index.aliases.count) lists</th><th class=\"num\">\(StatusFormat.count(total))</th>"
+        out +=
+            "</tbody><tfoot><tr><th>\(index.aliases.count) lists</th><th class=\"num\">\(StatusFormat.count(total))</th>"
         out += "<th></th><th></th><th></th></tr></tfoot></table></div>"
-        out += "<p class=\"note\">Each URL keeps its name from day to day and serves the list's current version (ETag and "
+        out +=
+            "<p class=\"note\">Each URL keeps its name from day to day and serves the list's current version (ETag and "
         out += "Last-Modified of that version, cached for minutes). Apps that sync should read the signed "
         out += "<a href=\"../manifest.json\">manifest</a> instead.</p></section></main>"
         out += "<footer>set published \(e(StatusFormat.time(index.publishedAt))) · <a href=\"./\">JSON</a> "

@@ -28,15 +28,20 @@ package struct OriginResponder: HTTPResponder {
         package let publicDirectory: String?
         /// Gathers the server's counters for /status and /metrics; set once the server exists.
         var activity: () -> ServerActivity = {
-            ServerActivity(version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
-                           fileDates: [:], manifestInstalled: false)
+            ServerActivity(
+                version: "", startedAt: Date(), now: Date(), openConnections: 0, metrics: HTTPCounters(routeLabels: []),
+                fileDates: [:], manifestInstalled: false)
         }
 
-        package init(admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {},
-             onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
-             onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, status: StatusBoard, explain: ExplainEngineCache,
-             authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
-             adminTokenVariable: String = Configuration.HTTP.defaults.adminTokenEnvironmentVariable, publicDirectory: String? = nil) {
+        package init(
+            admin: AdminCredential?, onAdminRefresh: @escaping @Sendable () -> Void = {},
+            onAcceptCompileTime: @escaping @Sendable () -> String? = { nil },
+            onUnprotectedSite: (@Sendable (UnprotectedSiteChange) -> Void)? = nil, status: StatusBoard,
+            explain: ExplainEngineCache,
+            authLimiter: AuthFailureLimiter = AuthFailureLimiter(),
+            adminTokenVariable: String = Configuration.HTTP.defaults.adminTokenEnvironmentVariable,
+            publicDirectory: String? = nil
+        ) {
             self.admin = admin
             self.onAdminRefresh = onAdminRefresh
             self.onAcceptCompileTime = onAcceptCompileTime
@@ -53,19 +58,24 @@ package struct OriginResponder: HTTPResponder {
 
     /// Routes by `OriginRoute`'s table: the admin endpoint takes any method (to say 405 or 404
     /// itself); everything else is GET or HEAD, and a set's routes are cold until one is installed.
-    package func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
+    package func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue)
+        -> HTTPAnswer
+    {
         let route = OriginRoute.route(of: name)
         // The admin endpoints take any method (to say 405 or 404 themselves); without a configured
         // token they do not exist (404 for every method).
         if route == .admin { return adminRefresh(request, into: &output) }
         if route == .acceptCompileTime { return adminRefresh(request, acceptingCompileTime: true, into: &output) }
         if route == .unprotectedSites {
-            return UnprotectedSitesEndpoint(admin: state.admin, apply: state.onUnprotectedSite, limiter: state.authLimiter, route: route.route)
-                .respond(request, into: &output)
+            return UnprotectedSitesEndpoint(
+                admin: state.admin, apply: state.onUnprotectedSite, limiter: state.authLimiter, route: route.route
+            )
+            .respond(request, into: &output)
         }
         let method = request.head.method
         guard method == .get || method == .head else {
-            return request.error(405, "method not allowed", route: request.routes.invalid, fields: [.allow("GET, HEAD")], into: &output)
+            return request.error(
+                405, "method not allowed", route: request.routes.invalid, fields: [.allow("GET, HEAD")], into: &output)
         }
         let site = request.site
         if route.servesTheSet, ColdStart.isCold(site) {
@@ -73,34 +83,50 @@ package struct OriginResponder: HTTPResponder {
         }
         switch route {
         case .manifest, .list:
-            if let resource = site.resource(named: name) { return request.serve(resource, route: route.route, into: &output) }
-            return SetSidecars.answer(request, name: name, directory: state.publicDirectory, route: OriginRoute.explain.route, into: &output)
+            if let resource = site.resource(named: name) {
+                return request.serve(resource, route: route.route, into: &output)
+            }
+            return SetSidecars.answer(
+                request, name: name, directory: state.publicDirectory, route: OriginRoute.explain.route, into: &output)
                 ?? request.notFound(into: &output)
         case .sets:
-            return SetsRoute.respond(request, name: name, publicDirectory: state.publicDirectory, isDefault: state.explain.isDefault, into: &output)
+            return SetsRoute.respond(
+                request, name: name, publicDirectory: state.publicDirectory, isDefault: state.explain.isDefault,
+                into: &output)
         case .lists:
             return ListAliasRoute.respond(request, name: name, route: route.route, into: &output)
         case .explain:
-            return ExplainEndpoint(cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: route.route).respond(request, into: &output)
+            return ExplainEndpoint(
+                cache: state.explain, admin: state.admin, limiter: state.authLimiter, route: route.route
+            ).respond(request, into: &output)
         case .healthz:
             let healthy = !ColdStart.isCold(site)
             let body = Array((healthy ? "{\"status\":\"ok\"}\n" : "{\"status\":\"no manifest installed\"}\n").utf8)
-            return request.respond(status: healthy ? 200 : 503, route: route.route, contentType: "application/json", body: body, into: &output)
+            return request.respond(
+                status: healthy ? 200 : 503, route: route.route, contentType: "application/json", body: body,
+                into: &output)
         case .status:
             if OriginRoute.equals(name, "status.html")
-                || MediaTypeNegotiation.prefersHTMLOverJSON(accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) }) {
-                var statusPage = StatusPage(status: state.status.current, activity: state.activity(), history: state.status.history?.current ?? [])
+                || MediaTypeNegotiation.prefersHTMLOverJSON(
+                    accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })
+            {
+                var statusPage = StatusPage(
+                    status: state.status.current, activity: state.activity(),
+                    history: state.status.history?.current ?? [])
                 statusPage.explainOffBecauseUnset = state.admin == nil ? state.adminTokenVariable : nil
                 let page = statusPage.render()
-                return request.respond(status: 200, route: route.route, contentType: StatusPage.contentType, body: page,
-                                       fields: StatusPage.fields, into: &output)
+                return request.respond(
+                    status: 200, route: route.route, contentType: StatusPage.contentType, body: page,
+                    fields: StatusPage.fields, into: &output)
             }
             let body = StatusDocument(status: state.status.current, activity: state.activity()).encoded()
-            return request.respond(status: 200, route: route.route, contentType: "application/json", body: body, into: &output)
+            return request.respond(
+                status: 200, route: route.route, contentType: "application/json", body: body, into: &output)
         case .metrics:
             let body = MetricsRenderer(status: state.status.current, activity: state.activity()).render()
-            return request.respond(status: 200, route: route.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
-                                   body: body, into: &output)
+            return request.respond(
+                status: 200, route: route.route, contentType: "text/plain; version=0.0.4; charset=utf-8",
+                body: body, into: &output)
         case .admin, .unprotectedSites, .acceptCompileTime:
             return request.notFound(into: &output)  // answered above
         }
@@ -111,7 +137,9 @@ package struct OriginResponder: HTTPResponder {
     /// `POST /admin/refresh` with `Authorization: Bearer <token>` (RFC 6750 §2.1), compared in
     /// constant time so response timing leaks nothing about the token.
     /// `POST /admin/accept-compile-time` is the same with the held publish accepted first.
-    private func adminRefresh(_ request: HTTPRequest, acceptingCompileTime: Bool = false, into output: inout OutputQueue) -> HTTPAnswer {
+    private func adminRefresh(
+        _ request: HTTPRequest, acceptingCompileTime: Bool = false, into output: inout OutputQueue
+    ) -> HTTPAnswer {
         guard let admin = state.admin else { return request.notFound(into: &output) }
         let route = (acceptingCompileTime ? OriginRoute.acceptCompileTime : OriginRoute.admin).route
         guard request.head.method == .post else {
@@ -119,15 +147,18 @@ package struct OriginResponder: HTTPResponder {
         }
         if let refusal = TokenGate(admin: admin, limiter: state.authLimiter).refusal(
             request, allowingBasic: false, route: route, reason: "bearer token required",
-            challenges: [.wwwAuthenticate("Bearer realm=\"listserver\"")], into: &output) {
+            challenges: [.wwwAuthenticate("Bearer realm=\"listserver\"")], into: &output)
+        {
             return refusal
         }
         var body = "{\"refresh\":\"accepted\"}\n"
         if acceptingCompileTime {
             // Candidates are list ids and hex hash prefixes: nothing to escape.
-            body = "{\"accepted\":\(state.onAcceptCompileTime().map { "\"\($0)\"" } ?? "null"),\"refresh\":\"accepted\"}\n"
+            body =
+                "{\"accepted\":\(state.onAcceptCompileTime().map { "\"\($0)\"" } ?? "null"),\"refresh\":\"accepted\"}\n"
         }
         state.onAdminRefresh()
-        return request.respond(status: 202, route: route, contentType: "application/json", body: Array(body.utf8), into: &output)
+        return request.respond(
+            status: 202, route: route, contentType: "application/json", body: Array(body.utf8), into: &output)
     }
 }

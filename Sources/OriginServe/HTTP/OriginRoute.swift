@@ -11,7 +11,9 @@ package enum OriginRoute: Int, CaseIterable {
     /// The exact names the origin's endpoints and the manifest own. `lists` owns every name under
     /// `lists/`, `sets` every name under `sets/` (the index and each set's files); `list` every other name (the set's hashed files and its sidecars).
     private static let exactNames: [(name: StaticString, route: OriginRoute)] = [
-        ("admin/refresh", .admin), ("admin/unprotected-sites", .unprotectedSites), ("admin/accept-compile-time", .acceptCompileTime), ("manifest.json", .manifest), ("healthz", .healthz), ("status", .status),
+        ("admin/refresh", .admin), ("admin/unprotected-sites", .unprotectedSites),
+        ("admin/accept-compile-time", .acceptCompileTime), ("manifest.json", .manifest), ("healthz", .healthz),
+        ("status", .status),
         ("status.html", .status), ("metrics", .metrics), ("explain", .explain),
     ]
 

@@ -24,13 +24,20 @@ package struct SetsIndex: Sendable {
         /// When the set's manifest was published; nil while it has none.
         package var publishedAt: Date?
 
-        private enum CodingKeys: String, CodingKey { case name, target, upstreams, manifest, isDefault = "default", publishedAt }
+        private enum CodingKeys: String, CodingKey {
+            case name, target, upstreams, manifest
+            case isDefault = "default"
+            case publishedAt
+        }
     }
 
     private struct Document: Encodable {
         var defaultSet: String
         var sets: [Entry]
-        private enum CodingKeys: String, CodingKey { case defaultSet = "default", sets }
+        private enum CodingKeys: String, CodingKey {
+            case defaultSet = "default"
+            case sets
+        }
     }
 
     var entries: [Entry]
@@ -40,9 +47,11 @@ package struct SetsIndex: Sendable {
     init(definitions: [ListSetDefinition], defaultName: String, contents: [String: SiteContent], baseURL: String) {
         self.defaultName = defaultName
         entries = definitions.map { definition in
-            Entry(name: definition.name, target: definition.target, upstreams: definition.upstreams,
-                  manifest: baseURL + "/" + Self.indexName + definition.name + "/" + SiteContent.manifestName,
-                  isDefault: definition.name == defaultName, publishedAt: contents[definition.name]?.manifest?.lastModified)
+            Entry(
+                name: definition.name, target: definition.target, upstreams: definition.upstreams,
+                manifest: baseURL + "/" + Self.indexName + definition.name + "/" + SiteContent.manifestName,
+                isDefault: definition.name == defaultName,
+                publishedAt: contents[definition.name]?.manifest?.lastModified)
         }
     }
 
@@ -55,16 +64,20 @@ package struct SetsIndex: Sendable {
         var out = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         out += "<title>ListServer sets</title><style>\(StatusPage.style)</style></head><body>"
-        out += "<header><div><h1>ListServer sets</h1><p>One signed set per WebKit target or region</p></div></header><main>"
+        out +=
+            "<header><div><h1>ListServer sets</h1><p>One signed set per WebKit target or region</p></div></header><main>"
         out += "<section id=\"sets\"><h2>Sets</h2><div class=\"scroll\"><table><thead><tr><th>set</th><th>target</th>"
         out += "<th>upstreams</th><th>manifest</th><th>updated</th></tr></thead><tbody>"
         for entry in entries {
             out += "<tr><td>\(e(entry.name))\(entry.isDefault ? " (default)" : "")</td><td>\(e(entry.target))</td>"
-            out += "<td>\(e(entry.upstreams.joined(separator: ", ")))</td><td><a href=\"\(e(entry.manifest))\"><code>\(e(entry.manifest))</code></a></td>"
+            out +=
+                "<td>\(e(entry.upstreams.joined(separator: ", ")))</td><td><a href=\"\(e(entry.manifest))\"><code>\(e(entry.manifest))</code></a></td>"
             out += "<td>\(entry.publishedAt.map { e(StatusFormat.time($0)) } ?? "not yet published")</td></tr>"
         }
-        out += "</tbody></table></div><p class=\"note\">A device takes the set of the newest target its WebKit supports "
-        out += "(safari-26: Safari/iOS 26 or WebKitGTK 2.50 and later; safari-17: every other), else the default set.</p></section></main>"
+        out +=
+            "</tbody></table></div><p class=\"note\">A device takes the set of the newest target its WebKit supports "
+        out +=
+            "(safari-26: Safari/iOS 26 or WebKitGTK 2.50 and later; safari-17: every other), else the default set.</p></section></main>"
         out += "<footer><a href=\"./\">JSON</a> (without Accept: text/html)</footer></body></html>\n"
         return Array(out.utf8)
     }
@@ -74,11 +87,15 @@ package struct SetsIndex: Sendable {
         let json = json()
         let html = html()
         return [
-            StaticResource(name: Self.indexName, identity: json, gzip: try? Gzip.compress(json), sha256: SHA256Digest.hex(of: json),
-                           lastModified: lastModified, cacheControl: cacheControl, vary: ListAliases.indexVary),
-            StaticResource(name: Self.indexHTMLName, identity: html, gzip: try? Gzip.compress(html), sha256: SHA256Digest.hex(of: html),
-                           lastModified: lastModified, cacheControl: cacheControl, contentType: StatusPage.contentType,
-                           vary: ListAliases.indexVary, fields: ListIndex.htmlFields),
+            StaticResource(
+                name: Self.indexName, identity: json, gzip: try? Gzip.compress(json),
+                sha256: SHA256Digest.hex(of: json),
+                lastModified: lastModified, cacheControl: cacheControl, vary: ListAliases.indexVary),
+            StaticResource(
+                name: Self.indexHTMLName, identity: html, gzip: try? Gzip.compress(html),
+                sha256: SHA256Digest.hex(of: html),
+                lastModified: lastModified, cacheControl: cacheControl, contentType: StatusPage.contentType,
+                vary: ListAliases.indexVary, fields: ListIndex.htmlFields),
         ]
     }
 }

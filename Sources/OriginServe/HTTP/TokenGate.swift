@@ -8,14 +8,20 @@ package struct TokenGate {
     let limiter: AuthFailureLimiter
 
     /// Nil when the request presents the token; otherwise the refusal, already written.
-    func refusal(_ request: HTTPRequest, allowingBasic: Bool, route: HTTPRoute, reason: String, challenges: [HTTPField],
-                 into output: inout OutputQueue) -> HTTPAnswer? {
+    func refusal(
+        _ request: HTTPRequest, allowingBasic: Bool, route: HTTPRoute, reason: String, challenges: [HTTPField],
+        into output: inout OutputQueue
+    ) -> HTTPAnswer? {
         let peer = request.peerAddress
         if let wait = limiter.refusal(for: peer) {
-            return request.error(429, "too many failed admin token attempts from this address; retry in \(wait) s", route: route,
-                                 fields: [.retryAfter(seconds: wait)], into: &output)
+            return request.error(
+                429, "too many failed admin token attempts from this address; retry in \(wait) s", route: route,
+                fields: [.retryAfter(seconds: wait)], into: &output)
         }
-        if let field = request.head.authorization, admin.authorizes(request.value(field), allowingBasic: allowingBasic) { return nil }
+        if let field = request.head.authorization, admin.authorizes(request.value(field), allowingBasic: allowingBasic)
+        {
+            return nil
+        }
         limiter.recordFailure(peer)
         return request.error(401, reason, route: route, fields: challenges, into: &output)
     }

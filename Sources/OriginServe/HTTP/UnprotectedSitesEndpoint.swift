@@ -24,7 +24,8 @@ struct UnprotectedSitesEndpoint {
         }
         if let refusal = TokenGate(admin: admin, limiter: limiter).refusal(
             request, allowingBasic: false, route: route, reason: "bearer token required",
-            challenges: [.wwwAuthenticate("Bearer realm=\"listserver\"")], into: &output) {
+            challenges: [.wwwAuthenticate("Bearer realm=\"listserver\"")], into: &output)
+        {
             return refusal
         }
         let change: UnprotectedSiteChange
@@ -34,20 +35,24 @@ struct UnprotectedSitesEndpoint {
             return request.error(error.status, error.reason, route: route, into: &output)
         }
         apply(change)
-        let (verb, host) = switch change {
-        case .add(let host): ("add", host)
-        case .remove(let host): ("remove", host)
-        }
+        let (verb, host) =
+            switch change {
+            case .add(let host): ("add", host)
+            case .remove(let host): ("remove", host)
+            }
         let body = "{\"\(verb)\":\"\(host)\",\"status\":\"accepted\",\"publishes\":\"manifest.json\"}\n"
-        return request.respond(status: 202, route: route, contentType: "application/json", body: Array(body.utf8), into: &output)
+        return request.respond(
+            status: 202, route: route, contentType: "application/json", body: Array(body.utf8), into: &output)
     }
 
     /// The one change the query asks for, with its host normalised (IDN to punycode, lowercase).
     static func change(target: UnsafeBufferPointer<UInt8>) throws(ExplainQuery.Refusal) -> UnprotectedSiteChange {
         let fields = try ExplainQuery.queryFields(target: target)
-        let add = fields["add"], remove = fields["remove"]
+        let add = fields["add"]
+        let remove = fields["remove"]
         guard (add == nil) != (remove == nil), let entry = add ?? remove else {
-            throw ExplainQuery.Refusal(status: 400, reason: "give one site: /admin/unprotected-sites?add=example.com or ?remove=example.com")
+            throw ExplainQuery.Refusal(
+                status: 400, reason: "give one site: /admin/unprotected-sites?add=example.com or ?remove=example.com")
         }
         let host: String
         do {

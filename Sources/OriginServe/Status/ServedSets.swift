@@ -17,7 +17,11 @@ package struct ServedSetActivity: Encodable, Sendable, Equatable {
     var lists: Int
     var rules: Int
 
-    private enum CodingKeys: String, CodingKey { case name, target, upstreams, isDefault = "default", manifestSHA256, publishedAt, generation, lists, rules }
+    private enum CodingKeys: String, CodingKey {
+        case name, target, upstreams
+        case isDefault = "default"
+        case manifestSHA256, publishedAt, generation, lists, rules
+    }
 
     init(definition: ListSetDefinition, isDefault: Bool, content: SiteContent?) {
         name = definition.name
@@ -44,7 +48,9 @@ extension MetricsRenderer {
                 if let value = value(set) { out += "\(name){set=\"\(set.name)\",target=\"\(set.target)\"} \(value)\n" }
             }
         }
-        family("listserver_set_installed", "1 while the set has a manifest being served.") { $0.manifestSHA256 == nil ? "0" : "1" }
+        family("listserver_set_installed", "1 while the set has a manifest being served.") {
+            $0.manifestSHA256 == nil ? "0" : "1"
+        }
         family("listserver_set_manifest_age_seconds", "Seconds since the set's served manifest was published.") { set in
             set.publishedAt.map { String(Int(activity.now.timeIntervalSince($0))) }
         }
@@ -60,12 +66,17 @@ extension StatusPage {
         guard activity.sets.count > 1 else { return "" }
         func e(_ text: String) -> String { StatusFormat.html(text) }
         var out = "<section id=\"sets\"><h2>Sets</h2><p class=\"note\">Devices choose at <a href=\"sets/\">/sets/</a>; "
-        out += "the lists above are the default set's.</p><div class=\"scroll\"><table id=\"set-table\"><thead><tr><th>Set</th><th>Target</th>"
-        out += "<th>Upstreams</th><th class=\"num\">Lists</th><th class=\"num\">Rules</th><th>Published</th></tr></thead><tbody>"
+        out +=
+            "the lists above are the default set's.</p><div class=\"scroll\"><table id=\"set-table\"><thead><tr><th>Set</th><th>Target</th>"
+        out +=
+            "<th>Upstreams</th><th class=\"num\">Lists</th><th class=\"num\">Rules</th><th>Published</th></tr></thead><tbody>"
         for set in activity.sets {
-            out += "<tr data-set=\"\(e(set.name))\"><td><a href=\"sets/\(e(set.name))/manifest.json\">\(e(set.name))</a>\(set.isDefault ? " (default)" : "")</td>"
-            out += "<td>\(e(set.target))</td><td>\(e(set.upstreams.joined(separator: ", ")))</td><td class=\"num\">\(set.lists)</td>"
-            out += "<td class=\"num\">\(StatusFormat.count(set.rules))</td><td>\(set.publishedAt.map { e(StatusFormat.time($0)) } ?? "not yet")</td></tr>"
+            out +=
+                "<tr data-set=\"\(e(set.name))\"><td><a href=\"sets/\(e(set.name))/manifest.json\">\(e(set.name))</a>\(set.isDefault ? " (default)" : "")</td>"
+            out +=
+                "<td>\(e(set.target))</td><td>\(e(set.upstreams.joined(separator: ", ")))</td><td class=\"num\">\(set.lists)</td>"
+            out +=
+                "<td class=\"num\">\(StatusFormat.count(set.rules))</td><td>\(set.publishedAt.map { e(StatusFormat.time($0)) } ?? "not yet")</td></tr>"
         }
         return out + "</tbody></table></div></section>"
     }

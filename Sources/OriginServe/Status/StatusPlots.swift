@@ -58,24 +58,29 @@ package struct LinePlot {
         let innerWidth = width - Self.left - Self.right
         let innerHeight = height - Self.top - Self.bottom
         let range = xRange
-        let fraction = range.upperBound > range.lowerBound ? (x - range.lowerBound) / (range.upperBound - range.lowerBound) : 0.5
-        return PlotPoint(x: Self.round(Self.left + fraction * innerWidth), y: Self.round(Self.top + (1 - y / yMax) * innerHeight))
+        let fraction =
+            range.upperBound > range.lowerBound ? (x - range.lowerBound) / (range.upperBound - range.lowerBound) : 0.5
+        return PlotPoint(
+            x: Self.round(Self.left + fraction * innerWidth), y: Self.round(Self.top + (1 - y / yMax) * innerHeight))
     }
 
     /// `variant` is a class for the page's CSS (`wide` or `narrow`).
     func svg(variant: String = "wide") -> String {
         let e = StatusFormat.html
         let baseline = height - Self.bottom
-        var out = "<svg id=\"\(e(id))\" class=\"plot \(variant)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(e(title))\">"
+        var out =
+            "<svg id=\"\(e(id))\" class=\"plot \(variant)\" viewBox=\"0 0 \(Int(width)) \(Int(height))\" role=\"img\" aria-label=\"\(e(title))\">"
         out += "<title>\(e(title))</title>"
         for step in 0...2 {
             let value = yMax * Double(step) / 2
             let y = place(x: xRange.lowerBound, y: value).y
             out += "<line class=\"grid\" x1=\"\(Self.left)\" y1=\"\(y)\" x2=\"\(width - Self.right)\" y2=\"\(y)\"/>"
-            out += "<text class=\"ylabel\" x=\"\(Self.left - 6)\" y=\"\(y + 6)\" text-anchor=\"end\">\(e(format(value)))</text>"
+            out +=
+                "<text class=\"ylabel\" x=\"\(Self.left - 6)\" y=\"\(y + 6)\" text-anchor=\"end\">\(e(format(value)))</text>"
         }
         out += "<text class=\"xlabel\" x=\"\(Self.left)\" y=\"\(baseline + 26)\">\(e(firstLabel))</text>"
-        out += "<text class=\"xlabel\" x=\"\(width - Self.right)\" y=\"\(baseline + 26)\" text-anchor=\"end\">\(e(lastLabel))</text>"
+        out +=
+            "<text class=\"xlabel\" x=\"\(width - Self.right)\" y=\"\(baseline + 26)\" text-anchor=\"end\">\(e(lastLabel))</text>"
         for (index, line) in series.enumerated() {
             let colour = Self.palette[index % Self.palette.count]
             let placed = line.points.map { place(x: $0.x, y: $0.y) }
@@ -94,7 +99,8 @@ package struct LinePlot {
     func legend() -> String {
         var out = "<ul class=\"legend\">"
         for (index, line) in series.enumerated() {
-            out += "<li><span class=\"swatch\" style=\"background:\(Self.palette[index % Self.palette.count])\"></span>\(StatusFormat.html(line.name))</li>"
+            out +=
+                "<li><span class=\"swatch\" style=\"background:\(Self.palette[index % Self.palette.count])\"></span>\(StatusFormat.html(line.name))</li>"
         }
         return out + "</ul>"
     }
@@ -113,10 +119,13 @@ package enum StatusPlots {
         guard let first = published.first, let last = published.last else { return nil }
         let families = Set(published.flatMap(\.rulesByFamily.keys)).sorted()
         let series = families.map { family in
-            LinePlot.Series(name: family, points: published.map { ($0.at.timeIntervalSince1970, Double($0.rulesByFamily[family] ?? 0)) })
+            LinePlot.Series(
+                name: family,
+                points: published.map { ($0.at.timeIntervalSince1970, Double($0.rulesByFamily[family] ?? 0)) })
         }
-        return LinePlot(id: "plot-rules", title: "Rules per list family", series: series, firstLabel: StatusFormat.day(first.at),
-                        lastLabel: StatusFormat.day(last.at), format: { StatusFormat.count(Int($0)) })
+        return LinePlot(
+            id: "plot-rules", title: "Rules per list family", series: series, firstLabel: StatusFormat.day(first.at),
+            lastLabel: StatusFormat.day(last.at), format: { StatusFormat.count(Int($0)) })
     }
 
     /// What one device downloads per UTC day, with patches and whole.
@@ -135,8 +144,10 @@ package enum StatusPlots {
         let label = { (day: Int) in StatusFormat.day(Date(timeIntervalSince1970: Double(day) * 86400)) }
         return LinePlot(
             id: "plot-device-bytes", title: "Device download per day",
-            series: [LinePlot.Series(name: "with patches", points: days.map { (Double($0.day), Double($0.patched)) }),
-                     LinePlot.Series(name: "whole lists (gzip)", points: days.map { (Double($0.day), Double($0.whole)) })],
+            series: [
+                LinePlot.Series(name: "with patches", points: days.map { (Double($0.day), Double($0.patched)) }),
+                LinePlot.Series(name: "whole lists (gzip)", points: days.map { (Double($0.day), Double($0.whole)) }),
+            ],
             firstLabel: label(first.day), lastLabel: label(last.day), format: { StatusFormat.bytes(Int($0)) })
     }
 }

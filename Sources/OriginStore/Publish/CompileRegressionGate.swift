@@ -55,9 +55,12 @@ package struct CompileRegressionGate: Sendable {
     /// Compares the new set `lists` with `previous`: per list, each new version against the one it
     /// replaces; for the set, every list's compile time summed, unchanged lists measured once and
     /// counted on both sides. Nil when no list is new or the gate does not time compiles.
-    package func compare(_ lists: [PlannedList], previous: PublishedSet, provenance: ConversionProvenance) -> Comparison? {
+    package func compare(_ lists: [PlannedList], previous: PublishedSet, provenance: ConversionProvenance)
+        -> Comparison?
+    {
         guard maxRatio > 0 else { return nil }
-        let oldFiles = Dictionary(previous.manifest.lists.map { ($0.id, $0.file) }, uniquingKeysWith: { first, _ in first })
+        let oldFiles = Dictionary(
+            previous.manifest.lists.map { ($0.id, $0.file) }, uniquingKeysWith: { first, _ in first })
         let changed = lists.filter { oldFiles[$0.id] != $0.fileName }
         guard !changed.isEmpty else { return nil }
         let newIDs = Set(lists.map(\.id))
@@ -65,7 +68,9 @@ package struct CompileRegressionGate: Sendable {
         let newVersions = changed.map { rule($0.id, $0.identity) }
         let changedIDs = Set(changed.map(\.id))
         let oldVersions = previous.manifest.lists.filter { !newIDs.contains($0.id) || changedIDs.contains($0.id) }
-            .compactMap { entry in previous.content.files[entry.file].map { rule(entry.id + Self.previousSuffix, $0.identity) } }
+            .compactMap { entry in
+                previous.content.files[entry.file].map { rule(entry.id + Self.previousSuffix, $0.identity) }
+            }
         let unchanged = lists.filter { oldFiles[$0.id] == $0.fileName }.map { rule($0.id, $0.identity) }
         var batch = unchanged
         for round in 0..<max(1, rounds) {
@@ -82,20 +87,25 @@ package struct CompileRegressionGate: Sendable {
             let new = median[list.id] ?? 0
             let old = oldFiles[list.id] == nil ? nil : median[list.id + Self.previousSuffix]
             let ratio = old.map { $0 > 0 ? new / $0 : 1 }
-            compared.append(ListComparison(id: list.id, previousSeconds: old, newSeconds: new, ratio: ratio,
-                                           held: (ratio ?? 0) > maxRatio && new - (old ?? 0) >= Self.noiseFloorSeconds))
+            compared.append(
+                ListComparison(
+                    id: list.id, previousSeconds: old, newSeconds: new, ratio: ratio,
+                    held: (ratio ?? 0) > maxRatio && new - (old ?? 0) >= Self.noiseFloorSeconds))
         }
         let oldSum = unchangedSeconds + oldVersions.reduce(0) { $0 + (median[$1.id] ?? 0) }
         let newSum = unchangedSeconds + compared.reduce(0) { $0 + $1.newSeconds }
         let setRatio = oldSum > 0 ? newSum / oldSum : 1
         let setHeld = setRatio > maxRatio && newSum - oldSum >= Self.noiseFloorSeconds
         let candidate = changed.map { "\($0.id).\($0.sha256.prefix(12))" }.joined(separator: ",")
-        var comparison = Comparison(lists: compared, previousSeconds: oldSum, newSeconds: newSum, setRatio: setRatio, maxRatio: maxRatio,
-                                    held: setHeld || compared.contains(where: \.held), candidate: candidate)
+        var comparison = Comparison(
+            lists: compared, previousSeconds: oldSum, newSeconds: newSum, setRatio: setRatio, maxRatio: maxRatio,
+            held: setHeld || compared.contains(where: \.held), candidate: candidate)
         if comparison.held {
             let culprits = changed.filter { list in setHeld || compared.contains { $0.id == list.id && $0.held } }
             let added = culprits.flatMap { list in
-                Self.addedLines(new: list, old: oldFiles[list.id].flatMap { previous.content.files[$0]?.identity } ?? [], provenance: provenance)
+                Self.addedLines(
+                    new: list, old: oldFiles[list.id].flatMap { previous.content.files[$0]?.identity } ?? [],
+                    provenance: provenance)
             }
             comparison.addedLineCount = added.count
             comparison.addedLines = Array(added.prefix(Self.addedLinesShown))
@@ -119,7 +129,8 @@ package struct CompileRegressionGate: Sendable {
     private static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()
         guard !sorted.isEmpty else { return 0 }
-        return sorted.count.isMultiple(of: 2) ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
+        return sorted.count.isMultiple(of: 2)
+            ? (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2 : sorted[sorted.count / 2]
     }
 }
 
@@ -153,14 +164,21 @@ extension CompileRegressionGate.Comparison {
     /// What the refresh error says when this comparison holds a publish: the figures, the lines
     /// added, and the two ways to let it through.
     package var heldDescription: String {
-        let lists = self.lists.filter(\.held).map { "\($0.id) \(Self.ratio($0.ratio ?? 0)) (\(Self.seconds($0.newSeconds)) against \(Self.seconds($0.previousSeconds ?? 0)))" }
+        let lists = self.lists.filter(\.held).map {
+            "\($0.id) \(Self.ratio($0.ratio ?? 0)) (\(Self.seconds($0.newSeconds)) against \(Self.seconds($0.previousSeconds ?? 0)))"
+        }
         var text = "publish held: new versions compile slower in WebKit than the versions they replace"
         if !lists.isEmpty { text += ": " + lists.joined(separator: ", ") }
-        text += "; whole set \(Self.ratio(setRatio)) (\(Self.seconds(newSeconds)) against \(Self.seconds(previousSeconds))), limit \(Self.ratio(maxRatio)) (publish.compileRegressionRatio)"
+        text +=
+            "; whole set \(Self.ratio(setRatio)) (\(Self.seconds(newSeconds)) against \(Self.seconds(previousSeconds))), limit \(Self.ratio(maxRatio)) (publish.compileRegressionRatio)"
         if addedLineCount > 0 {
-            text += "; \(addedLineCount) ABP lines added, first: " + addedLines.prefix(5).map { "\($0.upstream):\($0.line) \($0.text.prefix(120))" }.joined(separator: " | ")
+            text +=
+                "; \(addedLineCount) ABP lines added, first: "
+                + addedLines.prefix(5).map { "\($0.upstream):\($0.line) \($0.text.prefix(120))" }.joined(
+                    separator: " | ")
         }
-        return text + "; to publish it, POST /admin/accept-compile-time with the admin token, or raise publish.compileRegressionRatio; the published set stays until then"
+        return text
+            + "; to publish it, POST /admin/accept-compile-time with the admin token, or raise publish.compileRegressionRatio; the published set stays until then"
     }
 
     package static func ratio(_ value: Double) -> String { String(format: "%.2f×", value) }

@@ -21,23 +21,28 @@ package enum DerivedPatchFiles {
     /// order means nothing to a device, which derives the one name it needs).
     package static func fill(_ manifest: inout Manifest, directory: String) {
         guard manifest.patchFiles == Manifest.derivedPatchFiles,
-              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+            let names = try? FileManager.default.contentsOfDirectory(atPath: directory)
+        else { return }
         var byTarget: [String: [(name: String, date: Date, patch: Manifest.Patch)]] = [:]
         for name in names {
             guard let parsed = PatchFileName(parsing: name) else { continue }
             let path = directory + "/" + name
             guard let data = FileManager.default.contents(atPath: path),
-                  let header = try? DCZHeader.parse(data) else { continue }
+                let header = try? DCZHeader.parse(data)
+            else { continue }
             let from = SHA256Digest.hex(Array(header.dictionarySHA256))
             guard from.hasPrefix(parsed.fromPrefix) else { continue }
-            let date = ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
+            let date =
+                ((try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date) ?? .distantPast
             let patch = Manifest.Patch(from: from, file: name, sha256: SHA256Digest.hex(of: data), bytes: data.count)
             byTarget[parsed.listID + "." + parsed.toPrefix, default: []].append((name, date, patch))
         }
         for index in manifest.lists.indices {
             let entry = manifest.lists[index]
             let found = byTarget[entry.id + "." + entry.sha256.prefix(PatchFileName.hashPrefixLength)] ?? []
-            manifest.lists[index].patches = found.sorted { $0.date > $1.date || ($0.date == $1.date && $0.name < $1.name) }.map(\.patch)
+            manifest.lists[index].patches = found.sorted {
+                $0.date > $1.date || ($0.date == $1.date && $0.name < $1.name)
+            }.map(\.patch)
         }
     }
 }

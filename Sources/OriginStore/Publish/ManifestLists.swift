@@ -38,16 +38,19 @@ package enum ManifestLists {
 
     /// The manifest's lists in its order, each read with `read` (its bytes and their SHA-256) and
     /// checked against the hash the manifest gives.
-    package static func verifiedLists(_ manifest: Manifest,
-                              read: (String) -> (identity: [UInt8], sha256: String)?) throws(Problem) -> [(id: String, json: [UInt8])] {
+    package static func verifiedLists(
+        _ manifest: Manifest,
+        read: (String) -> (identity: [UInt8], sha256: String)?
+    ) throws(Problem) -> [(id: String, json: [UInt8])] {
         try checkNames(manifest)
         var lists: [(id: String, json: [UInt8])] = []
         for entry in manifest.lists {
             guard let file = read(entry.file) else { throw .unreadable(id: entry.id, file: entry.file) }
-            guard file.sha256 == entry.sha256 else { throw .hashMismatch(id: entry.id, expected: entry.sha256, actual: file.sha256) }
+            guard file.sha256 == entry.sha256 else {
+                throw .hashMismatch(id: entry.id, expected: entry.sha256, actual: file.sha256)
+            }
             lists.append((entry.id, file.identity))
         }
         return lists
     }
 }
-

@@ -2,8 +2,9 @@ import DurableFile
 import Foundation
 import ListFormat
 import ManifestSigning
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The detached minisign signature of one manifest, published at `signatures/<sha256>.minisig`
@@ -20,7 +21,9 @@ package struct PublishedSignature: Sendable, Equatable {
     package static func name(forManifest sha256: String) -> String { PublishedFileNames.signature(forManifest: sha256) }
 
     /// The manifest hash a signature file name carries, nil for any other name.
-    package static func manifestSHA256(inFileName name: String) -> String? { PublishedFileNames.manifestSHA256(inSignatureFileName: name) }
+    package static func manifestSHA256(inFileName name: String) -> String? {
+        PublishedFileNames.manifestSHA256(inSignatureFileName: name)
+    }
 
     /// The parsed signature (key id and trusted comment), nil when the bytes are not a minisign signature.
     package var parsed: MinisignSignature? { try? MinisignSignature(parsing: Data(bytes)) }
@@ -33,7 +36,8 @@ package struct PublishedSignature: Sendable, Equatable {
 
     /// As served; `signedAt` is Last-Modified and /status's time of signing.
     func servedEntry(signedAt: Date) -> SiteContent.Entry {
-        SiteContent.Entry(name: name, identity: bytes, gzip: nil, sha256: SHA256Digest.hex(of: bytes), lastModified: signedAt)
+        SiteContent.Entry(
+            name: name, identity: bytes, gzip: nil, sha256: SHA256Digest.hex(of: bytes), lastModified: signedAt)
     }
 
     package init(manifestSHA256: String, bytes: [UInt8]) {
@@ -69,12 +73,15 @@ package struct ManifestSigner: Sendable {
     /// True when `manifest` must be signed anew: unsigned, signed by another key, or less than half
     /// of the validity left (so a device polling daily never sees it expire while the origin runs).
     func isDue(_ manifest: Manifest, signedBy: MinisignKeyID?, now: Date) -> Bool {
-        guard manifest.generation != nil, let expires = manifest.expires.flatMap(Self.parseTime), signedBy == key.keyID else { return true }
+        guard manifest.generation != nil, let expires = manifest.expires.flatMap(Self.parseTime), signedBy == key.keyID
+        else { return true }
         return expires.timeIntervalSince(now) < validity / 2
     }
 
     /// `unsigned` with its generation (above `previousGeneration`) and expiry, as bytes, and its signature.
-    package func sign(_ unsigned: Manifest, previousGeneration: Int, now: Date) throws -> (bytes: [UInt8], signature: PublishedSignature) {
+    package func sign(_ unsigned: Manifest, previousGeneration: Int, now: Date) throws -> (
+        bytes: [UInt8], signature: PublishedSignature
+    ) {
         let signedAt = signingTime(now)
         var manifest = unsigned
         let generation = max(previousGeneration + 1, signedAt)
@@ -84,11 +91,14 @@ package struct ManifestSigner: Sendable {
         let bytes = manifest.encoded()
         let signature: MinisignSignature
         do {
-            signature = try key.sign(Data(bytes), trustedComment: TrustedComment(generation: generation, expires: expires).text)
+            signature = try key.sign(
+                Data(bytes), trustedComment: TrustedComment(generation: generation, expires: expires).text)
         } catch {
             throw PublishError.signing("\(error)")
         }
-        return (bytes, PublishedSignature(manifestSHA256: SHA256Digest.hex(of: bytes), bytes: Array(signature.fileBytes)))
+        return (
+            bytes, PublishedSignature(manifestSHA256: SHA256Digest.hex(of: bytes), bytes: Array(signature.fileBytes))
+        )
     }
 
     static func formatTime(_ seconds: Int) -> String {
@@ -118,18 +128,23 @@ extension Publisher {
         let unsigned = try Manifest.decode(Data(plan.manifest))
         let prior = previous?.content.manifest.flatMap { try? Manifest.decode(Data($0.identity)) }
         if let previous, previous.directory == writer.directory, var stripped = prior,
-           let hash = previous.manifestSHA256, let signature = previous.content.signatures[PublishedSignature.name(forManifest: hash)] {
+            let hash = previous.manifestSHA256,
+            let signature = previous.content.signatures[PublishedSignature.name(forManifest: hash)]
+        {
             let signedBy = PublishedSignature(manifestSHA256: hash, bytes: signature.identity).parsed?.keyID
             stripped.generation = nil
             stripped.expires = nil
-            if stripped == unsigned, !signer.isDue(prior!, signedBy: signedBy, now: now), let bytes = previous.content.manifest?.identity {
+            if stripped == unsigned, !signer.isDue(prior!, signedBy: signedBy, now: now),
+                let bytes = previous.content.manifest?.identity
+            {
                 plan.manifest = bytes
                 plan.manifestSHA256 = hash
                 plan.signature = PublishedSignature(manifestSHA256: hash, bytes: signature.identity)
                 return
             }
         }
-        let (bytes, signature) = try signer.sign(unsigned, previousGeneration: highestGeneration(prior, previous), now: now)
+        let (bytes, signature) = try signer.sign(
+            unsigned, previousGeneration: highestGeneration(prior, previous), now: now)
         plan.manifest = bytes
         plan.manifestSHA256 = signature.manifestSHA256
         plan.signature = signature
@@ -149,9 +164,12 @@ extension Publisher {
     }
 
     /// The signatures the set serves after a publish: the new one and every earlier one not yet expired.
-    package func signatures(after previous: PublishedSet?, plan: PublishPlan, now: Date) -> [String: SiteContent.Entry] {
+    package func signatures(after previous: PublishedSet?, plan: PublishPlan, now: Date) -> [String: SiteContent.Entry]
+    {
         var out = previous?.directory == writer.directory ? previous?.content.signatures ?? [:] : [:]
-        if let signature = plan.signature { out[signature.name] = out[signature.name] ?? signature.servedEntry(signedAt: now) }
+        if let signature = plan.signature {
+            out[signature.name] = out[signature.name] ?? signature.servedEntry(signedAt: now)
+        }
         return out
     }
 
@@ -163,13 +181,21 @@ extension Publisher {
     /// Refresh hook for a set whose lists did not change: signs its manifest anew when the signature
     /// is due (half the validity gone, or the key changed). Writes the signature, then the manifest;
     /// no list file changes. Returns the new set, nil when nothing was due.
-    package func renewSignatureIfDue(of current: PublishedSet, history: inout [PersistentState.PublishRecord], now: Date) throws -> PublishedSet? {
-        guard let signer, let entry = current.content.manifest, let manifest = try? Manifest.decode(Data(entry.identity)) else { return nil }
-        let signedBy = current.manifestSHA256.flatMap { current.content.signatures[PublishedSignature.name(forManifest: $0)] }
-            .flatMap { PublishedSignature(manifestSHA256: "", bytes: $0.identity).parsed?.keyID }
+    package func renewSignatureIfDue(
+        of current: PublishedSet, history: inout [PersistentState.PublishRecord], now: Date
+    ) throws -> PublishedSet? {
+        guard let signer, let entry = current.content.manifest,
+            let manifest = try? Manifest.decode(Data(entry.identity))
+        else { return nil }
+        let signedBy = current.manifestSHA256.flatMap {
+            current.content.signatures[PublishedSignature.name(forManifest: $0)]
+        }
+        .flatMap { PublishedSignature(manifestSHA256: "", bytes: $0.identity).parsed?.keyID }
         guard signer.isDue(manifest, signedBy: signedBy, now: now) else { return nil }
         let next = try rewriteManifest(manifest, of: current, history: &history, now: now)
-        log.info("re-signed manifest \(next.manifestSHA256?.prefix(12) ?? "") (generation \(next.manifest.generation ?? 0), expires \(next.manifest.expires ?? "?"))")
+        log.info(
+            "re-signed manifest \(next.manifestSHA256?.prefix(12) ?? "") (generation \(next.manifest.generation ?? 0), expires \(next.manifest.expires ?? "?"))"
+        )
         return next
     }
 }
@@ -180,7 +206,10 @@ extension SetWriter {
     package func pruneSignatures(of set: inout PublishedSet, now: Date) {
         let current = set.manifestSHA256.map(PublishedSignature.name(forManifest:))
         for (name, entry) in set.content.signatures where name != current {
-            guard let hash = PublishedSignature.manifestSHA256(inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1))) else { continue }
+            guard
+                let hash = PublishedSignature.manifestSHA256(
+                    inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1)))
+            else { continue }
             let expires = PublishedSignature(manifestSHA256: hash, bytes: entry.identity).expires ?? .distantPast
             if expires < now, unlink(path(name)) == 0 || errno == ENOENT { set.content.signatures[name] = nil }
         }
@@ -196,7 +225,10 @@ extension SetWriter {
             }
             try atomicSync(self.directory)
         }
-        if let existing = FileManager.default.contents(atPath: path(signature.name)), Array(existing) == signature.bytes { return }
+        if let existing = FileManager.default.contents(atPath: path(signature.name)), Array(existing) == signature.bytes
+        {
+            return
+        }
         try atomicWrite(signature.bytes, name: signature.name)
     }
 
@@ -215,9 +247,12 @@ extension SetWriter {
         var out: [String: SiteContent.Entry] = [:]
         for name in names {
             guard let hash = PublishedSignature.manifestSHA256(inFileName: name),
-                  let data = FileManager.default.contents(atPath: directory + "/" + name), data.count <= MinisignSignature.maximumFileBytes else { continue }
+                let data = FileManager.default.contents(atPath: directory + "/" + name),
+                data.count <= MinisignSignature.maximumFileBytes
+            else { continue }
             let signature = PublishedSignature(manifestSHA256: hash, bytes: Array(data))
-            let modified = (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.modificationDate] as? Date
+            let modified =
+                (try? FileManager.default.attributesOfItem(atPath: directory + "/" + name))?[.modificationDate] as? Date
             out[signature.name] = signature.servedEntry(signedAt: modified ?? Date())
         }
         return out

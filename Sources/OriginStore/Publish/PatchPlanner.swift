@@ -1,6 +1,6 @@
 import Converter
-import Dispatch
 import DictionaryPatchOrigin
+import Dispatch
 import ListFormat
 
 /// One dcz patch of a plan: from an earlier version of a list to the version the plan publishes.
@@ -57,11 +57,13 @@ package struct PatchPlanner: Sendable {
         for index in lists.indices {
             let list = lists[index]
             if previous.content.files[list.fileName]?.sha256 == list.sha256,
-               let entry = previous.manifest.lists.first(where: { $0.id == list.id && $0.sha256 == list.sha256 }),
-               let known = entry.patches {
+                let entry = previous.manifest.lists.first(where: { $0.id == list.id && $0.sha256 == list.sha256 }),
+                let known = entry.patches
+            {
                 lists[index].patches = known.compactMap { patch in
                     guard let file = previous.content.files[patch.file], file.sha256 == patch.sha256 else { return nil }
-                    return PlannedPatch(from: patch.from, fileName: patch.file, sha256: patch.sha256, bytes: file.identity)
+                    return PlannedPatch(
+                        from: patch.from, fileName: patch.file, sha256: patch.sha256, bytes: file.identity)
                 }
                 continue
             }
@@ -70,7 +72,10 @@ package struct PatchPlanner: Sendable {
             }
         }
         // The largest lists first, so no core is left alone with a big one at the end.
-        let order = jobs.indices.sorted { lists[jobs[$0].list].identity.count > lists[jobs[$1].list].identity.count || (lists[jobs[$0].list].identity.count == lists[jobs[$1].list].identity.count && $0 < $1) }
+        let order = jobs.indices.sorted {
+            lists[jobs[$0].list].identity.count > lists[jobs[$1].list].identity.count
+                || (lists[jobs[$0].list].identity.count == lists[jobs[$1].list].identity.count && $0 < $1)
+        }
         let snapshot = lists
         let encoded: [[UInt8]?] = Parallel.map(order.count) { slot in
             let job = jobs[order[slot]]
@@ -81,10 +86,14 @@ package struct PatchPlanner: Sendable {
         var summary = Summary(encoded: jobs.count)
         for (job, bytes) in zip(jobs, byJob) {
             let list = lists[job.list]
-            guard let bytes, PatchSizeRule.decide(patchBytes: bytes.count, gzipBytes: list.gzip?.count ?? list.identity.count) == .write,
-                  let name = PatchFileName(listID: list.id, fromSHA256: job.old.sha256, toSHA256: list.sha256)
+            guard let bytes,
+                PatchSizeRule.decide(patchBytes: bytes.count, gzipBytes: list.gzip?.count ?? list.identity.count)
+                    == .write,
+                let name = PatchFileName(listID: list.id, fromSHA256: job.old.sha256, toSHA256: list.sha256)
             else { continue }
-            lists[job.list].patches.append(PlannedPatch(from: job.old.sha256, fileName: name.name, sha256: SHA256Digest.hex(of: bytes), bytes: bytes))
+            lists[job.list].patches.append(
+                PlannedPatch(
+                    from: job.old.sha256, fileName: name.name, sha256: SHA256Digest.hex(of: bytes), bytes: bytes))
             summary.written += 1
         }
         summary.seconds = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
@@ -99,7 +108,10 @@ package struct PatchPlanner: Sendable {
             byID[id, default: []].append(entry)
         }
         return byID.mapValues { entries in
-            Array(entries.sorted { $0.lastModified > $1.lastModified || ($0.lastModified == $1.lastModified && $0.name < $1.name) }
+            Array(
+                entries.sorted {
+                    $0.lastModified > $1.lastModified || ($0.lastModified == $1.lastModified && $0.name < $1.name)
+                }
                 .prefix(Self.maximumVersions))
         }
     }

@@ -37,9 +37,10 @@ package struct PoisonIsolation: Sendable {
             switch self {
             case .notOneRuleALine(let list):
                 return "cannot isolate the rejected rules of \(list): it is not a JSON array with one rule a line"
-            case let .overBound(list, compiles, seconds, bounds):
-                return "isolating the rejected rules of \(list) stopped after \(compiles) compiles and \(String(format: "%.1f", seconds)) s (bounds: publish.isolationMaxCompiles \(bounds.compiles), publish.isolationMaxSeconds \(Int(bounds.seconds))); raise them or fix the upstream line"
-            case let .noSingleRule(list, reason):
+            case .overBound(let list, let compiles, let seconds, let bounds):
+                return
+                    "isolating the rejected rules of \(list) stopped after \(compiles) compiles and \(String(format: "%.1f", seconds)) s (bounds: publish.isolationMaxCompiles \(bounds.compiles), publish.isolationMaxSeconds \(Int(bounds.seconds))); raise them or fix the upstream line"
+            case .noSingleRule(let list, let reason):
                 return "WebKit rejects \(list) (\(reason)) but none of its rules on its own; no line can be isolated"
             }
         }
@@ -68,7 +69,9 @@ package struct PoisonIsolation: Sendable {
         var suspects: [(range: Range<Int>, reason: String)] = [(0..<rules.count, reason)]
         var offenders: [Offender] = []
         while !suspects.isEmpty {
-            offenders += suspects.filter { $0.range.count == 1 }.map { Offender(rule: $0.range.lowerBound, reason: $0.reason) }
+            offenders += suspects.filter { $0.range.count == 1 }.map {
+                Offender(rule: $0.range.lowerBound, reason: $0.reason)
+            }
             let split = suspects.filter { $0.range.count > 1 }.map(Self.halves)
             guard !split.isEmpty else { break }
             let parts = split.flatMap { [$0.0, $0.1] }
@@ -76,10 +79,12 @@ package struct PoisonIsolation: Sendable {
                 throw .overBound(list: list.id, compiles: budget.compiles, seconds: budget.seconds, bounds: bounds)
             }
             budget.compiles += parts.count
-            let verdicts = gate.rejections(of: parts.map { Self.list(list.id, rules: rules, range: $0) }).map(Self.causeOfRejection)
+            let verdicts = gate.rejections(of: parts.map { Self.list(list.id, rules: rules, range: $0) }).map(
+                Self.causeOfRejection)
             suspects = []
             for (index, pair) in split.enumerated() {
-                let found = [(pair.0, verdicts[2 * index]), (pair.1, verdicts[2 * index + 1])].compactMap { range, verdict in
+                let found = [(pair.0, verdicts[2 * index]), (pair.1, verdicts[2 * index + 1])].compactMap {
+                    range, verdict in
                     verdict.map { (range: range, reason: $0) }
                 }
                 if found.isEmpty { throw .noSingleRule(list: list.id, reason: reason) }
@@ -117,7 +122,9 @@ package struct PoisonIsolation: Sendable {
     package static func rules(of json: [UInt8]) -> [ArraySlice<UInt8>]? {
         var lines = json.split(separator: 0x0A, omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
-        guard lines.count >= 2, lines.first.map(Array.init) == [UInt8(ascii: "[")], lines.last.map(Array.init) == [UInt8(ascii: "]")] else { return nil }
+        guard lines.count >= 2, lines.first.map(Array.init) == [UInt8(ascii: "[")],
+            lines.last.map(Array.init) == [UInt8(ascii: "]")]
+        else { return nil }
         var rules = Array(lines.dropFirst().dropLast())
         for index in rules.indices.dropLast() {
             guard rules[index].last == UInt8(ascii: ",") else { return nil }

@@ -31,7 +31,8 @@ package enum PublishError: Error, CustomStringConvertible, Equatable {
         case .reportEncoding(let reason):
             return "the conversion report could not be encoded: \(reason)"
         case .write(let path, let reason):
-            return "writing \(path) failed: \(reason); the previous set is still served. Check free space and permissions of the public directory"
+            return
+                "writing \(path) failed: \(reason); the previous set is still served. Check free space and permissions of the public directory"
         case .existingFileMismatch(let path):
             return "\(path) exists but its bytes do not match the hash in its name; remove it and publish again"
         case .gateRejected(let rejections):

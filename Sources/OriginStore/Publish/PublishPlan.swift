@@ -20,10 +20,15 @@ package struct PlannedList: Sendable, Equatable {
 
     package var gzipName: String { fileName + ".gz" }
     var manifestEntry: Manifest.Entry {
-        Manifest.Entry(id: id, file: fileName, sha256: sha256, rules: rules, bytes: identity.count, patches: patches.map(\.manifestEntry))
+        Manifest.Entry(
+            id: id, file: fileName, sha256: sha256, rules: rules, bytes: identity.count,
+            patches: patches.map(\.manifestEntry))
     }
 
-    package init(id: String, rules: Int, sha256: String, fileName: String, identity: [UInt8], gzip: [UInt8]? = nil, patches: [PlannedPatch] = []) {
+    package init(
+        id: String, rules: Int, sha256: String, fileName: String, identity: [UInt8], gzip: [UInt8]? = nil,
+        patches: [PlannedPatch] = []
+    ) {
         self.id = id
         self.rules = rules
         self.sha256 = sha256
@@ -63,14 +68,18 @@ package struct PublishPlan: Sendable {
     /// Plans the set for a conversion output.
     /// - Parameter knownGzip: the gzip bytes already published under a name (the previous set's),
     ///   so the (slow) compression runs only for lists that changed.
-    package static func make(from output: ConversionOutput, knownGzip: (String) -> [UInt8]? = { _ in nil }) throws -> PublishPlan {
+    package static func make(from output: ConversionOutput, knownGzip: (String) -> [UInt8]? = { _ in nil }) throws
+        -> PublishPlan
+    {
         try make(lists: output.lists, report: output.report, layoutState: output.layoutState, knownGzip: knownGzip)
     }
 
     /// Plans the set for explicit lists (the publish gate may swap in a list's previous version).
     /// Each list is hashed here, once; everything after (gate, writer, served content) uses this hash.
-    package static func make(lists: [RuleList], report: ConversionReport, layoutState: [UInt8],
-                     knownGzip: (String) -> [UInt8]? = { _ in nil }) throws -> PublishPlan {
+    package static func make(
+        lists: [RuleList], report: ConversionReport, layoutState: [UInt8],
+        knownGzip: (String) -> [UInt8]? = { _ in nil }
+    ) throws -> PublishPlan {
         let planned = try name(lists)
         return try make(named: planned, report: report, layoutState: layoutState, knownGzip: knownGzip)
     }
@@ -85,16 +94,19 @@ package struct PublishPlan: Sendable {
         }
         let hashes = Parallel.map(lists.count) { SHA256Digest.hex(of: lists[$0].json) }
         return zip(lists, hashes).map { list, hash in
-            PlannedList(id: list.id, rules: list.ruleCount, sha256: hash, fileName: fileName(id: list.id, sha256: hash),
-                        identity: list.json, gzip: nil)
+            PlannedList(
+                id: list.id, rules: list.ruleCount, sha256: hash, fileName: fileName(id: list.id, sha256: hash),
+                identity: list.json, gzip: nil)
         }
     }
 
     /// Completes a plan from named lists: gzip (reused where known), manifest and report bytes.
     /// - Parameter planPatches: fills each list's `patches` once its gzip bytes are known.
-    package static func make(named lists: [PlannedList], report: ConversionReport, layoutState: [UInt8],
-                     knownGzip: (String) -> [UInt8]? = { _ in nil },
-                     planPatches: (inout [PlannedList]) -> Void = { _ in }) throws -> PublishPlan {
+    package static func make(
+        named lists: [PlannedList], report: ConversionReport, layoutState: [UInt8],
+        knownGzip: (String) -> [UInt8]? = { _ in nil },
+        planPatches: (inout [PlannedList]) -> Void = { _ in }
+    ) throws -> PublishPlan {
         var planned = lists
         for index in planned.indices where planned[index].gzip == nil {
             planned[index].gzip = knownGzip(planned[index].gzipName)
@@ -110,8 +122,9 @@ package struct PublishPlan: Sendable {
         } catch {
             throw PublishError.reportEncoding("\(error)")
         }
-        return PublishPlan(lists: planned, manifest: manifest, manifestSHA256: SHA256Digest.hex(of: manifest),
-                           report: reportBytes, layoutState: layoutState)
+        return PublishPlan(
+            lists: planned, manifest: manifest, manifestSHA256: SHA256Digest.hex(of: manifest),
+            report: reportBytes, layoutState: layoutState)
     }
 
     /// `<id>.<sha256[:12]>.json`.
@@ -140,7 +153,10 @@ package struct PublishPlan: Sendable {
     /// The largest lists go first, so that no core is left alone with a big list at the end.
     private static func compressMissing(_ planned: inout [PlannedList]) throws {
         let jobs = planned.indices.filter { planned[$0].gzip == nil }
-            .sorted { planned[$0].identity.count > planned[$1].identity.count || (planned[$0].identity.count == planned[$1].identity.count && $0 < $1) }
+            .sorted {
+                planned[$0].identity.count > planned[$1].identity.count
+                    || (planned[$0].identity.count == planned[$1].identity.count && $0 < $1)
+            }
         guard !jobs.isEmpty else { return }
         let inputs = jobs.map { planned[$0].identity }
         let results = Parallel.map(inputs.count) { slot in Result { try Gzip.compress(inputs[slot]) } }
@@ -152,7 +168,10 @@ package struct PublishPlan: Sendable {
         }
     }
 
-    package init(lists: [PlannedList], manifest: [UInt8], manifestSHA256: String, report: [UInt8], layoutState: [UInt8], provenance: [UInt8]? = nil, signature: PublishedSignature? = nil) {
+    package init(
+        lists: [PlannedList], manifest: [UInt8], manifestSHA256: String, report: [UInt8], layoutState: [UInt8],
+        provenance: [UInt8]? = nil, signature: PublishedSignature? = nil
+    ) {
         self.lists = lists
         self.manifest = manifest
         self.manifestSHA256 = manifestSHA256

@@ -29,8 +29,9 @@ package struct PublishedSet: Sendable {
     /// The manifest entry as served: its gzip form lives only in memory, derived from the manifest
     /// bytes deterministically, so every origin serves the same bytes and no second file can lag behind.
     static func manifestEntry(_ bytes: [UInt8], sha256: String, lastModified: Date) -> SiteContent.Entry {
-        SiteContent.Entry(name: PublishPlan.manifestName, identity: bytes, gzip: try? Gzip.compress(bytes),
-                          sha256: sha256, lastModified: lastModified)
+        SiteContent.Entry(
+            name: PublishPlan.manifestName, identity: bytes, gzip: try? Gzip.compress(bytes),
+            sha256: sha256, lastModified: lastModified)
     }
 
     package init(directory: String, manifest: Manifest, content: SiteContent, layoutState: [UInt8]? = nil) {
@@ -72,7 +73,9 @@ package struct PublishedSetLoader: Sendable {
     /// Loads the set; throws when the manifest is missing or (strict) names a file that is not intact.
     package func load(history: [PersistentState.PublishRecord], now: Date = Date()) throws -> PublishedSet {
         let manifestPath = writer.path(PublishPlan.manifestName)
-        guard let manifestData = FileManager.default.contents(atPath: manifestPath) else { throw LoadError.noManifest(writer.directory) }
+        guard let manifestData = FileManager.default.contents(atPath: manifestPath) else {
+            throw LoadError.noManifest(writer.directory)
+        }
         var manifest: Manifest
         do {
             manifest = try ManifestLists.decode(manifestData)
@@ -87,11 +90,15 @@ package struct PublishedSetLoader: Sendable {
         }
         let manifestBytes = Array(manifestData)
         let manifestHash = SHA256Digest.hex(of: manifestBytes)
-        let manifestDate = datesFromFiles ? modificationDate(manifestPath) : history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
+        let manifestDate =
+            datesFromFiles
+            ? modificationDate(manifestPath)
+            : history.last(where: { $0.manifestSHA256 == manifestHash })?.publishedAt ?? modificationDate(manifestPath)
 
         // Current files must match the manifest's hashes; older files must match the hash in their name.
         if strict, let entry = manifest.lists.first(where: { !ManifestLists.isInsideSet($0.file) }) {
-            throw LoadError.badManifest(manifestPath, "list \(entry.id) names the file \"\(entry.file)\" outside its directory")
+            throw LoadError.badManifest(
+                manifestPath, "list \(entry.id) names the file \"\(entry.file)\" outside its directory")
         }
         var names = manifest.lists.map(\.file).filter(ManifestLists.isInsideSet)
         var wantedHash: [String: String] = [:]
@@ -112,7 +119,10 @@ package struct PublishedSetLoader: Sendable {
             let path = writer.path(names[index])
             guard let data = FileManager.default.contents(atPath: path) else { return nil }
             let identity = Array(data)
-            return (identity, FileManager.default.contents(atPath: path + ".gz").map { Array($0) }, SHA256Digest.hex(of: identity))
+            return (
+                identity, FileManager.default.contents(atPath: path + ".gz").map { Array($0) },
+                SHA256Digest.hex(of: identity)
+            )
         }
         var files: [String: SiteContent.Entry] = [:]
         for (index, name) in names.enumerated() {
@@ -127,12 +137,15 @@ package struct PublishedSetLoader: Sendable {
                     if strict { throw LoadError.hashMismatch(path) }
                     continue
                 }
-            } else if !PatchFileName.isPatchFileName(name), !name.contains(".\(file.sha256.prefix(PublishPlan.hashPrefixLength)).") {
+            } else if !PatchFileName.isPatchFileName(name),
+                !name.contains(".\(file.sha256.prefix(PublishPlan.hashPrefixLength)).")
+            {
                 continue
             }
             let gzip = PatchFileName.isPatchFileName(name) ? nil : file.gzip
-            files[name] = SiteContent.Entry(name: name, identity: file.identity, gzip: gzip, sha256: file.sha256,
-                                            lastModified: (datesFromFiles ? nil : firstPublished[name]) ?? modificationDate(path))
+            files[name] = SiteContent.Entry(
+                name: name, identity: file.identity, gzip: gzip, sha256: file.sha256,
+                lastModified: (datesFromFiles ? nil : firstPublished[name]) ?? modificationDate(path))
         }
         let layout = FileManager.default.contents(atPath: writer.path(PublishPlan.layoutName)).map { Array($0) }
         let entry = PublishedSet.manifestEntry(manifestBytes, sha256: manifestHash, lastModified: manifestDate)
@@ -142,7 +155,8 @@ package struct PublishedSetLoader: Sendable {
             // A signature's Last-Modified is when its manifest was first published (as served
             // before the restart), not the file's mtime.
             for name in content.signatures.keys {
-                let hash = PublishedSignature.manifestSHA256(inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1)))
+                let hash = PublishedSignature.manifestSHA256(
+                    inFileName: String(name.dropFirst(PublishedSignature.directoryName.count + 1)))
                 if let published = history.first(where: { $0.manifestSHA256 == hash })?.publishedAt {
                     content.signatures[name]?.lastModified = published
                 }

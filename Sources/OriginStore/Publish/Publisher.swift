@@ -42,40 +42,56 @@ package struct Publisher: Sendable {
 
     /// Publishes `output` over `previous` (the set the directory serves now, nil when there is
     /// none), updating `history` (oldest first).
-    package func publish(_ output: ConversionOutput, over previous: PublishedSet?, history: inout [PersistentState.PublishRecord],
-                 now: Date = Date()) throws -> Outcome {
+    package func publish(
+        _ output: ConversionOutput, over previous: PublishedSet?, history: inout [PersistentState.PublishRecord],
+        now: Date = Date()
+    ) throws -> Outcome {
         let named = try PublishPlan.name(output.lists)
         try gateNewLists(named, previous: previous)
-        let comparison = previous.flatMap { compileRegression?.compare(named, previous: $0, provenance: output.provenance) }
+        let comparison = previous.flatMap {
+            compileRegression?.compare(named, previous: $0, provenance: output.provenance)
+        }
         if let comparison, comparison.held, !comparison.accepted { throw PublishError.compileRegression(comparison) }
         var patches = PatchPlanner.Summary()
-        let expired = expiredFiles(keeping: Set(named.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
-        var plan = try PublishPlan.make(named: named, report: output.report, layoutState: output.layoutState, knownGzip: {
-            previous?.content.files[String($0.dropLast(3))]?.gzip
-        }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
-        if !output.provenance.isEmpty { plan.provenance = ProvenanceFile.encode(output.provenance, listSHA256: named.map(\.sha256)) }
+        let expired = expiredFiles(
+            keeping: Set(named.flatMap { [$0.fileName, $0.gzipName] }), history: history, now: now)
+        var plan = try PublishPlan.make(
+            named: named, report: output.report, layoutState: output.layoutState,
+            knownGzip: {
+                previous?.content.files[String($0.dropLast(3))]?.gzip
+            }, planPatches: { patches = PatchPlanner().plan(&$0, previous: previous, expired: expired) })
+        if !output.provenance.isEmpty {
+            plan.provenance = ProvenanceFile.encode(output.provenance, listSHA256: named.map(\.sha256))
+        }
         plan.carryUnprotectedSites(from: previous)
         try signPlan(&plan, previous: previous, now: now)
         let written = try writer.write(plan, over: previous)
-        retention.record(plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)
+        retention.record(
+            plan, manifestChanged: written.manifestChanged, previous: previous, history: &history, now: now)
         let removed = retention.prune(keeping: Set(plan.fileNames), history: &history, now: now)
         if written.manifestChanged {
-            log.info("published manifest \(plan.manifestSHA256.prefix(12)): \(plan.lists.count) lists, \(written.createdFiles.count) new files, \(removed.count) expired files removed, \(patches.written) of \(patches.encoded) new patches kept in \(String(format: "%.3f", patches.seconds)) s")
+            log.info(
+                "published manifest \(plan.manifestSHA256.prefix(12)): \(plan.lists.count) lists, \(written.createdFiles.count) new files, \(removed.count) expired files removed, \(patches.written) of \(patches.encoded) new patches kept in \(String(format: "%.3f", patches.seconds)) s"
+            )
         }
-        var published = successor(of: previous, plan: plan, manifestChanged: written.manifestChanged, removed: removed, now: now)
+        var published = successor(
+            of: previous, plan: plan, manifestChanged: written.manifestChanged, removed: removed, now: now)
         published.content.signatures = signatures(after: previous, plan: plan, now: now)
         if var signed = try? Manifest.decode(Data(plan.manifest)) {
             DerivedPatchFiles.carry(from: published.manifest, into: &signed)
             published.manifest = signed
         }
         pruneSignatures(of: &published, now: now)
-        return Outcome(plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
-                       removedFiles: removed, patches: patches, published: published, compileComparison: comparison)
+        return Outcome(
+            plan: plan, manifestChanged: written.manifestChanged, createdFiles: written.createdFiles,
+            removedFiles: removed, patches: patches, published: published, compileComparison: comparison)
     }
 
     /// With nothing new to publish, still removes files whose grace period ended (an upstream can
     /// answer 304 for weeks). Returns the set without them, or nil when nothing was removed.
-    package func expireOldFiles(of current: PublishedSet, history: inout [PersistentState.PublishRecord], now: Date) -> (PublishedSet, [String])? {
+    package func expireOldFiles(of current: PublishedSet, history: inout [PersistentState.PublishRecord], now: Date)
+        -> (PublishedSet, [String])?
+    {
         let keep = Set(current.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] + ($0.patches ?? []).map(\.file) })
         let removed = retention.prune(keeping: keep, history: &history, now: now)
         guard !removed.isEmpty else { return nil }
@@ -85,8 +101,12 @@ package struct Publisher: Sendable {
     }
 
     /// Files on disk this publish's pruning will remove (their grace period is over).
-    private func expiredFiles(keeping: Set<String>, history: [PersistentState.PublishRecord], now: Date) -> Set<String> {
-        Set(retention.retiredFiles(keeping: keeping, history: history).filter { now.timeIntervalSince($0.1) > gracePeriod }.map(\.0))
+    private func expiredFiles(keeping: Set<String>, history: [PersistentState.PublishRecord], now: Date) -> Set<String>
+    {
+        Set(
+            retention.retiredFiles(keeping: keeping, history: history).filter {
+                now.timeIntervalSince($0.1) > gracePeriod
+            }.map(\.0))
     }
 
     /// Compiles, in one batch, the lists whose exact bytes the previous set does not hold (those
@@ -102,34 +122,44 @@ package struct Publisher: Sendable {
             verdict.map { GateRejection(id: list.id, reason: $0) }
         }
         guard rejections.isEmpty else {
-            for rejection in rejections { log.error("publish gate: WebKit rejected list \(rejection.id): \(rejection.reason)") }
+            for rejection in rejections {
+                log.error("publish gate: WebKit rejected list \(rejection.id): \(rejection.reason)")
+            }
             throw PublishError.gateRejected(rejections)
         }
     }
 
     /// The set after a publish, built from the plan and what the previous set still serves.
-    private func successor(of previous: PublishedSet?, plan: PublishPlan, manifestChanged: Bool, removed: [String], now: Date) -> PublishedSet {
+    private func successor(
+        of previous: PublishedSet?, plan: PublishPlan, manifestChanged: Bool, removed: [String], now: Date
+    ) -> PublishedSet {
         var files: [String: SiteContent.Entry] = [:]
         if let previous, previous.directory == writer.directory {
             files = previous.content.files
             for name in removed { files[name] = nil }
         }
         for list in plan.lists {
-            files[list.fileName] = SiteContent.Entry(name: list.fileName, identity: list.identity, gzip: list.gzip, sha256: list.sha256,
-                                                     lastModified: files[list.fileName]?.lastModified ?? now)
+            files[list.fileName] = SiteContent.Entry(
+                name: list.fileName, identity: list.identity, gzip: list.gzip, sha256: list.sha256,
+                lastModified: files[list.fileName]?.lastModified ?? now)
             for patch in list.patches {
-                files[patch.fileName] = SiteContent.Entry(name: patch.fileName, identity: patch.bytes, gzip: nil, sha256: patch.sha256,
-                                                          lastModified: files[patch.fileName]?.lastModified ?? now)
+                files[patch.fileName] = SiteContent.Entry(
+                    name: patch.fileName, identity: patch.bytes, gzip: nil, sha256: patch.sha256,
+                    lastModified: files[patch.fileName]?.lastModified ?? now)
             }
         }
         let oldManifest = previous?.directory == writer.directory ? previous?.content.manifest : nil
         let manifestDate = !manifestChanged ? (oldManifest?.lastModified ?? now) : now
-        let manifest = PublishedSet.manifestEntry(plan.manifest, sha256: plan.manifestSHA256, lastModified: manifestDate)
-        return PublishedSet(directory: writer.directory, manifest: PublishPlan.manifest(plan.lists),
-                            content: SiteContent(manifest: manifest, files: files), layoutState: plan.layoutState)
+        let manifest = PublishedSet.manifestEntry(
+            plan.manifest, sha256: plan.manifestSHA256, lastModified: manifestDate)
+        return PublishedSet(
+            directory: writer.directory, manifest: PublishPlan.manifest(plan.lists),
+            content: SiteContent(manifest: manifest, files: files), layoutState: plan.layoutState)
     }
 
-    package init(writer: SetWriter, gracePeriod: Double, gate: (any PublishGate)? = nil, log: Log, signer: ManifestSigner? = nil) {
+    package init(
+        writer: SetWriter, gracePeriod: Double, gate: (any PublishGate)? = nil, log: Log, signer: ManifestSigner? = nil
+    ) {
         self.writer = writer
         self.gracePeriod = gracePeriod
         self.gate = gate

@@ -1,9 +1,10 @@
 import DictionaryPatchOrigin
 import DurableFile
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
-import ListFormat
+    import Glibc
+    import ListFormat
 #endif
 
 /// How long superseded files stay: the publish history (which manifest named which files, and when
@@ -15,15 +16,25 @@ package struct Retention: Sendable {
 
     /// Records a publish in `history` (oldest first). A previous manifest the history does not know
     /// (its state save failed, or the state was lost) still starts its files' grace period now.
-    package func record(_ plan: PublishPlan, manifestChanged: Bool, previous: PublishedSet?,
-                history: inout [PersistentState.PublishRecord], now: Date) {
+    package func record(
+        _ plan: PublishPlan, manifestChanged: Bool, previous: PublishedSet?,
+        history: inout [PersistentState.PublishRecord], now: Date
+    ) {
         guard manifestChanged || history.last?.manifestSHA256 != plan.manifestSHA256 else { return }
-        if manifestChanged, let previous, let hash = previous.manifestSHA256, !history.contains(where: { $0.manifestSHA256 == hash }) {
-            history.append(PersistentState.PublishRecord(manifestSHA256: hash, publishedAt: now, supersededAt: nil,
-                                                         files: previous.manifest.lists.flatMap { [$0.file, $0.file + ".gz"] + ($0.patches ?? []).map(\.file) }))
+        if manifestChanged, let previous, let hash = previous.manifestSHA256,
+            !history.contains(where: { $0.manifestSHA256 == hash })
+        {
+            history.append(
+                PersistentState.PublishRecord(
+                    manifestSHA256: hash, publishedAt: now, supersededAt: nil,
+                    files: previous.manifest.lists.flatMap {
+                        [$0.file, $0.file + ".gz"] + ($0.patches ?? []).map(\.file)
+                    }))
         }
         if let last = history.indices.last, history[last].supersededAt == nil { history[last].supersededAt = now }
-        history.append(PersistentState.PublishRecord(manifestSHA256: plan.manifestSHA256, publishedAt: now, supersededAt: nil, files: plan.fileNames))
+        history.append(
+            PersistentState.PublishRecord(
+                manifestSHA256: plan.manifestSHA256, publishedAt: now, supersededAt: nil, files: plan.fileNames))
     }
 
     /// Removes hashed files the current manifest does not name once their grace period is over.
@@ -31,7 +42,8 @@ package struct Retention: Sendable {
     /// time the last manifest naming it was superseded, so lost history only delays removal.
     package func prune(keeping: Set<String>, history: inout [PersistentState.PublishRecord], now: Date) -> [String] {
         var removed: [String] = []
-        for (name, retiredAt) in retiredFiles(keeping: keeping, history: history) where now.timeIntervalSince(retiredAt) > gracePeriod {
+        for (name, retiredAt) in retiredFiles(keeping: keeping, history: history)
+        where now.timeIntervalSince(retiredAt) > gracePeriod {
             if unlink(writer.path(name)) == 0 { removed.append(name) }
         }
         if !removed.isEmpty { try? DurableFile.syncDirectory(writer.directory) }

@@ -2,8 +2,9 @@ import Converter
 import Dispatch
 import DurableFile
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes a `PublishPlan` into a public directory so that a reader (a CDN, the HTTP server, a
@@ -48,7 +49,9 @@ package struct SetWriter: Sendable {
         }
         var created: [String] = []
         for result in results { created += try result.get() }
-        let current = sources.inPlace ? previous?.content.manifest?.identity
+        let current =
+            sources.inPlace
+            ? previous?.content.manifest?.identity
             : FileManager.default.contents(atPath: path(PublishPlan.manifestName)).map { Array($0) }
         let changed = current != plan.manifest
         if let signature = plan.signature { try writeSignature(signature) }
@@ -85,9 +88,13 @@ package struct SetWriter: Sendable {
     /// Writes one list's identity and gzip files where missing; returns the names it created.
     private func writeList(_ list: PlannedList, sources: FileSources) throws -> [String] {
         var created: [String] = []
-        guard let gzip = list.gzip else { throw PublishError.compression(list.fileName, "the plan holds no gzip bytes") }
+        guard let gzip = list.gzip else {
+            throw PublishError.compression(list.fileName, "the plan holds no gzip bytes")
+        }
         // Patches are written like list files, before the manifest that names them.
-        for (name, bytes) in [(list.fileName, list.identity), (list.gzipName, gzip)] + list.patches.map({ ($0.fileName, $0.bytes) }) {
+        for (name, bytes) in [(list.fileName, list.identity), (list.gzipName, gzip)]
+            + list.patches.map({ ($0.fileName, $0.bytes) })
+        {
             if sources.names.contains(name) {
                 // Known intact (checked when the previous set was loaded, or written by us): only a
                 // file removed behind our back is written again.

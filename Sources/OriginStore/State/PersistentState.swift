@@ -21,7 +21,10 @@ package struct PersistentState: Codable, Sendable, Equatable {
         package var rules: Int
         package var sha256: String
 
-        package init(etag: String? = nil, lastModified: String? = nil, source: String, sourceDate: String? = nil, fetchedAt: Date? = nil, rules: Int, sha256: String) {
+        package init(
+            etag: String? = nil, lastModified: String? = nil, source: String, sourceDate: String? = nil,
+            fetchedAt: Date? = nil, rules: Int, sha256: String
+        ) {
             self.etag = etag
             self.lastModified = lastModified
             self.source = source

@@ -17,7 +17,10 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
         /// True when this version is new to devices (they fetch and compile it).
         package var changed: Bool
 
-        package init(id: String, file: String, rules: Int, bytes: Int, gzipBytes: Int, compileSeconds: Double? = nil, changed: Bool) {
+        package init(
+            id: String, file: String, rules: Int, bytes: Int, gzipBytes: Int, compileSeconds: Double? = nil,
+            changed: Bool
+        ) {
             self.id = id
             self.file = file
             self.rules = rules
@@ -64,7 +67,11 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
         return String(id[..<dash])
     }
 
-    package init(at: Date, result: String, summary: String, listsChanged: [String] = [], lists: [ListFigures] = [], deviceCost: DeviceCost = DeviceCost(bytesWithPatches: 0, bytesWhole: 0, listsToRecompile: 0), rulesByFamily: [String: Int] = [:]) {
+    package init(
+        at: Date, result: String, summary: String, listsChanged: [String] = [], lists: [ListFigures] = [],
+        deviceCost: DeviceCost = DeviceCost(bytesWithPatches: 0, bytesWhole: 0, listsToRecompile: 0),
+        rulesByFamily: [String: Int] = [:]
+    ) {
         self.at = at
         self.result = result
         self.summary = summary
@@ -93,9 +100,10 @@ package struct RefreshHistoryStore: Sendable {
 
         package var description: String {
             switch self {
-            case let .newerVersion(path, found, supported):
-                return "\(path) has history version \(found), but this server reads versions up to \(supported); the refresh history is neither shown nor written until a newer listserver runs"
-            case let .unreadable(path, reason, movedTo):
+            case .newerVersion(let path, let found, let supported):
+                return
+                    "\(path) has history version \(found), but this server reads versions up to \(supported); the refresh history is neither shown nor written until a newer listserver runs"
+            case .unreadable(let path, let reason, let movedTo):
                 let aside = movedTo.map { "moved aside to \($0)" } ?? "could not be moved aside"
                 return "\(path) is not a refresh history (\(reason)); it was \(aside) and the history starts empty"
             }
@@ -117,7 +125,9 @@ package struct RefreshHistoryStore: Sendable {
     /// The kept records, oldest first; empty when there is no file yet.
     package func load() -> Result<[RefreshRecord], LoadProblem> {
         guard let data = FileManager.default.contents(atPath: path) else {
-            if FileManager.default.fileExists(atPath: path) { return .failure(.unreadable(path: path, reason: "permission denied", movedTo: nil)) }
+            if FileManager.default.fileExists(atPath: path) {
+                return .failure(.unreadable(path: path, reason: "permission denied", movedTo: nil))
+            }
             return .success([])
         }
         let decoder = JSONDecoder()
@@ -129,7 +139,9 @@ package struct RefreshHistoryStore: Sendable {
             return .failure(.newerVersion(path: path, found: version, supported: Self.currentVersion))
         }
         guard version >= 1 else { return .failure(moveAside(reason: "version \(version) is not valid")) }
-        guard let file = try? decoder.decode(File.self, from: data) else { return .failure(moveAside(reason: "its records do not decode")) }
+        guard let file = try? decoder.decode(File.self, from: data) else {
+            return .failure(moveAside(reason: "its records do not decode"))
+        }
         return .success(Array(file.records.suffix(limit)))
     }
 

@@ -10,11 +10,14 @@ package enum StateError: Error, CustomStringConvertible, Equatable {
     package var description: String {
         switch self {
         case .newerVersion(let path, let found, let supported):
-            return "\(path) has state version \(found), but this server reads versions up to \(supported); run a newer listserver or point stateDir at another directory"
+            return
+                "\(path) has state version \(found), but this server reads versions up to \(supported); run a newer listserver or point stateDir at another directory"
         case .unreadable(let path, let reason):
-            return "\(path) cannot be read (\(reason)); fix it or move it aside to start with empty state (the published set in the public directory is kept)"
+            return
+                "\(path) cannot be read (\(reason)); fix it or move it aside to start with empty state (the published set in the public directory is kept)"
         case .write(let path, let reason):
-            return "cannot write \(path) (\(reason)); check that the state directory exists, is writable and has free space"
+            return
+                "cannot write \(path) (\(reason)); check that the state directory exists, is writable and has free space"
         }
     }
 }

@@ -1,7 +1,8 @@
 import DurableFile
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The state directory: `state.json`, the last good copy of each upstream and rejected bodies kept
@@ -67,7 +68,9 @@ package struct StateStore: Sendable {
         let prefix = upstreamID + "-"
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: rejectedDirectory)) ?? [])
             .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".txt") && !$0.hasPrefix(".") }
-            .sorted { (Int($0.dropFirst(prefix.count).dropLast(4)) ?? 0) < (Int($1.dropFirst(prefix.count).dropLast(4)) ?? 0) }
+            .sorted {
+                (Int($0.dropFirst(prefix.count).dropLast(4)) ?? 0) < (Int($1.dropFirst(prefix.count).dropLast(4)) ?? 0)
+            }
         for name in names.dropLast(Self.rejectedKept) {
             unlink(rejectedDirectory + "/" + name)
         }

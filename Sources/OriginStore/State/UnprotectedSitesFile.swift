@@ -18,7 +18,8 @@ extension StateStore {
             throw .unreadable(path: unprotectedSitesPath, reason: "not an unprotected-sites file: \(error)")
         }
         if edits.version > UnprotectedSiteEdits.currentVersion {
-            throw .newerVersion(path: unprotectedSitesPath, found: edits.version, supported: UnprotectedSiteEdits.currentVersion)
+            throw .newerVersion(
+                path: unprotectedSitesPath, found: edits.version, supported: UnprotectedSiteEdits.currentVersion)
         }
         return edits
     }

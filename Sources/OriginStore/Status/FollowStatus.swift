@@ -34,7 +34,11 @@ package struct FollowStatus: Codable, Sendable, Equatable {
         return max(0, primary - served)
     }
 
-    package init(primary: String, lastAttemptAt: Date? = nil, lastSuccessAt: Date? = nil, lastResult: String? = nil, lastError: String? = nil, refusals: Int = 0, failures: Int = 0, servedGeneration: Int? = nil, primaryGeneration: Int? = nil) {
+    package init(
+        primary: String, lastAttemptAt: Date? = nil, lastSuccessAt: Date? = nil, lastResult: String? = nil,
+        lastError: String? = nil, refusals: Int = 0, failures: Int = 0, servedGeneration: Int? = nil,
+        primaryGeneration: Int? = nil
+    ) {
         self.primary = primary
         self.lastAttemptAt = lastAttemptAt
         self.lastSuccessAt = lastSuccessAt

@@ -38,7 +38,11 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var lastError: String?
         package var rules: Int?
 
-        package init(id: String, url: String, source: String, sourceDate: String? = nil, lastFetchAt: Date? = nil, lastAttemptAt: Date? = nil, lastResult: String? = nil, lastHTTPStatus: Int? = nil, etag: String? = nil, lastModified: String? = nil, lastError: String? = nil, rules: Int? = nil) {
+        package init(
+            id: String, url: String, source: String, sourceDate: String? = nil, lastFetchAt: Date? = nil,
+            lastAttemptAt: Date? = nil, lastResult: String? = nil, lastHTTPStatus: Int? = nil, etag: String? = nil,
+            lastModified: String? = nil, lastError: String? = nil, rules: Int? = nil
+        ) {
             self.id = id
             self.url = url
             self.source = source

@@ -30,7 +30,9 @@ package struct SigningStatus: Codable, Sendable, Equatable {
         expires = manifest.expires
         if let signature = content?.signatures[PublishedSignature.name(forManifest: entry.sha256)] {
             signedAt = signature.lastModified
-            signedByKeyId = PublishedSignature(manifestSHA256: entry.sha256, bytes: signature.identity).parsed.map { "\($0.keyID)" }
+            signedByKeyId = PublishedSignature(manifestSHA256: entry.sha256, bytes: signature.identity).parsed.map {
+                "\($0.keyID)"
+            }
         }
     }
 

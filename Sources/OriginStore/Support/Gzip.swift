@@ -28,7 +28,9 @@ package enum Gzip {
         let status = bytes.withUnsafeBufferPointer {
             shim_gzip($0.baseAddress, $0.count, effort.level, effort.maxChain ?? 0, &out, &count)
         }
-        guard status == 0, let out else { throw Failure(description: "gzip compression failed (zlib status \(status))") }
+        guard status == 0, let out else {
+            throw Failure(description: "gzip compression failed (zlib status \(status))")
+        }
         defer { free(out) }
         return Array(UnsafeBufferPointer(start: out, count: count))
     }

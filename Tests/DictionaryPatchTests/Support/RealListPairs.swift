@@ -27,7 +27,8 @@ struct RealListPairs {
     private init() throws {
         let first = try ListConverter().convert(Self.sources("19"))
         let previous = Dictionary(uniqueKeysWithValues: first.lists.map { ($0.id, $0.json) })
-        let second = try ListConverter().convert(Self.sources("20"), previousLayout: first.layoutState, previousLists: previous)
+        let second = try ListConverter().convert(
+            Self.sources("20"), previousLayout: first.layoutState, previousLists: previous)
         pairs = second.lists.compactMap { list in
             guard let old = previous[list.id], old != list.json else { return nil }
             return Pair(id: list.id, old: old, new: list.json)
@@ -51,18 +52,19 @@ struct FixtureError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-
 /// The `dcz` tool the tests run (through `ChildRun`).
 enum DCZBinary {
     /// The `dcz` executable built next to the test bundle.
     static func path() throws -> String {
         let candidates = [
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dcz").path,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("dcz")
+                .path,
             Bundle.main.bundleURL.deletingLastPathComponent().appendingPathComponent("dcz").path,
             Bundle.main.bundleURL.appendingPathComponent("dcz").path,
         ]
         guard let path = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            throw FixtureError("the dcz executable is not built next to the tests (looked at \(candidates)); run swift build first")
+            throw FixtureError(
+                "the dcz executable is not built next to the tests (looked at \(candidates)); run swift build first")
         }
         return path
     }

@@ -8,16 +8,21 @@ import TestSupport
 struct MinimalResponder: HTTPResponder {
     static let routes = HTTPRoutes(applicationLabels: ["static", "healthz"])
 
-    func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue) -> HTTPAnswer {
+    func respond(to request: HTTPRequest, name: UnsafeBufferPointer<UInt8>, into output: inout OutputQueue)
+        -> HTTPAnswer
+    {
         guard request.head.method == .get || request.head.method == .head else {
-            return request.error(405, "method not allowed", route: request.routes.invalid, fields: [.allow("GET, HEAD")], into: &output)
+            return request.error(
+                405, "method not allowed", route: request.routes.invalid, fields: [.allow("GET, HEAD")], into: &output)
         }
         if let resource = request.site.resource(named: name) {
             return request.serve(resource, route: HTTPRoute(0), into: &output)
         }
         if name.elementsEqual("healthz".utf8) {
-            return request.respond(status: 200, route: HTTPRoute(1), contentType: "application/json", body: Array("{\"status\":\"ok\"}\n".utf8),
-                                   into: &output)
+            return request.respond(
+                status: 200, route: HTTPRoute(1), contentType: "application/json",
+                body: Array("{\"status\":\"ok\"}\n".utf8),
+                into: &output)
         }
         return request.notFound(into: &output)
     }
@@ -36,7 +41,8 @@ final class CoreServer: LoopbackHTTPServer, @unchecked Sendable {
         configuration.port = 0
         configuration.serverName = "core-test"
         configure(&configuration)
-        server = HTTP1Server(configuration: configuration, routes: MinimalResponder.routes, responder: MinimalResponder(), log: { _ in })
+        server = HTTP1Server(
+            configuration: configuration, routes: MinimalResponder.routes, responder: MinimalResponder(), log: { _ in })
         port = try server.start()
         self.site = site
         server.install(site.staticSite)
@@ -63,17 +69,23 @@ struct CoreSite {
     init(generation: String = "g1") {
         for (name, count) in [("list-a.json", 400), ("list-b.json", 50)] {
             let body = Self.ruleBytes(tag: name, count: count) + Array(generation.utf8)
-            add(name, body, cacheControl: Self.immutable, vary: Self.vary, fields: [.useAsDictionary("match=\"/list-*.json\"")])
+            add(
+                name, body, cacheControl: Self.immutable, vary: Self.vary,
+                fields: [.useAsDictionary("match=\"/list-*.json\"")])
         }
         let manifest = Array("{\"format\":1,\"generation\":\"\(generation)\"}\n".utf8)
         add("manifest.json", manifest, cacheControl: Self.shortCache)
     }
 
     /// Adds (or replaces) a resource with an encoded representation unless `encoded` is false.
-    mutating func add(_ name: String, _ body: [UInt8], encoded: Bool = true, cacheControl: String = immutable, vary: String = "Accept-Encoding",
-                      fields: [HTTPField] = []) {
-        resources[name] = StaticResource(name: name, identity: body, gzip: encoded ? Self.encode(body) : nil, sha256: Self.tag(body),
-                                         lastModified: Self.publishTime, cacheControl: CacheControl(cacheControl), vary: vary, fields: fields)
+    mutating func add(
+        _ name: String, _ body: [UInt8], encoded: Bool = true, cacheControl: String = immutable,
+        vary: String = "Accept-Encoding",
+        fields: [HTTPField] = []
+    ) {
+        resources[name] = StaticResource(
+            name: name, identity: body, gzip: encoded ? Self.encode(body) : nil, sha256: Self.tag(body),
+            lastModified: Self.publishTime, cacheControl: CacheControl(cacheControl), vary: vary, fields: fields)
     }
 
     var staticSite: StaticSite { StaticSite(resources: Array(resources.values)) }
@@ -98,7 +110,9 @@ struct CoreSite {
 
     /// A JSON array of `count` small rules, like a content-blocker list.
     static func ruleBytes(tag: String, count: Int) -> [UInt8] {
-        let rules = (0..<count).map { "{\"trigger\":{\"url-filter\":\"\(tag)-\($0)\"},\"action\":{\"type\":\"block\"}}" }
+        let rules = (0..<count).map {
+            "{\"trigger\":{\"url-filter\":\"\(tag)-\($0)\"},\"action\":{\"type\":\"block\"}}"
+        }
         return Array("[\(rules.joined(separator: ","))]".utf8)
     }
 

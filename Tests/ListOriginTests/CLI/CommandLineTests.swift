@@ -1,6 +1,7 @@
 import OriginTestSupport
-@testable import ListOrigin
 import Testing
+
+@testable import ListOrigin
 
 @Suite struct CommandLineTests {
     @Test func unknownFlagIsAUsageError() {

@@ -1,12 +1,13 @@
 import DictionaryPatchOrigin
 import Foundation
-import OriginTestSupport
-@testable import ListOrigin
-@testable import OriginStore
-@testable import ListSync
 import ListFormat
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
+@testable import ListOrigin
+@testable import ListSync
+@testable import OriginStore
 
 /// dcz patches on the device: the reference client against the real origin serving published sets
 /// with patches. A device a few versions behind fetches patches; one too far behind, or one given a
@@ -32,9 +33,10 @@ import TestSupport
 
         func device(_ label: String) throws -> (SyncClient, TemporaryDirectory) {
             let directory = try TemporaryDirectory(label)
-            let client = SyncClient(manifestURL: URL(string: "http://127.0.0.1:\(harness.port)/manifest.json")!,
-                                    store: SyncStore(directory: directory.url), trust: .unsignedAllowed,
-                                    options: .init(timeout: 10))
+            let client = SyncClient(
+                manifestURL: URL(string: "http://127.0.0.1:\(harness.port)/manifest.json")!,
+                store: SyncStore(directory: directory.url), trust: .unsignedAllowed,
+                options: .init(timeout: 10))
             return (client, directory)
         }
     }
@@ -61,7 +63,9 @@ import TestSupport
         try site.publish(9)
         let newSHA = try Self.netSHA(site.outcomes[9])
 
-        for (client, directory, viaPatch) in [(oneBehind, oneDir, true), (threeBehind, threeDir, true), (eightBehind, eightDir, false)] {
+        for (client, directory, viaPatch) in [
+            (oneBehind, oneDir, true), (threeBehind, threeDir, true), (eightBehind, eightDir, false),
+        ] {
             let report = try await client.sync()
             let net = try #require(report.downloaded.first { $0.id == "net" }, "\(directory.path)")
             #expect((net.patch != nil) == viaPatch, "\(report.summary)")
@@ -71,7 +75,9 @@ import TestSupport
             #expect(SHA256Digest.hex(of: stored) == newSHA)
             if viaPatch {
                 #expect(report.patchTransferredBytes > 0 && report.fullFileTransferredBytes == 0)
-                #expect(report.patchTransferredBytes * PatchSizeRule.minimumSaving <= (site.outcomes[9]?.plan.lists.first { $0.id == "net" }?.gzip?.count ?? 0))
+                #expect(
+                    report.patchTransferredBytes * PatchSizeRule.minimumSaving
+                        <= (site.outcomes[9]?.plan.lists.first { $0.id == "net" }?.gzip?.count ?? 0))
             } else {
                 #expect(report.patchTransferredBytes == 0 && report.fullFileTransferredBytes > 0)
             }
@@ -87,12 +93,15 @@ import TestSupport
     /// served bytes change.
     /// `listed`: the manifest is rewritten in the older style that lists each patch with its hash
     /// (what old servers publish); otherwise the client derives the patch's name.
-    static func sabotaged(_ content: SiteContent, fault: Fault, listed: Bool, v1: [UInt8], v2: [UInt8]) throws -> SiteContent {
+    static func sabotaged(_ content: SiteContent, fault: Fault, listed: Bool, v1: [UInt8], v2: [UInt8]) throws
+        -> SiteContent
+    {
         var manifest = try Manifest.decode(Data(try #require(content.manifest).identity))
         let index = try #require(manifest.lists.firstIndex { $0.id == "net" })
         let derived = try #require(manifest.derivedPatch(for: manifest.lists[index], from: SHA256Digest.hex(of: v1)))
         let good = try #require(content.files[derived.file]).identity
-        var patch = Manifest.Patch(from: derived.from, file: derived.file, sha256: SHA256Digest.hex(of: good), bytes: good.count)
+        var patch = Manifest.Patch(
+            from: derived.from, file: derived.file, sha256: SHA256Digest.hex(of: good), bytes: good.count)
         var bad: [UInt8]
         switch fault {
         case .wrongBase: bad = try PatchEncoder().encode(from: Array(v1.dropLast(2)) + [0x5d], to: v2)
@@ -133,7 +142,8 @@ import TestSupport
         try site.publish(2)
         let v1 = try #require(site.outcomes[1]?.plan.lists.first { $0.id == "net" }?.identity)
         let v2 = try #require(site.outcomes[2]?.plan.lists.first { $0.id == "net" }?.identity)
-        site.harness.server.install(try Self.sabotaged(site.outcomes[2]!.published.content, fault: fault, listed: listed, v1: v1, v2: v2))
+        site.harness.server.install(
+            try Self.sabotaged(site.outcomes[2]!.published.content, fault: fault, listed: listed, v1: v1, v2: v2))
 
         let report = try await client.sync()
         let net = try #require(report.downloaded.first { $0.id == "net" })

@@ -1,10 +1,11 @@
 import Foundation
-import OriginTestSupport
-@testable import ListSync
-@testable import ListOrigin
-@testable import OriginStore
 import ListFormat
+import OriginTestSupport
 import Testing
+
+@testable import ListOrigin
+@testable import ListSync
+@testable import OriginStore
 
 /// The reference client against a scripted loopback origin: what it downloads, what it keeps,
 /// and that every failure leaves the last synced set intact.
@@ -12,7 +13,10 @@ import Testing
     static let v1 = ScriptedSite(lists: [
         (id: "network-00", body: #"[{"trigger":{"url-filter":"a"},"action":{"type":"block"}}]"#),
         (id: "network-01", body: #"[{"trigger":{"url-filter":"b"},"action":{"type":"block"}}]"#),
-        (id: "cosmetic", body: #"[{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":".ad"}}]"#),
+        (
+            id: "cosmetic",
+            body: #"[{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":".ad"}}]"#
+        ),
     ])
     /// network-01 changed, cosmetic gone, recent added; network-00 unchanged.
     static let v2 = ScriptedSite(lists: [
@@ -21,10 +25,13 @@ import Testing
         (id: "recent", body: #"[{"trigger":{"url-filter":"c"},"action":{"type":"block"}}]"#),
     ])
 
-
-    static func client(_ origin: ScriptedOrigin, _ directory: TemporaryDirectory, path: String = "/manifest.json") -> SyncClient {
-        SyncClient(manifestURL: URL(string: origin.baseURL + path)!, store: SyncStore(directory: directory.url), trust: .unsignedAllowed,
-                   options: .init(timeout: 10))
+    static func client(_ origin: ScriptedOrigin, _ directory: TemporaryDirectory, path: String = "/manifest.json")
+        -> SyncClient
+    {
+        SyncClient(
+            manifestURL: URL(string: origin.baseURL + path)!, store: SyncStore(directory: directory.url),
+            trust: .unsignedAllowed,
+            options: .init(timeout: 10))
     }
 
     @Test func firstSyncDownloadsEverythingThenRevalidatesWith304() async throws {
@@ -61,7 +68,10 @@ import Testing
         defer { origin.stop() }
         let directory = try TemporaryDirectory("sync-gzip")
         defer { directory.remove() }
-        let big = "[" + (0..<500).map { #"{"trigger":{"url-filter":"ad\#($0)"},"action":{"type":"block"}}"# }.joined(separator: ",") + "]"
+        let big =
+            "["
+            + (0..<500).map { #"{"trigger":{"url-filter":"ad\#($0)"},"action":{"type":"block"}}"# }.joined(
+                separator: ",") + "]"
         let site = ScriptedSite(lists: [(id: "network-00", body: big)])
         origin.setHandler { site.reply(to: $0) }
 
@@ -118,7 +128,9 @@ import Testing
             let isChangedFile = request.path == "/" + changedFile
             switch fault {
             case .wrongHash where isChangedFile:
-                return .init(status: 200, body: Array(#"[{"trigger":{"url-filter":"tampered"},"action":{"type":"block"}}]"#.utf8))
+                return .init(
+                    status: 200, body: Array(#"[{"trigger":{"url-filter":"tampered"},"action":{"type":"block"}}]"#.utf8)
+                )
             case .truncatedBody where isChangedFile:
                 var reply = v2.reply(to: request)
                 reply.truncateTo = reply.body.count / 2
@@ -141,8 +153,8 @@ import Testing
         } catch let error as SyncError {
             switch (fault, error) {
             case (.wrongHash, .hashMismatch), (.truncatedBody, .transport), (.serverErrorOnFile, .fileStatus(_, 503)),
-                 (.serverErrorOnManifest, .manifestStatus(_, 500)), (.unknownFormat, .unknownManifestFormat(_, 2)),
-                 (.garbageManifest, .manifestUnreadable):
+                (.serverErrorOnManifest, .manifestStatus(_, 500)), (.unknownFormat, .unknownManifestFormat(_, 2)),
+                (.garbageManifest, .manifestUnreadable):
                 break
             default:
                 Issue.record("\(fault) gave an unexpected error: \(error)")
@@ -166,7 +178,8 @@ import Testing
         defer { directory.remove() }
         let body = #"[{"trigger":{"url-filter":"x"},"action":{"type":"block"}}]"#
         let hash = SHA256Digest.hex(of: Array(body.utf8))
-        let manifest = #"{"format":1,"lists":[{"id":"a","file":"a.json","sha256":"\#(hash)","rules":1},{"id":"b","file":"../shared/b.json","sha256":"\#(hash)","rules":1}]}"#
+        let manifest =
+            #"{"format":1,"lists":[{"id":"a","file":"a.json","sha256":"\#(hash)","rules":1},{"id":"b","file":"../shared/b.json","sha256":"\#(hash)","rules":1}]}"#
         origin.setHandler { request in
             switch request.path {
             case "/cdn/v1/manifest.json": return .init(status: 200, body: Array(manifest.utf8))
@@ -235,7 +248,10 @@ import Testing
             _ = try await Self.client(origin, directory).sync()
             Issue.record("a sync ran while another held the store")
         } catch let error as SyncError {
-            guard case .store = error else { Issue.record("unexpected error \(error)"); return }
+            guard case .store = error else {
+                Issue.record("unexpected error \(error)")
+                return
+            }
         }
         #expect(origin.requests.isEmpty)
         held.release()
@@ -251,11 +267,14 @@ import Testing
         let site = Self.v1
         origin.setHandler { site.reply(to: $0) }
         let url = origin.baseURL + "/manifest.json"
-        #expect(ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
+        #expect(
+            ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 0)
         #expect(try directory.storedHashes() == site.hashes)
         origin.setHandler { _ in .init(status: 502) }
-        #expect(ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
-        #expect(ListServerCommandLine.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
+        #expect(
+            ListServerCommandLine.run(["sync", "--manifest", url, "--dir", directory.path, "--allow-unsigned"]) == 1)
+        #expect(
+            ListServerCommandLine.run(["sync", "--manifest", "ftp://x/manifest.json", "--dir", directory.path]) == 2)
         #expect(ListServerCommandLine.run(["sync", "--dir", directory.path]) == 2)
     }
 }

@@ -1,10 +1,11 @@
 import ContentBlockerEngine
 import Converter
 import Foundation
-import OriginTestSupport
 import ListSync
+import OriginTestSupport
 import TestSupport
 import Testing
+
 @testable import ListOrigin
 @testable import OriginRefresh
 @testable import OriginServe
@@ -19,13 +20,19 @@ import Testing
 /// finding the same SHA-256, still compiles nothing; the fourth, after a set that dropped a list id
 /// (its alias answers 410), keeps blocking with the copy it has. Every start blocks what the engine blocks.
 @Suite(.serialized) struct GNOMEWebTests {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // Its fields are the keys of epiphany_run.py's JSON report.
     struct RunResult: Decodable {
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // Its fields are the keys of a Python tool's JSON report.
         struct StoreFile: Decodable, Equatable {
             var bytes: Int
             var mtime_ns: Int
             var inode: Int
         }
 
+        // swift-format-ignore: AlwaysUseLowerCamelCase
+        // Its fields are the keys of a Python tool's JSON report.
         struct Sidecar: Decodable {
             var uri: String
             var sha256: String
@@ -45,7 +52,8 @@ import Testing
     }
 
     /// The converted 2025-10 snapshot as a served generation, with its manifest entries and the engine over it.
-    static func snapshotSet() throws -> (content: SiteContent, entries: [Manifest.Entry], engine: ContentBlockerEngine) {
+    static func snapshotSet() throws -> (content: SiteContent, entries: [Manifest.Entry], engine: ContentBlockerEngine)
+    {
         let lists = try ListConverter().convert(try WebKitTestSupport.snapshotSources()).lists
         var files: [String: SiteContent.Entry] = [:]
         var entries: [Manifest.Entry] = []
@@ -53,19 +61,27 @@ import Testing
         for list in lists {
             let hash = SHA256Digest.hex(of: list.json)
             let name = PublishPlan.fileName(id: list.id, sha256: hash)
-            files[name] = SiteContent.Entry(name: name, identity: list.json, gzip: try Gzip.compress(list.json), sha256: hash, lastModified: published)
-            entries.append(Manifest.Entry(id: list.id, file: name, sha256: hash, rules: list.ruleCount, bytes: list.json.count))
+            files[name] = SiteContent.Entry(
+                name: name, identity: list.json, gzip: try Gzip.compress(list.json), sha256: hash,
+                lastModified: published)
+            entries.append(
+                Manifest.Entry(id: list.id, file: name, sha256: hash, rules: list.ruleCount, bytes: list.json.count))
         }
         let manifest = Manifest(lists: entries).encoded()
-        let content = SiteContent(manifest: SiteContent.Entry(name: "manifest.json", identity: manifest, gzip: nil, sha256: SHA256Digest.hex(of: manifest),
-                                                              lastModified: published), files: files)
-        let engine = try ContentBlockerEngine(lists: lists.map { ($0.id, $0.json) }, registrableDomains: try PublicSuffixFile.load())
+        let content = SiteContent(
+            manifest: SiteContent.Entry(
+                name: "manifest.json", identity: manifest, gzip: nil, sha256: SHA256Digest.hex(of: manifest),
+                lastModified: published), files: files)
+        let engine = try ContentBlockerEngine(
+            lists: lists.map { ($0.id, $0.json) }, registrableDomains: try PublicSuffixFile.load())
         return (content, entries, engine)
     }
 
     /// Dev-sample requests a page can make with a tag (image, script, stylesheet), over http so the
     /// proxy sees each URL, each decided by the engine for a page on 127.0.0.1.
-    static func sampleRequests(_ engine: ContentBlockerEngine, each: Int) throws -> (blocked: [PageResource], allowed: [PageResource]) {
+    static func sampleRequests(_ engine: ContentBlockerEngine, each: Int) throws -> (
+        blocked: [PageResource], allowed: [PageResource]
+    ) {
         let file = Repository.root.appendingPathComponent("Tests/Fixtures/requests/dev-sample.jsonl")
         let tags = ["image": "img", "script": "script", "stylesheet": "style"]
         var seen = Set<String>()
@@ -73,16 +89,21 @@ import Testing
         var allowed: [PageResource] = []
         for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
             let request = try JSONDecoder().decode(DecisionEngineWebViewTests.SampleRequest.self, from: Data(line.utf8))
-            guard let tag = tags[request.type], request.url.hasPrefix("http"), let components = URLComponents(string: request.url),
-                  let host = components.host, !host.isEmpty, host != "127.0.0.1", host != "localhost" else { continue }
+            guard let tag = tags[request.type], request.url.hasPrefix("http"),
+                let components = URLComponents(string: request.url),
+                let host = components.host, !host.isEmpty, host != "127.0.0.1", host != "localhost"
+            else { continue }
             var http = components
             http.scheme = "http"
             http.port = nil
             http.fragment = nil
             if http.path.isEmpty { http.path = "/" }
-            guard let url = http.string, url.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }), seen.insert(url).inserted else { continue }
+            guard let url = http.string, url.allSatisfy({ $0.isASCII && !$0.isWhitespace && $0 != "\"" }),
+                seen.insert(url).inserted
+            else { continue }
             let type = try #require(ABPRequestType(rawValue: request.type))
-            let isBlocked = engine.isBlocked(try BlockerRequest(url: url, source: "http://127.0.0.1/page.html", type: type))
+            let isBlocked = engine.isBlocked(
+                try BlockerRequest(url: url, source: "http://127.0.0.1/page.html", type: type))
             if isBlocked, blocked.count < each { blocked.append(PageResource(url: url, tag: tag, type: request.type)) }
             if !isBlocked, allowed.count < each { allowed.append(PageResource(url: url, tag: tag, type: request.type)) }
             if blocked.count == each, allowed.count == each { break }
@@ -105,7 +126,10 @@ import Testing
         let script = Repository.root.appendingPathComponent("scripts/gnome-web/epiphany_run.py").path
         let finished = try ChildRun.run(WebKitTestSupport.python, [script] + arguments, timeout: 400)
         let result = try JSONDecoder().decode(RunResult.self, from: try Data(contentsOf: out))
-        #expect(finished.status == 0, "GNOME Web did not finish the page: \(finished.stderr)\n\(result.filter_log.suffix(20).joined(separator: "\n"))")
+        #expect(
+            finished.status == 0,
+            "GNOME Web did not finish the page: \(finished.stderr)\n\(result.filter_log.suffix(20).joined(separator: "\n"))"
+        )
         return result
     }
 
@@ -115,16 +139,24 @@ import Testing
         let proxied = Set(result.proxied)
         let leaked = blocked.map(\.url).filter { proxied.contains($0) }
         let missing = allowed.map(\.url).filter { !proxied.contains($0) }
-        #expect(leaked.isEmpty, "\(start): \(leaked.count) of \(blocked.count) blocked requests reached the proxy: \(leaked.prefix(10))")
-        #expect(missing.isEmpty, "\(start): \(missing.count) of \(allowed.count) allowed requests never reached the proxy: \(missing.prefix(10))")
+        #expect(
+            leaked.isEmpty,
+            "\(start): \(leaked.count) of \(blocked.count) blocked requests reached the proxy: \(leaked.prefix(10))")
+        #expect(
+            missing.isEmpty,
+            "\(start): \(missing.count) of \(allowed.count) allowed requests never reached the proxy: \(missing.prefix(10))"
+        )
         let unexpected = proxied.subtracting(allowed.map(\.url))
         #expect(unexpected.isEmpty, "\(start): the proxy saw requests the page did not allow: \(unexpected.prefix(10))")
-        #expect(!result.proxied.contains { $0.hasPrefix("CONNECT") }, "\(start): \(result.proxied.filter { $0.hasPrefix("CONNECT") })")
+        #expect(
+            !result.proxied.contains { $0.hasPrefix("CONNECT") },
+            "\(start): \(result.proxied.filter { $0.hasPrefix("CONNECT") })")
     }
 
     @Test func gnomeWebBlocksWithTheAliasesAndRecompilesNothingWhenTheyAreUnchanged() throws {
-        #expect(FileManager.default.isExecutableFile(atPath: "/usr/bin/epiphany"),
-                "GNOME Web missing: apt-get install epiphany-browser (scripts/setup.sh test does)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/epiphany"),
+            "GNOME Web missing: apt-get install epiphany-browser (scripts/setup.sh test does)")
         let (content, entries, engine) = try Self.snapshotSet()
         let harness = try ServerHarness(configure: { $0.accessLog = true }, content: content)
         defer { harness.stop() }
@@ -136,20 +168,27 @@ import Testing
         let page = URL(fileURLWithPath: scratch.path).appendingPathComponent("page.json")
         try JSONEncoder().encode(["resources": (blocked + allowed).sorted { $0.url < $1.url }]).write(to: page)
         // The lines a GNOME Web user copies from the index, run as they are.
-        let index = try #require(JSONSerialization.jsonObject(with: Data(try harness.request("/lists/").body)) as? [String: Any])
+        let index = try #require(
+            JSONSerialization.jsonObject(with: Data(try harness.request("/lists/").body)) as? [String: Any])
         let lines = [try #require(index["gnomeWeb"] as? String), try #require(index["gnomeWeb43"] as? String)]
         let aliasURLs = entries.map { "http://127.0.0.1:\(harness.port)/lists/\($0.id).json" }
-        func aliasRequests() -> Int { harness.log.filter { $0.contains(" GET /lists/") && $0.hasSuffix("us") && $0.contains(".json 200 ") }.count }
+        func aliasRequests() -> Int {
+            harness.log.filter { $0.contains(" GET /lists/") && $0.hasSuffix("us") && $0.contains(".json 200 ") }.count
+        }
 
         // Start 1: every alias downloaded once and compiled; the page loads only after that.
         let first = try Self.run(home: home, page: page, gsettings: lines)
         #expect(first.finished)
-        print("GNOME Web start 1: \(first.seconds) s, \(entries.count) lists, \(first.proxied.count) proxied, via `\(first.gsettings ?? "")`")
+        print(
+            "GNOME Web start 1: \(first.seconds) s, \(entries.count) lists, \(first.proxied.count) proxied, via `\(first.gsettings ?? "")`"
+        )
         #expect(aliasRequests() == entries.count)
         #expect(first.sidecars.map(\.uri).sorted() == aliasURLs.sorted())
         for sidecar in first.sidecars {
             let entry = entries.first { sidecar.uri.hasSuffix("/lists/\($0.id).json") }
-            #expect(sidecar.sha256 == entry?.sha256, "GNOME Web's checksum of \(sidecar.uri) is the manifest's SHA-256 (the ETag's source)")
+            #expect(
+                sidecar.sha256 == entry?.sha256,
+                "GNOME Web's checksum of \(sidecar.uri) is the manifest's SHA-256 (the ETag's source)")
         }
         #expect(first.compiled.count == entries.count)
         Self.expectBlocking(first, blocked: blocked, allowed: allowed, start: "start 1")
@@ -167,17 +206,26 @@ import Testing
         #expect(third.compiled == first.compiled, "no compiled filter was rewritten")
         #expect(third.filter_log.filter { $0.contains("recompilation skipped") }.count == entries.count)
         #expect(!third.filter_log.contains { $0.contains("compiled successfully") })
-        #expect(third.sidecars.allSatisfy { sidecar in first.sidecars.contains { $0.uri == sidecar.uri && $0.last_update < sidecar.last_update } })
+        #expect(
+            third.sidecars.allSatisfy { sidecar in
+                first.sidecars.contains { $0.uri == sidecar.uri && $0.last_update < sidecar.last_update }
+            })
         Self.expectBlocking(third, blocked: blocked, allowed: allowed, start: "start 3")
 
         // Start 4, refresh due again, but the set no longer has one id (its last file still kept):
         // the alias answers 410 and GNOME Web keeps the filter it compiled, so nothing it blocked
         // gets through. The id chosen matters: without its rules some sampled requests would pass.
         let retired = "network-hosts-01"
-        let without = try ContentBlockerEngine(lists: entries.filter { $0.id != retired }.map { ($0.id, content.files[$0.file]!.identity) },
-                                               registrableDomains: try PublicSuffixFile.load())
+        let without = try ContentBlockerEngine(
+            lists: entries.filter { $0.id != retired }.map { ($0.id, content.files[$0.file]!.identity) },
+            registrableDomains: try PublicSuffixFile.load())
         let source = "http://127.0.0.1/page.html"
-        #expect(try blocked.contains { !without.isBlocked(try BlockerRequest(url: $0.url, source: source, type: try #require(ABPRequestType(rawValue: $0.type)))) })
+        #expect(
+            try blocked.contains {
+                !without.isBlocked(
+                    try BlockerRequest(
+                        url: $0.url, source: source, type: try #require(ABPRequestType(rawValue: $0.type))))
+            })
         harness.server.install(try content.dropping(retired, keepFiles: true))
         let fourth = try Self.run(home: home, page: page, gsettings: lines, ageSidecars: 2 * 86_400)
         #expect(harness.log.contains { $0.contains(" GET /lists/\(retired).json 410 ") })

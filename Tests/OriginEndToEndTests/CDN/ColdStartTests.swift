@@ -1,9 +1,10 @@
 import Foundation
 import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginServe
-import Testing
-import TestSupport
 
 /// Before the first set is installed the origin answers `503` + `Retry-After` + `no-store` for the
 /// manifest and every list path, so a CDN in front keeps nothing and serves the set the moment it
@@ -14,7 +15,9 @@ import TestSupport
         defer { origin.stop() }
         let cdn = try VarnishCDN(originPort: origin.port)
         defer { cdn.stop() }
-        let set = try PublishedSetForTests(lists: [(id: "network-00", json: PublishedSetForTests.ruleJSON(tag: "cold", count: 50))])
+        let set = try PublishedSetForTests(lists: [
+            (id: "network-00", json: PublishedSetForTests.ruleJSON(tag: "cold", count: 50))
+        ])
         let listPath = "/" + set.lists[0].fileName
 
         for path in ["/manifest.json", listPath, "/lists/network-00.json", "/lists/"] {
@@ -24,7 +27,8 @@ import TestSupport
                 #expect(edge.headers["cache-control"] == "no-store")
                 #expect(edge.headers["retry-after"] == String(ColdStart.retryAfterSeconds))
             }
-            #expect(origin.requests.filter { $0.path == path }.count == 2, "the edge stored the cold answer for \(path)")
+            #expect(
+                origin.requests.filter { $0.path == path }.count == 2, "the edge stored the cold answer for \(path)")
         }
         // The operator endpoints still answer while cold.
         #expect(try RawHTTPResponse.get(port: origin.port, path: "/healthz").status == 503)

@@ -1,10 +1,11 @@
 import Converter
 import Foundation
-import OriginTestSupport
 import ListSync
 import ManifestSigning
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -12,8 +13,6 @@ import TestSupport
 /// the real publisher signed. Each attack is refused with its reason and the device store stays
 /// byte for byte what it was; a key rotation and an explicitly allowed unsigned set are accepted.
 @Suite(.serialized) struct SignedSyncTests {
-
-
 
     /// `set`'s content with one byte of the manifest changed and the genuine signature served under
     /// the changed manifest's hash (what a cache that rewrites manifests would do).
@@ -24,10 +23,10 @@ import TestSupport
         bytes[digit] = UInt8(ascii: "3")
         let hash = SHA256Digest.hex(of: bytes)
         content.manifest = PublishedSet.manifestEntry(bytes, sha256: hash, lastModified: Date())
-        content.signatures[PublishedSignature.name(forManifest: hash)] = set.content.signatures[PublishedSignature.name(forManifest: try #require(set.manifestSHA256))]
+        content.signatures[PublishedSignature.name(forManifest: hash)] =
+            set.content.signatures[PublishedSignature.name(forManifest: try #require(set.manifestSHA256))]
         return content
     }
-
 
     @Test func aDeviceRefusesTamperingForeignKeysRollbackExpiryAndUnsignedSetsAndFollowsARotation() async throws {
         let device = try await Device.start()
@@ -64,8 +63,9 @@ import TestSupport
             manifestURL = URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!
             storePath = origin.scratch.sub("device")
             let trusted = try ManifestTrust(trustedKeys: [keyA.key.publicKey, keyC.key.publicKey])
-            client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)), trust: trusted,
-                                options: .init(timeout: 10))
+            client = SyncClient(
+                manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)), trust: trusted,
+                options: .init(timeout: 10))
         }
 
         static func start() async throws -> Device {
@@ -85,7 +85,10 @@ import TestSupport
 
         /// One byte of the manifest changed, the genuine signature served at the new hash.
         func refusesATamperedManifest() async throws {
-            if case .badSignature = await offer(try tampered(first)) {} else { Issue.record("a tampered manifest must fail verification") }
+            if case .badSignature = await offer(try tampered(first)) {
+            } else {
+                Issue.record("a tampered manifest must fail verification")
+            }
         }
 
         func refusesAKeyItDoesNotTrust() async throws {
@@ -107,23 +110,36 @@ import TestSupport
             } else {
                 Issue.record("a replayed older manifest must be refused")
             }
-            #expect(ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
-                                               "--trusted-key", keyA.key.publicKey.base64]) == 1)
+            #expect(
+                ListServerCommandLine.run([
+                    "sync", "--manifest", manifestURL.absoluteString, "--dir", storePath,
+                    "--trusted-key", keyA.key.publicKey.base64,
+                ]) == 1)
             #expect(SigningOrigin.snapshot(storePath) == held)
         }
 
         /// Signed by the trusted key with a validity that already ran out.
         func refusesAnExpiredManifest() async throws {
-            let expired = try origin.publish(try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
-            if case .expired = await offer(expired.content) {} else { Issue.record("an expired manifest must be refused") }
+            let expired = try origin.publish(
+                try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
+            if case .expired = await offer(expired.content) {
+            } else {
+                Issue.record("an expired manifest must be refused")
+            }
         }
 
         func refusesAnUnsignedSetUnlessToldToAcceptOne() async throws {
             let unsigned = try origin.publish(nil, tag: "five")
             #expect(unsigned.content.signatures[PublishedSignature.name(forManifest: unsigned.manifestSHA256!)] == nil)
-            if case .unsigned = await offer(unsigned.content) {} else { Issue.record("an unsigned manifest must be refused") }
-            let lenient = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: origin.scratch.sub("lenient"))),
-                                     trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey], allowUnsigned: true), options: .init(timeout: 10))
+            if case .unsigned = await offer(unsigned.content) {
+            } else {
+                Issue.record("an unsigned manifest must be refused")
+            }
+            let lenient = SyncClient(
+                manifestURL: manifestURL,
+                store: SyncStore(directory: URL(fileURLWithPath: origin.scratch.sub("lenient"))),
+                trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey], allowUnsigned: true),
+                options: .init(timeout: 10))
             #expect(try await lenient.sync().outcome == .updated)
         }
 
@@ -152,7 +168,11 @@ import TestSupport
         func device(_ name: String, allowUnsigned: Bool) throws -> (client: SyncClient, path: String) {
             let path = origin.scratch.sub(name)
             let trust = try ManifestTrust(trustedKeys: [key.key.publicKey], allowUnsigned: allowUnsigned)
-            return (SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: path)), trust: trust, options: .init(timeout: 10)), path)
+            return (
+                SyncClient(
+                    manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: path)), trust: trust,
+                    options: .init(timeout: 10)), path
+            )
         }
         func heldGeneration(_ path: String) throws -> Int? {
             try #require(try SyncStore(directory: URL(fileURLWithPath: path)).loadState()).manifest.generation
@@ -163,7 +183,8 @@ import TestSupport
 
         let signed = try origin.publish(key, tag: "two")
         server.server.install(signed.content)
-        #expect(try await lenient.client.sync().outcome == .updated, "a signed set after an unsigned one is no rollback")
+        #expect(
+            try await lenient.client.sync().outcome == .updated, "a signed set after an unsigned one is no rollback")
         #expect(try heldGeneration(lenient.path) == signed.manifest.generation)
         let strict = try device("strict", allowUnsigned: false)
         #expect(try await strict.client.sync().outcome == .updated)
@@ -171,9 +192,14 @@ import TestSupport
         let later = try origin.publish(nil, tag: "three")
         server.server.install(later.content)
         let held = SigningOrigin.snapshot(strict.path)
-        if case .unsigned = await SigningOrigin.refusal(strict.client) {} else { Issue.record("a device that pins a key refuses a later unsigned set") }
+        if case .unsigned = await SigningOrigin.refusal(strict.client) {
+        } else {
+            Issue.record("a device that pins a key refuses a later unsigned set")
+        }
         #expect(SigningOrigin.snapshot(strict.path) == held)
-        #expect(try await lenient.client.sync().outcome == .updated, "allowUnsigned takes a later unsigned set (it carries no generation)")
+        #expect(
+            try await lenient.client.sync().outcome == .updated,
+            "allowUnsigned takes a later unsigned set (it carries no generation)")
         #expect(try heldGeneration(lenient.path) == nil)
     }
 
@@ -184,17 +210,19 @@ import TestSupport
         let keyA = try SigningOrigin.signer()
         let origin = SigningOrigin()
         let first = try origin.publish(keyA, tag: "one")
-        let server = try ServerHarness(configure: {
-            $0.manifestMaxAgeSeconds = 1
-            $0.manifestStaleWhileRevalidateSeconds = 0
-        }, content: first.content)
+        let server = try ServerHarness(
+            configure: {
+                $0.manifestMaxAgeSeconds = 1
+                $0.manifestStaleWhileRevalidateSeconds = 0
+            }, content: first.content)
         defer { server.stop() }
         let cdn = try VarnishCDN(originPort: server.port)
         defer { cdn.stop() }
         let manifestURL = URL(string: cdn.baseURL + "/manifest.json")!
         let storePath = origin.scratch.sub("device")
-        let client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)),
-                                trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey]), options: .init(timeout: 10))
+        let client = SyncClient(
+            manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)),
+            trust: try ManifestTrust(trustedKeys: [keyA.key.publicKey]), options: .init(timeout: 10))
         #expect(try await client.sync().outcome == .updated)
 
         func serve(_ content: SiteContent) async throws {
@@ -207,11 +235,17 @@ import TestSupport
         let held = SigningOrigin.snapshot(storePath)
 
         try await serve(first.content)
-        if case .rollback = await SigningOrigin.refusal(client) {} else { Issue.record("a replayed older manifest through the CDN must be refused") }
+        if case .rollback = await SigningOrigin.refusal(client) {
+        } else {
+            Issue.record("a replayed older manifest through the CDN must be refused")
+        }
         #expect(SigningOrigin.snapshot(storePath) == held)
 
         try await serve(try Self.tampered(second))
-        if case .badSignature = await SigningOrigin.refusal(client) {} else { Issue.record("a tampered manifest through the CDN must be refused") }
+        if case .badSignature = await SigningOrigin.refusal(client) {
+        } else {
+            Issue.record("a tampered manifest through the CDN must be refused")
+        }
         #expect(SigningOrigin.snapshot(storePath) == held)
     }
 }

@@ -1,15 +1,17 @@
 import Foundation
-import OriginTestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginServe
 @testable import OriginStore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Signed manifests through a real CDN edge (Varnish with scripts/varnish/cdn.vcl, in front of the real
 /// HTTP server on loopback): a foreign key's signature, an expired manifest and an unsigned one are
@@ -32,8 +34,10 @@ import TestSupport
             var http = Configuration.HTTP()
             http.manifestMaxAgeSeconds = 1
             http.manifestStaleWhileRevalidateSeconds = 0
-            return HTTPServer(configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: port), status: StatusBoard(),
-                              log: Log(label: "varnish-origin", minimum: .warning, sink: { _ in }), admin: nil)
+            return HTTPServer(
+                configuration: http, listen: Configuration.Listen(address: "127.0.0.1", port: port),
+                status: StatusBoard(),
+                log: Log(label: "varnish-origin", minimum: .warning, sink: { _ in }), admin: nil)
         }
 
         /// Stops the server and starts a new one on the same port, serving `content`.
@@ -58,7 +62,9 @@ import TestSupport
 
     /// `listserver sync` (the command's entry point, in process): its exit status and what it wrote
     /// to stderr, caught by pointing descriptor 2 at a file while it runs.
-    static func syncCommand(_ manifestURL: URL, store: String, keys: [MinisignPublicKey]) throws -> (status: Int32, output: String) {
+    static func syncCommand(_ manifestURL: URL, store: String, keys: [MinisignPublicKey]) throws -> (
+        status: Int32, output: String
+    ) {
         let outputPath = store + ".sync-stderr"
         let file = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw VarnishCDN.Failure(description: "cannot create \(outputPath): errno \(errno)") }
@@ -66,14 +72,17 @@ import TestSupport
         let savedStderr = dup(2)
         dup2(file, 2)
         close(file)
-        let status = ListServerCommandLine.run(["sync", "--manifest", manifestURL.absoluteString, "--dir", store, "--timeout", "10"]
-            + keys.flatMap { ["--trusted-key", $0.base64] })
+        let status = ListServerCommandLine.run(
+            ["sync", "--manifest", manifestURL.absoluteString, "--dir", store, "--timeout", "10"]
+                + keys.flatMap { ["--trusted-key", $0.base64] })
         dup2(savedStderr, 2)
         close(savedStderr)
         return (status, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 
-    @Test func throughVarnishForeignKeysExpiryAndUnsignedSetsAreRefusedAndARotationAcrossARestartIsFollowed() async throws {
+    @Test func throughVarnishForeignKeysExpiryAndUnsignedSetsAreRefusedAndARotationAcrossARestartIsFollowed()
+        async throws
+    {
         let keyA = try SigningOrigin.signer()
         let keyB = try SigningOrigin.signer()
         let keyC = try SigningOrigin.signer()
@@ -86,8 +95,9 @@ import TestSupport
         let manifestURL = URL(string: cdn.baseURL + "/manifest.json")!
         let storePath = origin.scratch.sub("device")
         let trusted = [keyA.key.publicKey, keyC.key.publicKey]
-        let client = SyncClient(manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)),
-                                trust: try ManifestTrust(trustedKeys: trusted), options: .init(timeout: 10))
+        let client = SyncClient(
+            manifestURL: manifestURL, store: SyncStore(directory: URL(fileURLWithPath: storePath)),
+            trust: try ManifestTrust(trustedKeys: trusted), options: .init(timeout: 10))
         #expect(try await client.sync().outcome == .updated)
         let held = SigningOrigin.snapshot(storePath)
         let heldGeneration = try #require(first.manifest.generation)
@@ -115,7 +125,8 @@ import TestSupport
         }
 
         // Signed by the trusted key, but its validity ran out.
-        let expired = try origin.publish(try ManifestSigner(key: keyA.key, validity: 4), tag: "three", now: Date().addingTimeInterval(-100))
+        let expired = try origin.publish(
+            try ManifestSigner(key: keyA.key, validity: 4), tag: "three", now: Date().addingTimeInterval(-100))
         try await serve(expired.content)
         try await expectRefused("expired", reason: "expired at") {
             if case .expired = $0 { return true }

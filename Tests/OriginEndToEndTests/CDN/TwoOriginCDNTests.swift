@@ -1,12 +1,13 @@
 import Foundation
-import OriginTestSupport
 import ListFormat
-import ListSync
-import Testing
-import TestSupport
 import ListOrigin
+import ListSync
+import OriginTestSupport
+import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Two origins behind the CDN edge (Varnish with scripts/varnish/cdn.vcl's fallback director and
@@ -28,17 +29,33 @@ import Glibc
     final class Counters: @unchecked Sendable {
         private let lock = NSLock()
         private var stored: [SyncRun] = []
-        func add(_ run: SyncRun) { lock.lock(); stored.append(run); lock.unlock() }
-        var count: Int { lock.lock(); defer { lock.unlock() }; return stored.count }
-        var snapshot: [SyncRun] { lock.lock(); defer { lock.unlock() }; return stored }
+        func add(_ run: SyncRun) {
+            lock.lock()
+            stored.append(run)
+            lock.unlock()
+        }
+        var count: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored.count
+        }
+        var snapshot: [SyncRun] {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
     }
 
     /// One device sync: `listserver sync --json`, spawned with posix_spawn and reaped by its own
     /// pid (`ChildRun`), so the running varnishd and origins never hold up its reaping.
     static func sync(binary: String, manifest: URL, store: String, key: String) -> SyncRun {
         do {
-            let run = try ChildRun.run(binary, ["sync", "--manifest", manifest.absoluteString, "--dir", store, "--trusted-key", key,
-                                                "--timeout", "20", "--json"], timeout: 90)
+            let run = try ChildRun.run(
+                binary,
+                [
+                    "sync", "--manifest", manifest.absoluteString, "--dir", store, "--trusted-key", key,
+                    "--timeout", "20", "--json",
+                ], timeout: 90)
             guard run.status == 0 else { return SyncRun(report: nil, error: "exit \(run.status): \(run.stderr)") }
             return SyncRun(report: try JSONDecoder().decode(SyncReport.self, from: run.stdout), error: nil)
         } catch {
@@ -49,8 +66,14 @@ import Glibc
     /// The edge's backend fetches of the manifest from varnishlog, runs of equal lines folded with their count.
     static func manifestFetches(_ cdn: VarnishCDN) -> [String] {
         let filter = #"BereqURL eq "/manifest.json""#
-        guard let log = try? ChildRun.run("/usr/bin/varnishncsa", ["-n", cdn.workdir.path, "-d", "-b", "-q", filter,
-                                                                   "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o"], timeout: 60) else {
+        guard
+            let log = try? ChildRun.run(
+                "/usr/bin/varnishncsa",
+                [
+                    "-n", cdn.workdir.path, "-d", "-b", "-q", filter,
+                    "-F", "%{%H:%M:%S}t %{VSL:BackendOpen[2]}x %s %{ETag}o",
+                ], timeout: 60)
+        else {
             return ["varnishncsa did not run"]
         }
         let lines = log.stdoutText.split(separator: "\n").map(String.init)
@@ -120,17 +143,24 @@ import Glibc
         }
         try #require(settled, "the primary's first upstream refresh never ended")
         let key = try FollowerSupport.publicKey(port: primary.port)
-        try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
-                                                keys: [key], interval: 0.5, extra: http)
+        try FollowerSupport.writeFollowerConfig(
+            scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
+            keys: [key], interval: 0.5, extra: http)
         let follower = try ListServerProcess(directory: scratch.sub("follower"))
         let day0 = try RawHTTPResponse.get(port: primary.port, path: "/manifest.json").body
-        try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day0 })
-        return Origins(primary: primary, primaryDir: primaryDir, follower: follower, upstream: upstream, key: key, day0: day0)
+        try #require(
+            try await eventually(timeout: 60, interval: 0.2) {
+                try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day0
+            })
+        return Origins(
+            primary: primary, primaryDir: primaryDir, follower: follower, upstream: upstream, key: key, day0: day0)
     }
 
     /// Downloads of the next day's lists by devices that held yesterday's version, where a patch
     /// from that version exists: how many came as patches, and the ones that came whole.
-    static func patchedDownloads(_ runs: [SyncRun], old: Manifest, new: Manifest, publicDirectory: String) -> (patched: Int, whole: [String]) {
+    static func patchedDownloads(_ runs: [SyncRun], old: Manifest, new: Manifest, publicDirectory: String) -> (
+        patched: Int, whole: [String]
+    ) {
         let patchable = patchSources(new, from: old, directory: publicDirectory)
         let oldSHA = Dictionary(old.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
         let newSHA = Dictionary(new.lists.map { ($0.id, $0.sha256) }, uniquingKeysWith: { first, _ in first })
@@ -139,8 +169,14 @@ import Glibc
         for run in runs {
             for file in run.report?.downloaded ?? [] {
                 // Only the next day's files (the first syncs fetch yesterday's whole, as they must).
-                guard newSHA[file.id] == file.sha256, let from = oldSHA[file.id], patchable.contains("\(file.id) \(from)") else { continue }
-                if file.patch != nil, file.patchFallback == nil { patched += 1 } else { whole.append("\(file.id): \(file)") }
+                guard newSHA[file.id] == file.sha256, let from = oldSHA[file.id],
+                    patchable.contains("\(file.id) \(from)")
+                else { continue }
+                if file.patch != nil, file.patchFallback == nil {
+                    patched += 1
+                } else {
+                    whole.append("\(file.id): \(file)")
+                }
             }
         }
         return (patched, whole)
@@ -160,7 +196,9 @@ import Glibc
         let began = Date()
         let scratch = ScratchDirectory("two-origins")
         var origins = try await Self.startOrigins(scratch)
-        let (primaryDir, follower, upstream, key, day0) = (origins.primaryDir, origins.follower, origins.upstream, origins.key, origins.day0)
+        let (primaryDir, follower, upstream, key, day0) = (
+            origins.primaryDir, origins.follower, origins.upstream, origins.key, origins.day0
+        )
         let cdn = try VarnishCDN(originPort: origins.primary.port, secondPort: follower.port)
         var cdnStopped = false
         defer { if !cdnStopped { cdn.stop() } }
@@ -185,27 +223,49 @@ import Glibc
                 var round = 0
                 while Date() < deadline, !(timelineDone.done && counters.count >= total) {
                     let mine = stride(from: worker, to: devices, by: workers).map { $0 }
-                    counters.add(Self.sync(binary: binary, manifest: manifestURL, store: stores[mine[round % mine.count]], key: key))
+                    counters.add(
+                        Self.sync(
+                            binary: binary, manifest: manifestURL, store: stores[mine[round % mine.count]], key: key))
                     round += 1
                 }
             }
         }
-        #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 5 }, "devices stopped syncing before the publish")
+        #expect(
+            await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 5 },
+            "devices stopped syncing before the publish")
         try FollowerSupport.serveDay(upstream, 1)
-        #expect(try await ListServerProcess.request(origins.primary.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
-        let published = try await eventually(timeout: 180, interval: 0.2) { try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body != day0 }
+        #expect(
+            try await ListServerProcess.request(
+                origins.primary.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]
+            ).0 == 202)
+        let published = try await eventually(timeout: 180, interval: 0.2) {
+            try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body != day0
+        }
         try #require(published, "the primary never published the next day")
         let day1 = try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body
-        try #require(try await eventually(timeout: 60, interval: 0.2) { try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day1 })
-        #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 }, "devices stopped syncing after the publish")
+        try #require(
+            try await eventually(timeout: 60, interval: 0.2) {
+                try RawHTTPResponse.get(port: follower.port, path: "/manifest.json").body == day1
+            })
+        #expect(
+            await eventually(timeout: 120, interval: 0.1) { counters.count >= devices + total / 2 },
+            "devices stopped syncing after the publish")
         origins.primary.process.signal(SIGKILL)
         origins.primary.process.wait()
         let port = origins.primary.port
-        #expect(await eventually(timeout: 10, interval: 0.05) { !VarnishCDN.accepts(port: port) }, "the killed primary still accepts")
+        #expect(
+            await eventually(timeout: 10, interval: 0.05) { !VarnishCDN.accepts(port: port) },
+            "the killed primary still accepts")
         let killedAt = counters.count
-        #expect(await eventually(timeout: 120, interval: 0.1) { counters.count >= killedAt + total / 5 }, "devices stopped syncing while the primary was down")
-        origins.primary = try ListServerProcess(directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120, port: origins.primary.port)
-        #expect(try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body == day1, "the restarted primary serves its set from disk")
+        #expect(
+            await eventually(timeout: 120, interval: 0.1) { counters.count >= killedAt + total / 5 },
+            "devices stopped syncing while the primary was down")
+        origins.primary = try ListServerProcess(
+            directory: primaryDir, environment: ["LISTSERVER_ADMIN_TOKEN": "t"], timeout: 120,
+            port: origins.primary.port)
+        #expect(
+            try RawHTTPResponse.get(port: origins.primary.port, path: "/manifest.json").body == day1,
+            "the restarted primary serves its set from disk")
         timelineDone.done = true
         await devicesRun.value
         // A last sync for every device, at once: both origins serve the newest set, so the edge must too.
@@ -218,17 +278,25 @@ import Glibc
 
         let runs = counters.snapshot
         let failed = runs.filter { $0.report == nil }
-        let stale = try stores.filter { try SyncStore(directory: URL(fileURLWithPath: $0)).loadState()?.manifest != (try Manifest.decode(Data(day1))) }
+        let stale = try stores.filter {
+            try SyncStore(directory: URL(fileURLWithPath: $0)).loadState()?.manifest
+                != (try Manifest.decode(Data(day1)))
+        }
         if !failed.isEmpty || !stale.isEmpty {
             // Which origin gave the edge which manifest, when: the first thing to read when this fails.
-            print("two-origin CDN: manifest fetches at the edge (time, origin, status, ETag, count):\n" + Self.manifestFetches(cdn).joined(separator: "\n"))
+            print(
+                "two-origin CDN: manifest fetches at the edge (time, origin, status, ETag, count):\n"
+                    + Self.manifestFetches(cdn).joined(separator: "\n"))
         }
-        #expect(failed.isEmpty, "\(failed.count) of \(runs.count) syncs failed: \(failed.prefix(3).map { $0.error ?? "" })")
+        #expect(
+            failed.isEmpty, "\(failed.count) of \(runs.count) syncs failed: \(failed.prefix(3).map { $0.error ?? "" })")
         #expect(runs.count >= total + devices, "\(runs.count) syncs ran")
         // Every device ends on the newest set.
         for store in stale {
             let state = try SyncStore(directory: URL(fileURLWithPath: store)).loadState()
-            Issue.record("\(store) holds generation \(state?.manifest.generation ?? 0), not the newest (\(try Manifest.decode(Data(day1)).generation ?? 0))")
+            Issue.record(
+                "\(store) holds generation \(state?.manifest.generation ?? 0), not the newest (\(try Manifest.decode(Data(day1)).generation ?? 0))"
+            )
         }
         // Devices holding yesterday's set got patches for every list the new manifest has a patch for.
         let old = try Manifest.decode(Data(day0))
@@ -237,12 +305,15 @@ import Glibc
         #expect(patched > 0, "devices on yesterday's set fetched patches")
         #expect(whole.isEmpty, "lists fetched whole although a patch from the held version exists: \(whole.prefix(3))")
         // No 404 at the edge for a file either manifest names.
-        let named = Set((old.lists + new.lists).flatMap { [$0.file] + ($0.patches ?? []).map(\.file) } + ["manifest.json"])
+        let named = Set(
+            (old.lists + new.lists).flatMap { [$0.file] + ($0.patches ?? []).map(\.file) } + ["manifest.json"])
         let (lines, notFound) = try Self.edgeNotFound(cdn, named: named)
         #expect(lines > runs.count, "the edge log holds the run (\(lines) lines)")
         #expect(notFound.isEmpty, "404 at the edge: \(notFound.prefix(5))")
-        print("two-origin CDN: \(runs.count) syncs (listserver sync), \(failed.count) failed, \(patched) patched list downloads, \(lines) edge requests, "
-              + "\(notFound.count) 404 for named files, \(stores.count - stale.count) of \(stores.count) devices on the newest set, \(Int(wall)) s")
+        print(
+            "two-origin CDN: \(runs.count) syncs (listserver sync), \(failed.count) failed, \(patched) patched list downloads, \(lines) edge requests, "
+                + "\(notFound.count) 404 for named files, \(stores.count - stale.count) of \(stores.count) devices on the newest set, \(Int(wall)) s"
+        )
         cdn.stop()
         cdnStopped = true
         #expect(origins.primary.terminate() == 0)

@@ -1,13 +1,15 @@
 import Foundation
-import OriginTestSupport
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import ListSync
+import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
-import Testing
-import TestSupport
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// End to end through a real CDN: 200 simulated devices sync from `HTTPServer` through Varnish
 /// (scripts/varnish/cdn.vcl). Checks that immutable hashed files reach the origin once, that
@@ -26,7 +28,8 @@ import TestSupport
         let warm = try await edge.warmDevicesCostTheOriginManifest304sOnly()
         let update = try await edge.aNewPublishReachesDevicesWithinMaxAge()
         let perThousand = { (requests: Int) in Double(requests) * 1_000 / Double(Self.devices) }
-        print("""
+        print(
+            """
             varnish: \(Self.devices) devices, \(edge.setA.lists.count) lists; origin requests per 1,000 device syncs: \
             cold \(perThousand(cold.total)) (\(cold.total) total: \(cold.files) files, \(cold.total - cold.files) manifest), \
             warm \(perThousand(warm)) (all manifest 304s), \
@@ -45,7 +48,10 @@ import TestSupport
 
         init() throws {
             origin = try OriginForTests(manifestMaxAge: VarnishCDNTests.manifestMaxAge, staleWhileRevalidate: 0)
-            setA = try PublishedSetForTests(lists: (0..<6).map { (id: "network-0\($0)", json: PublishedSetForTests.ruleJSON(tag: "a\($0)", count: 300)) })
+            setA = try PublishedSetForTests(
+                lists: (0..<6).map {
+                    (id: "network-0\($0)", json: PublishedSetForTests.ruleJSON(tag: "a\($0)", count: 300))
+                })
             origin.install(setA)
             cdn = try VarnishCDN(originPort: origin.port)
             stores = try (0..<VarnishCDNTests.devices).map { try TemporaryDirectory("device-\($0)") }
@@ -53,7 +59,7 @@ import TestSupport
         }
 
         func stop() {
-            stores.forEach { $0.remove() }
+            for store in stores { store.remove() }
             cdn.stop()
             origin.stop()
         }
@@ -64,7 +70,9 @@ import TestSupport
             #expect(cold.allSatisfy { $0.outcome == .updated && Set($0.downloaded.map(\.sha256)) == setA.hashes })
             let backend = origin.requests
             let files = backend.filter { $0.path != "/manifest.json" }
-            #expect(files.map(\.path).sorted() == setA.lists.map { "/" + $0.fileName }.sorted(), "each hashed file reaches the origin exactly once")
+            #expect(
+                files.map(\.path).sorted() == setA.lists.map { "/" + $0.fileName }.sorted(),
+                "each hashed file reaches the origin exactly once")
             #expect(files.allSatisfy { $0.status == 200 })
             #expect(backend.contains { $0.path == "/manifest.json" })
             return (backend.count, files.count)
@@ -74,7 +82,8 @@ import TestSupport
         /// origin (waited for, bounded); devices then revalidate with their ETag.
         func warmDevicesCostTheOriginManifest304sOnly() async throws -> Int {
             let before = origin.requests.count
-            let revalidated = try await eventually(timeout: Double(VarnishCDNTests.manifestMaxAge) + 10, interval: 0.2) {
+            let revalidated = try await eventually(timeout: Double(VarnishCDNTests.manifestMaxAge) + 10, interval: 0.2)
+            {
                 _ = try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json")
                 return origin.requests.dropFirst(before).contains { $0.path == "/manifest.json" }
             }
@@ -83,8 +92,9 @@ import TestSupport
             #expect(warm.allSatisfy { $0.outcome == .notModified })
             let backend = Array(origin.requests.dropFirst(before))
             #expect(!backend.isEmpty, "the expired manifest should have been revalidated at the origin")
-            #expect(backend.allSatisfy { $0.path == "/manifest.json" && $0.status == 304 },
-                    "warm traffic reaching the origin should be manifest 304s only, got \(backend)")
+            #expect(
+                backend.allSatisfy { $0.path == "/manifest.json" && $0.status == 304 },
+                "warm traffic reaching the origin should be manifest 304s only, got \(backend)")
             return backend.count
         }
 
@@ -110,12 +120,17 @@ import TestSupport
             }
             let backend = Array(origin.requests.dropFirst(before))
             let files = backend.filter { $0.path != "/manifest.json" && !$0.path.hasSuffix(".dcz") }
-            #expect(files.map(\.path).sorted() == setB.lists.filter { newHashes.contains($0.sha256) }.map { "/" + $0.fileName }.sorted())
+            #expect(
+                files.map(\.path).sorted()
+                    == setB.lists.filter { newHashes.contains($0.sha256) }.map { "/" + $0.fileName }.sorted())
             // Devices first ask for the changed list's patch under its derived name. This origin has
             // none (404, max-age=60): the edge caches that answer, so the origin sees the name once.
             let old02 = try #require(setA.lists.first { $0.id == "network-02" }?.sha256)
             let new02 = try #require(setB.lists.first { $0.id == "network-02" }?.sha256)
-            #expect(backend.filter { $0.path.hasSuffix(".dcz") }.map(\.path) == ["/network-02.\(old02.prefix(12))-\(new02.prefix(12)).dcz"])
+            #expect(
+                backend.filter { $0.path.hasSuffix(".dcz") }.map(\.path) == [
+                    "/network-02.\(old02.prefix(12))-\(new02.prefix(12)).dcz"
+                ])
             for store in stores.prefix(5) {
                 #expect(try store.storedHashes() == setB.hashes)
             }
@@ -123,11 +138,12 @@ import TestSupport
         }
     }
 
-
     @Test func rangeAndGzipThroughVarnishCarryTheRightBytes() async throws {
         let origin = try OriginForTests(manifestMaxAge: Self.manifestMaxAge, staleWhileRevalidate: 0)
         defer { origin.stop() }
-        let set = try PublishedSetForTests(lists: [(id: "network-00", json: PublishedSetForTests.ruleJSON(tag: "r", count: 400))])
+        let set = try PublishedSetForTests(lists: [
+            (id: "network-00", json: PublishedSetForTests.ruleJSON(tag: "r", count: 400))
+        ])
         origin.install(set)
         let cdn = try VarnishCDN(originPort: origin.port)
         defer { cdn.stop() }
@@ -138,12 +154,16 @@ import TestSupport
         let plain = try RawHTTPResponse.get(port: cdn.port, path: path)
         #expect(plain.status == 200)
         #expect(plain.headers["content-encoding"] == nil)
-        #expect(sameBytes(plain.body, list.identity), "identity body differs: \(plain.body.count) bytes vs \(list.identity.count)")
+        #expect(
+            sameBytes(plain.body, list.identity),
+            "identity body differs: \(plain.body.count) bytes vs \(list.identity.count)")
 
         let gzipped = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Accept-Encoding": "gzip"])
         #expect(gzipped.status == 200)
         #expect(gzipped.headers["content-encoding"] == "gzip")
-        #expect(sameBytes(gzipped.body, gzip), "the edge should pass the origin's deterministic gzip bytes through unchanged")
+        #expect(
+            sameBytes(gzipped.body, gzip),
+            "the edge should pass the origin's deterministic gzip bytes through unchanged")
         #expect(sameBytes(try Gzip.decompress(gzipped.body, limit: 1 << 24), list.identity))
 
         let range = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Range": "bytes=100-1099"])
@@ -155,7 +175,8 @@ import TestSupport
         #expect(suffix.status == 206)
         #expect(sameBytes(suffix.body, Array(list.identity.suffix(50))))
 
-        let gzipRange = try RawHTTPResponse.get(port: cdn.port, path: path, headers: ["Range": "bytes=0-99", "Accept-Encoding": "gzip"])
+        let gzipRange = try RawHTTPResponse.get(
+            port: cdn.port, path: path, headers: ["Range": "bytes=0-99", "Accept-Encoding": "gzip"])
         #expect(gzipRange.status == 206)
         #expect(gzipRange.headers["content-encoding"] == "gzip")
         #expect(sameBytes(gzipRange.body, Array(gzip[0..<100])))

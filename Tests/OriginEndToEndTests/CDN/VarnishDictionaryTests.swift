@@ -1,13 +1,14 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
-import OriginTestSupport
 import HTTPServerCore
 import ListSync
+import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
-import Testing
-import TestSupport
 
 /// dcz patches through a real CDN (Varnish with scripts/varnish/cdn.vcl, loopback, the real server):
 /// patch files are cached like list files, and RFC 9842 negotiation on list URLs survives Varnish's
@@ -48,7 +49,7 @@ import TestSupport
         let cdn = try VarnishCDN(originPort: origin.port)
         defer { cdn.stop() }
         let stores = try (0..<Self.devices).map { try TemporaryDirectory("dcz-device-\($0)") }
-        defer { stores.forEach { $0.remove() } }
+        defer { for store in stores { store.remove() } }
         let session = SyncClient.makeSession(maxConnectionsPerHost: 16)
         let manifestURL = cdn.baseURL + "/manifest.json"
         _ = try await syncDevices(stores, manifestURL: manifestURL, session: session)
@@ -67,8 +68,9 @@ import TestSupport
         }
         let patchDay = Array(origin.requests.dropFirst(before))
         let patchPulls = patchDay.filter { $0.path == "/" + days.patch.file }
-        #expect(patchPulls.count == 1 && patchPulls.allSatisfy { $0.status == 200 },
-                "the patch file reaches the origin once, then the edge serves it: \(patchDay)")
+        #expect(
+            patchPulls.count == 1 && patchPulls.allSatisfy { $0.status == 200 },
+            "the patch file reaches the origin once, then the edge serves it: \(patchDay)")
         #expect(!patchDay.contains { $0.path == "/" + days.current.name }, "no device needed the whole list")
         #expect(patchDay.allSatisfy { $0.path == "/manifest.json" || $0.path == "/" + days.patch.file }, "\(patchDay)")
     }
@@ -92,7 +94,8 @@ import TestSupport
             #expect(dcz.headers["content-encoding"] == "dcz", "round \(round): the edge must let dcz through")
             #expect(dcz.headers["vary"] == "Accept-Encoding, Available-Dictionary")
             #expect(sameBytes(dcz.body, patchBytes), "the precomputed patch, byte for byte")
-            let decoded = try PatchDecoder().apply(Data(dcz.body), to: Data(days.old.identity), expectedBytes: days.current.identity.count)
+            let decoded = try PatchDecoder().apply(
+                Data(dcz.body), to: Data(days.old.identity), expectedBytes: days.current.identity.count)
             #expect(SHA256Digest.hex(SHA256Digest.of(decoded)) == days.current.sha256)
 
             let plain = try RawHTTPResponse.get(port: cdn.port, path: path)
@@ -104,9 +107,15 @@ import TestSupport
             #expect(sameBytes(gzipped.body, gzip), "the origin's deterministic gzip bytes")
 
             // A dictionary without dcz, dcz refused, or an unknown dictionary: gzip.
-            for headers in [["Accept-Encoding": "gzip", "Available-Dictionary": days.offer],
-                            ["Accept-Encoding": "gzip, dcz;q=0", "Available-Dictionary": days.offer],
-                            ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": AvailableDictionaryField.fieldValue(sha256: [UInt8](repeating: 1, count: 32))]] {
+            for headers in [
+                ["Accept-Encoding": "gzip", "Available-Dictionary": days.offer],
+                ["Accept-Encoding": "gzip, dcz;q=0", "Available-Dictionary": days.offer],
+                [
+                    "Accept-Encoding": "gzip, dcz",
+                    "Available-Dictionary": AvailableDictionaryField.fieldValue(
+                        sha256: [UInt8](repeating: 1, count: 32)),
+                ],
+            ] {
                 let response = try RawHTTPResponse.get(port: cdn.port, path: path, headers: headers)
                 #expect(response.headers["content-encoding"] == "gzip", "\(headers)")
                 #expect(sameBytes(response.body, gzip), "\(headers)")

@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -10,16 +11,20 @@ import TestSupport
 /// when it returns; and it can itself be followed, with the key its /status shows.
 @Suite(.serialized) struct FollowerRefusalTests {
     /// Waits until the follower's /status says `result`, and returns its `follow` object.
-    static func waitForResult(_ port: Int, _ result: String, after attempt: String? = nil) async throws -> [String: Any] {
+    static func waitForResult(_ port: Int, _ result: String, after attempt: String? = nil) async throws -> [String: Any]
+    {
         var follow: [String: Any] = [:]
         _ = try await eventually(timeout: 20, interval: 0.1) {
             follow = try FollowerSupport.follow(port: port)
-            return follow["lastResult"] as? String == result && (attempt == nil || (follow["lastAttemptAt"] as? String ?? "") > attempt!)
+            return follow["lastResult"] as? String == result
+                && (attempt == nil || (follow["lastAttemptAt"] as? String ?? "") > attempt!)
         }
         return follow
     }
 
-    static func manifest(_ port: Int) throws -> [UInt8] { try RawHTTPResponse.get(port: port, path: "/manifest.json").body }
+    static func manifest(_ port: Int) throws -> [UInt8] {
+        try RawHTTPResponse.get(port: port, path: "/manifest.json").body
+    }
 
     @Test func badSignaturesRollbacksAndExpiredManifestsAreRefusedAndTheLastGoodSetStaysServed() async throws {
         let scenario = try await Scenario.start()
@@ -54,8 +59,9 @@ import TestSupport
             self.origin = origin
             self.first = first
             primary = try SignedSyncVarnishTests.RestartableOrigin(content: first)
-            try FollowerSupport.writeFollowerConfig(scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
-                                                    keys: [keyA.key.publicKey.base64], interval: 0.2)
+            try FollowerSupport.writeFollowerConfig(
+                scratch.sub("follower"), manifest: "http://127.0.0.1:\(primary.port)/manifest.json",
+                keys: [keyA.key.publicKey.base64], interval: 0.2)
             follower = try ListServerProcess(directory: scratch.sub("follower"))
             served = first.manifest!.identity
         }
@@ -64,15 +70,19 @@ import TestSupport
             let keyA = try SigningOrigin.signer()
             let origin = SigningOrigin()
             let first = try origin.publish(keyA, tag: "one")
-            let scenario = try Scenario(keyA: keyA, keyB: try SigningOrigin.signer(), origin: origin, first: first.content)
-            let installed = try await eventually(timeout: 20, interval: 0.1) { try manifest(scenario.follower.port) == scenario.served }
+            let scenario = try Scenario(
+                keyA: keyA, keyB: try SigningOrigin.signer(), origin: origin, first: first.content)
+            let installed = try await eventually(timeout: 20, interval: 0.1) {
+                try manifest(scenario.follower.port) == scenario.served
+            }
             let followState = (try? FollowerSupport.follow(port: scenario.follower.port)) ?? [:]
             try #require(installed, "the follower never installed the first set: \(followState)")
             return scenario
         }
 
         /// Publishes on the primary and waits for the follower's verdict on it.
-        private func offer(_ content: SiteContent, expecting result: String, after attempt: String? = nil) async throws {
+        private func offer(_ content: SiteContent, expecting result: String, after attempt: String? = nil) async throws
+        {
             primary.server.install(content)
             follow = try await waitForResult(follower.port, result, after: attempt)
             if result == "installed" { served = content.manifest!.identity }
@@ -96,12 +106,17 @@ import TestSupport
 
         /// Signed by the trusted key with a validity that already ran out; /metrics counts the refusals.
         func anExpiredManifestIsRefusedAndCounted() async throws {
-            let expired = try origin.publish(try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
+            let expired = try origin.publish(
+                try ManifestSigner(key: keyA.key, validity: 4), tag: "four", now: Date().addingTimeInterval(-100))
             try await offer(expired.content, expecting: "refused", after: follow["lastAttemptAt"] as? String)
             #expect(lastError.contains("expired"), "\(follow)")
-            let metrics = String(decoding: try RawHTTPResponse.get(port: follower.port, path: "/metrics").body, as: UTF8.self)
+            let metrics = String(
+                decoding: try RawHTTPResponse.get(port: follower.port, path: "/metrics").body, as: UTF8.self)
             #expect(metrics.contains("listserver_follow_refusals_total{primary="), "\(metrics.suffix(600))")
-            #expect(metrics.contains("listserver_follow_last_poll_ok{primary=\"http://127.0.0.1:\(primary.port)/manifest.json\",result=\"refused\"} 0"))
+            #expect(
+                metrics.contains(
+                    "listserver_follow_last_poll_ok{primary=\"http://127.0.0.1:\(primary.port)/manifest.json\",result=\"refused\"} 0"
+                ))
             #expect((follow["refusals"] as? Int ?? 0) >= 3)
         }
 
@@ -123,14 +138,18 @@ import TestSupport
         func aFollowerOfTheFollowerServesTheSameSet() async throws {
             let shownKey = try FollowerSupport.publicKey(port: follower.port)
             #expect(shownKey == keyA.key.publicKey.base64)
-            try FollowerSupport.writeFollowerConfig(scratch.sub("second"), manifest: "http://127.0.0.1:\(follower.port)/manifest.json",
-                                                    keys: [shownKey], interval: 0.2)
+            try FollowerSupport.writeFollowerConfig(
+                scratch.sub("second"), manifest: "http://127.0.0.1:\(follower.port)/manifest.json",
+                keys: [shownKey], interval: 0.2)
             let second = try ListServerProcess(directory: scratch.sub("second"))
-            let chained = try await eventually(timeout: 20, interval: 0.1) { [served] in try manifest(second.port) == served }
+            let chained = try await eventually(timeout: 20, interval: 0.1) { [served] in
+                try manifest(second.port) == served
+            }
             #expect(chained, "a follower of a follower serves the same set")
             let names = FollowerSupport.servedNames(FollowerSupport.servedFiles(scratch.sub("second/public")))
             // Against the first follower (same http settings; this test's primary caches the manifest for 1 s).
-            let differences = try FollowerSupport.headerDifferences(names: names, primary: follower.port, follower: second.port)
+            let differences = try FollowerSupport.headerDifferences(
+                names: names, primary: follower.port, follower: second.port)
             #expect(differences.isEmpty, "\(differences)")
             #expect(second.terminate() == 0)
         }

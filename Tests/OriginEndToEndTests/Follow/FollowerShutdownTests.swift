@@ -1,10 +1,12 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A follower stops within its shutdown grace even while a poll hangs on a primary that accepted
@@ -19,14 +21,16 @@ import Glibc
         let directory = scratch.sub("follower")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let config = """
-        {"publicDir": "public", "stateDir": "state",
-         "fetch": {"connectTimeoutSeconds": 2, "totalTimeoutSeconds": 300},
-         "http": {"shutdownGraceSeconds": 1},
-         "follow": {"manifest": "\(primary.url("/manifest.json"))", "trustedKeys": ["\(key.key.publicKey.base64)"], "intervalSeconds": 60}}
-        """
+            {"publicDir": "public", "stateDir": "state",
+             "fetch": {"connectTimeoutSeconds": 2, "totalTimeoutSeconds": 300},
+             "http": {"shutdownGraceSeconds": 1},
+             "follow": {"manifest": "\(primary.url("/manifest.json"))", "trustedKeys": ["\(key.key.publicKey.base64)"], "intervalSeconds": 60}}
+            """
         try Array(config.utf8).write(to: directory + "/config.json")
         let follower = try ListServerProcess(directory: directory)
-        let polling = try await eventually(timeout: 20, interval: 0.05) { !primary.requests(for: "/manifest.json").isEmpty }
+        let polling = try await eventually(timeout: 20, interval: 0.05) {
+            !primary.requests(for: "/manifest.json").isEmpty
+        }
         try #require(polling, "the follower never asked the primary")
         let started = Date()
         follower.process.signal(SIGTERM)

@@ -1,8 +1,9 @@
 import Foundation
-import OriginTestSupport
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginRefresh
@@ -19,19 +20,20 @@ import TestSupport
 
     static func writeConfig(_ directory: String) throws {
         let config = """
-        {"publicDir": "public", "stateDir": "state",
-         "upstreams": [{"id": "easylist", "path": "\(ListServerProcess.repositorySnapshot)/easylist.txt"},
-                       {"id": "operator", "path": "operator.txt"}],
-         "refresh": {"jitterSeconds": 0},
-         "publish": {"verifyWithWebKit": "off"},
-         "http": {"manifestMaxAgeSeconds": 1, "manifestStaleWhileRevalidateSeconds": 0},
-         "unprotectedSites": ["configured.example"]}
-        """
+            {"publicDir": "public", "stateDir": "state",
+             "upstreams": [{"id": "easylist", "path": "\(ListServerProcess.repositorySnapshot)/easylist.txt"},
+                           {"id": "operator", "path": "operator.txt"}],
+             "refresh": {"jitterSeconds": 0},
+             "publish": {"verifyWithWebKit": "off"},
+             "http": {"manifestMaxAgeSeconds": 1, "manifestStaleWhileRevalidateSeconds": 0},
+             "unprotectedSites": ["configured.example"]}
+            """
         try Array(config.utf8).write(to: directory + "/config.json")
     }
 
     static func admin(_ server: ListServerProcess, _ path: String) async throws -> (Int, String) {
-        let (status, body) = try await ListServerProcess.request(server.url(path), method: "POST", headers: ["Authorization": "Bearer \(token)"])
+        let (status, body) = try await ListServerProcess.request(
+            server.url(path), method: "POST", headers: ["Authorization": "Bearer \(token)"])
         return (status, String(decoding: body, as: UTF8.self))
     }
 
@@ -40,7 +42,8 @@ import TestSupport
         var found: Manifest?
         _ = try await eventually(timeout: 60, interval: 0.2) {
             let response = try RawHTTPResponse.get(port: cdn.port, path: "/manifest.json")
-            guard response.status == 200, let manifest = try? Manifest.decode(Data(response.body)), ready(manifest) else { return false }
+            guard response.status == 200, let manifest = try? Manifest.decode(Data(response.body)), ready(manifest)
+            else { return false }
             found = manifest
             return true
         }
@@ -52,7 +55,8 @@ import TestSupport
         try Self.writeConfig(scratch.path)
         let operatorFile = scratch.sub("operator.txt")
         try Array(Self.operatorHeader.utf8).write(to: operatorFile)
-        let server = try ListServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": Self.token], timeout: 120)
+        let server = try ListServerProcess(
+            directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": Self.token], timeout: 120)
         defer { _ = server.terminate() }
         let cdn = try VarnishCDN(originPort: server.port)
         defer { cdn.stop() }
@@ -60,8 +64,9 @@ import TestSupport
 
         let key = try MinisignPublicKey(String(contentsOfFile: scratch.sub("state/signing-key.pub"), encoding: .utf8))
         let store = SyncStore(directory: URL(fileURLWithPath: scratch.sub("device")))
-        let device = SyncClient(manifestURL: URL(string: cdn.baseURL + "/manifest.json")!, store: store,
-                                trust: try ManifestTrust(trustedKeys: [key]), options: .init(timeout: 20))
+        let device = SyncClient(
+            manifestURL: URL(string: cdn.baseURL + "/manifest.json")!, store: store,
+            trust: try ManifestTrust(trustedKeys: [key]), options: .init(timeout: 20))
         let initial = try await device.sync()
         #expect(initial.outcome == .updated)
         #expect(initial.unprotectedSites == ["configured.example"])
@@ -82,7 +87,9 @@ import TestSupport
         let listFiles = try PublishedSetForTests.listFiles(scratch.sub("public"))
         let (status, body) = try await Self.admin(server, "/admin/unprotected-sites?add=B%C3%BCcher.example")
         #expect(status == 202, "\(body)")
-        let withSite = try await Self.edgeManifest(cdn) { $0.unprotectedSites?.contains("xn--bcher-kva.example") == true }
+        let withSite = try await Self.edgeManifest(cdn) {
+            $0.unprotectedSites?.contains("xn--bcher-kva.example") == true
+        }
         #expect(withSite.lists == first.lists)
         #expect(try PublishedSetForTests.listFiles(scratch.sub("public")) == listFiles, "no list file written")
         let siteSync = try await device.sync()

@@ -1,7 +1,7 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// Any origin fed the same input writes the same bytes. Swift seeds its hashing per process, so
 /// dictionary or set order that leaked into the output would differ between processes: this runs
@@ -23,8 +23,11 @@ import TestSupport
             var previous: String?
             for day in ["28", "29"] {
                 let out = scratch.sub("\(run.label)/\(day)")
-                let arguments = ["convert", "--input", Self.lists.appendingPathComponent("easylist-2020-10-\(day).txt").path,
-                                 Self.lists.appendingPathComponent("easyprivacy-2020-10-\(day).txt").path, "--out", out]
+                let arguments =
+                    [
+                        "convert", "--input", Self.lists.appendingPathComponent("easylist-2020-10-\(day).txt").path,
+                        Self.lists.appendingPathComponent("easyprivacy-2020-10-\(day).txt").path, "--out", out,
+                    ]
                     + (previous.map { ["--previous", $0] } ?? [])
                 let finished = try ChildRun.run(binary, arguments, environment: run.environment, timeout: 120)
                 try #require(finished.status == 0, "\(run.label) day \(day): \(finished.stderr)")
@@ -33,8 +36,11 @@ import TestSupport
             outputs[run.label] = try Self.files(scratch.sub(run.label))
         }
         let reference = try #require(outputs["seed-a"])
-        #expect(reference.keys.contains { $0.hasSuffix(".json.gz") } && reference.count > 20, "\(reference.keys.sorted())")
-        #expect(reference.keys.filter { $0.hasSuffix("/provenance.txt") }.count == 2, "provenance is published with each day's set")
+        #expect(
+            reference.keys.contains { $0.hasSuffix(".json.gz") } && reference.count > 20, "\(reference.keys.sorted())")
+        #expect(
+            reference.keys.filter { $0.hasSuffix("/provenance.txt") }.count == 2,
+            "provenance is published with each day's set")
         for run in runs.dropFirst() {
             let files = try #require(outputs[run.label])
             #expect(files.keys.sorted() == reference.keys.sorted(), "\(run.label): other file names")
@@ -49,7 +55,9 @@ import TestSupport
         let enumerator = try #require(FileManager.default.enumerator(atPath: directory))
         for case let path as String in enumerator {
             var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+            if FileManager.default.fileExists(atPath: directory + "/" + path, isDirectory: &isDirectory),
+                !isDirectory.boolValue
+            {
                 files[path] = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + path))
             }
         }

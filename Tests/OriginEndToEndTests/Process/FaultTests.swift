@@ -1,14 +1,16 @@
 import Converter
 import Foundation
-import OriginTestSupport
 import ListSync
 import ManifestSigning
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Local faults, for real: a public directory that runs out of space mid-publish (a small tmpfs),
@@ -16,14 +18,14 @@ import Glibc
 /// Needs root (mount); CI runs as root. Without it the tests fail and say so.
 @Suite(.serialized) struct FaultTests {
 
-
-
     /// Checks the invariant every reader relies on: the manifest names only files that exist with
     /// its hash (and a gzip sibling that inflates to the same bytes). Returns the problems found.
     static func manifestProblems(in directory: String) -> [String] {
         let manifestPath = directory + "/manifest.json"
         guard let data = FileManager.default.contents(atPath: manifestPath) else { return [] }
-        guard var manifest = try? Manifest.decode(data) else { return ["manifest.json does not parse: \(data.count) bytes"] }
+        guard var manifest = try? Manifest.decode(data) else {
+            return ["manifest.json does not parse: \(data.count) bytes"]
+        }
         DerivedPatchFiles.fill(&manifest, directory: directory)
         var problems: [String] = []
         for entry in manifest.lists {
@@ -36,13 +38,17 @@ import Glibc
                 problems.append("\(entry.file).gz missing")
                 continue
             }
-            if (try? Gzip.decompress(Array(gzip), limit: 1 << 26)) != Array(bytes) { problems.append("\(entry.file).gz does not match") }
+            if (try? Gzip.decompress(Array(gzip), limit: 1 << 26)) != Array(bytes) {
+                problems.append("\(entry.file).gz does not match")
+            }
             for patch in entry.patches ?? [] {
                 guard let patchBytes = FileManager.default.contents(atPath: directory + "/" + patch.file) else {
                     problems.append("patch \(patch.file) missing")
                     continue
                 }
-                if SHA256Digest.hex(of: patchBytes) != patch.sha256 || patchBytes.count != patch.bytes { problems.append("patch \(patch.file) has the wrong hash or size") }
+                if SHA256Digest.hex(of: patchBytes) != patch.sha256 || patchBytes.count != patch.bytes {
+                    problems.append("patch \(patch.file) has the wrong hash or size")
+                }
             }
         }
         return problems
@@ -56,7 +62,8 @@ import Glibc
         try #require(mounted.status == 0, "this test mounts a 256 KB tmpfs and needs root: \(mounted.output)")
         defer { ListServerBinary.shell("umount \(mountPoint)") }
 
-        var origin = PublishingOrigin(Publisher(writer: SetWriter(directory: mountPoint), gracePeriod: 3600, gate: nil, log: LogLines().log))
+        var origin = PublishingOrigin(
+            Publisher(writer: SetWriter(directory: mountPoint), gracePeriod: 3600, gate: nil, log: LogLines().log))
         let small = [FixtureLists.incompressibleList("a", rules: 20), FixtureLists.incompressibleList("b", rules: 20)]
         let first = try origin.publish(FixtureLists.conversionOutput(small))
         let manifestBefore = try Data(contentsOf: URL(fileURLWithPath: mountPoint + "/manifest.json"))
@@ -69,16 +76,23 @@ import Glibc
             guard case PublishError.write(_, let reason) = error else { return false }
             return reason.contains("No space left on device")
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: mountPoint + "/manifest.json")) == manifestBefore, "the manifest is untouched")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: mountPoint + "/manifest.json")) == manifestBefore,
+            "the manifest is untouched")
         #expect(Self.manifestProblems(in: mountPoint).isEmpty)
         let names = try FileManager.default.contentsOfDirectory(atPath: mountPoint)
         #expect(!names.contains { $0.contains(".tmp-") }, "no temp file is left behind: \(names)")
         for name in first.plan.fileNames { #expect(FileManager.default.fileExists(atPath: mountPoint + "/" + name)) }
-        #expect(origin.published?.content.manifest?.identity == Array(manifestBefore), "the last good set is what gets served")
+        #expect(
+            origin.published?.content.manifest?.identity == Array(manifestBefore),
+            "the last good set is what gets served")
         #expect(try origin.load().content.manifest?.identity == Array(manifestBefore), "and what a restart serves")
 
         // Once space is back (smaller lists), publishing works again.
-        let next = try origin.publish(FixtureLists.conversionOutput([FixtureLists.incompressibleList("a", rules: 10), FixtureLists.incompressibleList("b", rules: 10)]))
+        let next = try origin.publish(
+            FixtureLists.conversionOutput([
+                FixtureLists.incompressibleList("a", rules: 10), FixtureLists.incompressibleList("b", rules: 10),
+            ]))
         #expect(next.manifestChanged)
         #expect(Self.manifestProblems(in: mountPoint).isEmpty)
     }
@@ -117,7 +131,8 @@ import Glibc
         #expect(harness.run().result == .published)
         let manifest = try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath))
         let stateDir = harness.pipeline.store.directory
-        let mounted = ListServerBinary.shell("mount --bind \(stateDir) \(stateDir) && mount -o remount,ro,bind \(stateDir)")
+        let mounted = ListServerBinary.shell(
+            "mount --bind \(stateDir) \(stateDir) && mount -o remount,ro,bind \(stateDir)")
         try #require(mounted.status == 0, "this test makes a read-only bind mount and needs root: \(mounted.output)")
         defer { ListServerBinary.shell("umount \(stateDir)") }
         harness.server.set("/easylist.txt", .serve(body: try FixtureLists.easylist(lines: 600), etag: "\"b\""))
@@ -130,13 +145,14 @@ import Glibc
         #expect(harness.logLines.lines.contains { $0.contains("Read-only file system") })
     }
 
-
     /// An ABP list of `rules` filters shared by every round, less a few that exist only in
     /// `round`: every round publishes new files, and small patches from the rounds before.
     static func roundInput(_ round: Int, rules: Int) -> [UInt8] {
         var text = "[Adblock Plus 2.0]\n! round \(round)\n"
         let changed = Set((0..<3).map { (round * 7 + $0 * 397) % rules })
-        for index in 0..<rules { text += changed.contains(index) ? "||ads\(round)-\(index).example^\n" : "||ads-\(index).example^\n" }
+        for index in 0..<rules {
+            text += changed.contains(index) ? "||ads\(round)-\(index).example^\n" : "||ads-\(index).example^\n"
+        }
         for index in 0..<(rules / 4) { text += "/banner/\(index)/*\n" }
         return Array(text.utf8)
     }
@@ -165,14 +181,23 @@ import Glibc
         }
         watcher.stop()
         let watched = watcher.report
-        #expect(watched.problems.isEmpty, "\(watched.problems.count) of \(watched.checked) manifests seen as they appeared: \(watched.problems.prefix(3))")
-        #expect(watched.checked >= run.completed, "the watcher saw \(watched.checked) manifests, \(run.completed) runs completed one")
-        #expect(run.killsMidPublish >= KillDuringPublish.wanted, "only \(run.killsMidPublish) of \(run.rounds) kills landed mid-publish")
+        #expect(
+            watched.problems.isEmpty,
+            "\(watched.problems.count) of \(watched.checked) manifests seen as they appeared: \(watched.problems.prefix(3))"
+        )
+        #expect(
+            watched.checked >= run.completed,
+            "the watcher saw \(watched.checked) manifests, \(run.completed) runs completed one")
+        #expect(
+            run.killsMidPublish >= KillDuringPublish.wanted,
+            "only \(run.killsMidPublish) of \(run.rounds) kills landed mid-publish")
         #expect(run.sawManifest, "no run ever completed a manifest")
         #expect(run.manifests.count > 1, "the kills must happen over more than one published set")
         #expect(run.killsMidWrite > 0, "some kills must land in the middle of a file write (temp file left behind)")
         #expect(run.patchesNamed > 0, "runs over the previous set must publish patches from it")
-        print("kill -9: \(run.rounds) rounds, \(run.killsMidPublish) kills mid-publish, \(run.killsMidWrite) mid-write, \(run.manifests.count) distinct manifests seen, every one intact; \(watched.checked) manifests checked as they appeared")
+        print(
+            "kill -9: \(run.rounds) rounds, \(run.killsMidPublish) kills mid-publish, \(run.killsMidWrite) mid-write, \(run.manifests.count) distinct manifests seen, every one intact; \(watched.checked) manifests checked as they appeared"
+        )
     }
 
     /// The rounds of `killDashNineDuringPublishingNeverLeavesABrokenManifest`: `listserver convert`
@@ -210,10 +235,16 @@ import Glibc
             rounds += 1
             let input = scratch.sub("round.txt")
             try FaultTests.roundInput(rounds, rules: 1_500).write(to: input)
-            let before = Before(names: Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []),
-                                manifest: FileManager.default.contents(atPath: directory + "/manifest.json"))
-            let process = try RunningChild(binary, ["convert", "--input", input, "--out", directory, "--chunk-size", "150", "--signing-key", key.privateKeyPath],
-                                           stdout: .null, stderr: .null)
+            let before = Before(
+                names: Set((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []),
+                manifest: FileManager.default.contents(atPath: directory + "/manifest.json"))
+            let process = try RunningChild(
+                binary,
+                [
+                    "convert", "--input", input, "--out", directory, "--chunk-size", "150", "--signing-key",
+                    key.privateKeyPath,
+                ],
+                stdout: .null, stderr: .null)
             return (process, before)
         }
 
@@ -273,7 +304,8 @@ import Glibc
         /// Temp files of killed writers are what a restart removes before publishing again.
         private func removeTempFiles(_ names: [String]) {
             for name in names where name.hasPrefix(".") && name.contains(".tmp-") { unlink(directory + "/" + name) }
-            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/signatures")) ?? [] where name.contains(".tmp-") {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: directory + "/signatures")) ?? []
+            where name.contains(".tmp-") {
                 unlink(directory + "/signatures/" + name)
             }
         }

@@ -1,7 +1,7 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
 
 /// A list with more network blocks or hiding rules than the layout can ever hold fails with its message, and is
 /// refused while it is converted, not after it was all held: past the lines read before the
@@ -18,19 +18,30 @@ import TestSupport
     ]
 
     /// `lines` distinct lines `prefix` N `suffix`; the file's path and size.
-    static func hostileList(_ scratch: ScratchDirectory, prefix: String, suffix: String, lines: Int) throws -> (path: String, bytes: Int) {
+    static func hostileList(_ scratch: ScratchDirectory, prefix: String, suffix: String, lines: Int) throws -> (
+        path: String, bytes: Int
+    ) {
         let path = scratch.path + "/hostile-\(lines).txt"
-        let made = try ChildRun.shell("awk 'BEGIN { print \"[Adblock Plus 2.0]\"; for (i = 0; i < \(lines); i++) print \"\(prefix)\" i \"\(suffix)\" }' > '\(path)'")
+        let made = try ChildRun.shell(
+            "awk 'BEGIN { print \"[Adblock Plus 2.0]\"; for (i = 0; i < \(lines); i++) print \"\(prefix)\" i \"\(suffix)\" }' > '\(path)'"
+        )
         try #require(made.status == 0, "\(made.stderr)")
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
         return (path, try #require(size))
     }
 
     /// Peak RSS in bytes of `listserver convert` on `input`, and its stderr.
-    static func convertPeak(_ binary: String, input: String, out: String) throws -> (peak: Int, stderr: String, status: Int32) {
-        let run = try ChildRun.run("/usr/bin/time", ["-f", "maxrss-kb=%M", binary, "convert", "--input", input, "--out", out,
-                                                     "--chunk-size", "1000"], timeout: 600)
-        let peak = try #require(run.stderr.split(separator: "\n").last { $0.hasPrefix("maxrss-kb=") }.flatMap { Int($0.dropFirst(10)) })
+    static func convertPeak(_ binary: String, input: String, out: String) throws -> (
+        peak: Int, stderr: String, status: Int32
+    ) {
+        let run = try ChildRun.run(
+            "/usr/bin/time",
+            [
+                "-f", "maxrss-kb=%M", binary, "convert", "--input", input, "--out", out,
+                "--chunk-size", "1000",
+            ], timeout: 600)
+        let peak = try #require(
+            run.stderr.split(separator: "\n").last { $0.hasPrefix("maxrss-kb=") }.flatMap { Int($0.dropFirst(10)) })
         return (peak * 1024, run.stderr, run.status)
     }
 
@@ -54,8 +65,11 @@ import TestSupport
         // allocator and array growth; not their rules.
         let extraLines = 1_200_000
         let allowed = 2 * ((large.bytes - small.bytes) + 16 * extraLines)
-        print("\(shapeName): hostile lists refused: peak RSS \(peaks[0] >> 20) MiB (300,000 lines), \(peaks[1] >> 20) MiB (1,500,000 lines); "
-              + "growth \((peaks[1] - peaks[0]) >> 20) MiB, allowed \(allowed >> 20) MiB")
-        #expect(peaks[1] - peaks[0] <= allowed, "peak RSS grew by \(peaks[1] - peaks[0]) bytes for 1,200,000 more lines past the refusal")
+        print(
+            "\(shapeName): hostile lists refused: peak RSS \(peaks[0] >> 20) MiB (300,000 lines), \(peaks[1] >> 20) MiB (1,500,000 lines); "
+                + "growth \((peaks[1] - peaks[0]) >> 20) MiB, allowed \(allowed >> 20) MiB")
+        #expect(
+            peaks[1] - peaks[0] <= allowed,
+            "peak RSS grew by \(peaks[1] - peaks[0]) bytes for 1,200,000 more lines past the refusal")
     }
 }

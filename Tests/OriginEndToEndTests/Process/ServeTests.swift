@@ -1,15 +1,17 @@
 import Foundation
-import OriginTestSupport
-import Testing
-import TestSupport
 import ListSync
+import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `listserver serve` as a real process: offline cold start from the bundled snapshot, warm start
@@ -20,7 +22,9 @@ import Glibc
         let scratch = ScratchDirectory("serve-cold")
         let closed = try UpstreamServer()
         closed.stop()
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: ListServerProcess.repositorySnapshot)
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)",
+            snapshotDirectory: ListServerProcess.repositorySnapshot)
 
         let cold = try ListServerProcess(directory: scratch.path)
         let manifestData = try await ListServerProcess.waitFor200(cold, "/manifest.json", seconds: 60)
@@ -74,8 +78,11 @@ import Glibc
         try ListServerProcess.smallSnapshot(scratch.sub("snap"))
         let upstream = try UpstreamServer()
         upstream.set("/easylist.txt", .serve(body: try FixtureLists.easylist(lines: 400), etag: "\"1\""))
-        upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p1\""))
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"))
+        upstream.set(
+            "/easyprivacy.txt",
+            .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p1\""))
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"))
         let server = try ListServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "s3cret"])
         // Start: snapshot set, then the immediate fetch publishes the upstream set.
         var upstreamStatus: [[String: Any]] = []
@@ -89,9 +96,14 @@ import Glibc
         #expect(upstreamStatus.allSatisfy { $0["source"] as? String == "upstream" })
         let before = try await ListServerProcess.request(server.url("/manifest.json")).1
 
-        upstream.set("/easylist.txt", .serve(body: try FixtureLists.easylist(lines: 400) + Array("||fresh-ads.example^\n".utf8), etag: "\"2\""))
+        upstream.set(
+            "/easylist.txt",
+            .serve(body: try FixtureLists.easylist(lines: 400) + Array("||fresh-ads.example^\n".utf8), etag: "\"2\""))
         #expect(try await ListServerProcess.request(server.url("/admin/refresh"), method: "POST").0 == 401)
-        #expect(try await ListServerProcess.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer s3cret"]).0 == 202)
+        #expect(
+            try await ListServerProcess.request(
+                server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer s3cret"]
+            ).0 == 202)
         var after = before
         _ = try await eventually(timeout: 10) {
             after = try await ListServerProcess.request(server.url("/manifest.json")).1
@@ -110,12 +122,15 @@ import Glibc
         let upstream = try UpstreamServer()
         let good = try FixtureLists.easylist(lines: 400)
         upstream.set("/easylist.txt", .serve(body: good, etag: "\"good\""))
-        upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n".utf8), etag: "\"p\""))
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
-                             extra: #", "http": {"shutdownGraceSeconds": 1}"#)
+        upstream.set(
+            "/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n".utf8), etag: "\"p\""))
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
+            extra: #", "http": {"shutdownGraceSeconds": 1}"#)
         // Tighter fetch limits for this run: 1 s total timeout, 1 MB cap.
         var config = try String(contentsOfFile: scratch.sub("config.json"), encoding: .utf8)
-        config = config.replacingOccurrences(of: #""totalTimeoutSeconds": 5"#, with: #""totalTimeoutSeconds": 1, "maxBodyBytes": 1048576"#)
+        config = config.replacingOccurrences(
+            of: #""totalTimeoutSeconds": 5"#, with: #""totalTimeoutSeconds": 1, "maxBodyBytes": 1048576"#)
         try Array(config.utf8).write(to: scratch.sub("config.json"))
         let server = try ListServerProcess(directory: scratch.path, environment: ["LISTSERVER_ADMIN_TOKEN": "t"])
 
@@ -125,8 +140,11 @@ import Glibc
             return (status?["upstreams"] as? [[String: Any]])?.first { $0["id"] as? String == "easylist" }
         }
         // The snapshot set is served first, then the upstream set replaces it.
-        let snapshotManifest = try #require(try await ListServerProcess.waitFor200(server, "/manifest.json", seconds: 60))
-        _ = try await eventually(timeout: 20) { try await ListServerProcess.request(server.url("/manifest.json")).1 != snapshotManifest }
+        let snapshotManifest = try #require(
+            try await ListServerProcess.waitFor200(server, "/manifest.json", seconds: 60))
+        _ = try await eventually(timeout: 20) {
+            try await ListServerProcess.request(server.url("/manifest.json")).1 != snapshotManifest
+        }
         let goodManifest = try await ListServerProcess.request(server.url("/manifest.json")).1
         #expect(try await easylistStatus()?["source"] as? String == "upstream")
 
@@ -145,7 +163,10 @@ import Glibc
         ]
         for (name, behavior, expected) in faults {
             upstream.set("/easylist.txt", behavior)
-            #expect(try await ListServerProcess.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
+            #expect(
+                try await ListServerProcess.request(
+                    server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]
+                ).0 == 202)
             var error = ""
             _ = try await eventually(timeout: 15) {
                 error = try await easylistStatus()?["lastError"] as? String ?? ""
@@ -153,12 +174,19 @@ import Glibc
             }
             #expect(error.contains(expected), "\(name): /status must say why; it says \"\(error)\"")
             #expect(try await ListServerProcess.request(server.url("/healthz")).0 == 200, "\(name): /healthz stays 200")
-            #expect(try await ListServerProcess.request(server.url("/manifest.json")).1 == goodManifest, "\(name): the last good set is served")
+            #expect(
+                try await ListServerProcess.request(server.url("/manifest.json")).1 == goodManifest,
+                "\(name): the last good set is served")
             // Back to the good copy (a 304), which clears the error, so the next fault's message
             // cannot be the one this fault left behind (several share words, e.g. "truncated", "timed out").
             upstream.set("/easylist.txt", .serve(body: good, etag: "\"good\""))
-            #expect(try await ListServerProcess.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]).0 == 202)
-            let cleared = try await eventually(timeout: 15) { try await easylistStatus()?["lastError"] as? String == nil }
+            #expect(
+                try await ListServerProcess.request(
+                    server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer t"]
+                ).0 == 202)
+            let cleared = try await eventually(timeout: 15) {
+                try await easylistStatus()?["lastError"] as? String == nil
+            }
             try #require(cleared, "\(name): a good fetch must clear /status's lastError")
         }
         #expect(server.terminate() == 0)
@@ -169,22 +197,28 @@ import Glibc
         try ListServerProcess.smallSnapshot(scratch.sub("snap"))
         let closed = try UpstreamServer()
         closed.stop()
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: scratch.sub("snap"))
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: scratch.sub("snap"))
         let server = try ListServerProcess(directory: scratch.path)
         #expect(try await ListServerProcess.waitFor200(server, "/manifest.json", seconds: 60) != nil)
         #expect(try await ListServerProcess.request(server.url("/admin/refresh")).0 == 404)
-        #expect(try await ListServerProcess.request(server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer x"]).0 == 404)
+        #expect(
+            try await ListServerProcess.request(
+                server.url("/admin/refresh"), method: "POST", headers: ["Authorization": "Bearer x"]
+            ).0 == 404)
         #expect(server.terminate() == 0)
     }
 
     @Test func aStateDirectoryFromANewerServerIsRefusedWithTheVersion() throws {
         let scratch = ScratchDirectory("serve-newer")
         try ListServerProcess.smallSnapshot(scratch.sub("snap"))
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:9", snapshotDirectory: scratch.sub("snap"))
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:9", snapshotDirectory: scratch.sub("snap"))
         try FileManager.default.createDirectory(atPath: scratch.sub("state"), withIntermediateDirectories: true)
         try Array(#"{"version":2}"#.utf8).write(to: scratch.sub("state/state.json"))
-        let finished = try ChildRun.run(try ListServerBinary.path(),
-                                        ["serve", "--config", scratch.sub("config.json"), "--port", "0"], timeout: 60)
+        let finished = try ChildRun.run(
+            try ListServerBinary.path(),
+            ["serve", "--config", scratch.sub("config.json"), "--port", "0"], timeout: 60)
         #expect(finished.status == 1)
         #expect(finished.stderr.contains("state version 2"), "\(finished.stderr)")
     }

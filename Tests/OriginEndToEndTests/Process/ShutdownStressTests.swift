@@ -1,11 +1,12 @@
 import Foundation
-import OriginTestSupport
-import ListSync
 import ListOrigin
-import Testing
+import ListSync
+import OriginTestSupport
 import TestSupport
+import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// SIGTERM at spread delays into a refresh, into a publish, into an explain engine load and under
@@ -40,7 +41,9 @@ import Glibc
             failures += problems
         }
         print("sigterm-stress: \(Self.runs) runs: \(counts)")
-        #expect(failures.isEmpty, "\(failures.count) of \(Self.runs) runs failed:\n\(failures.prefix(20).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty,
+            "\(failures.count) of \(Self.runs) runs failed:\n\(failures.prefix(20).joined(separator: "\n"))")
     }
 
     /// How long a refresh (fetch → convert → publish) and an explain load take on this machine, so
@@ -62,15 +65,19 @@ import Glibc
             try ListServerProcess.smallSnapshot(scratch.sub("snap"))
             upstream = try UpstreamServer()
             try nextUpstream()
-            upstream.set("/easyprivacy.txt", .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p\""))
+            upstream.set(
+                "/easyprivacy.txt",
+                .serve(body: Array("[Adblock Plus 1.1]\n||tracker.example^\n||beacon.example^\n".utf8), etag: "\"p\""))
             // A short grace keeps each run short; a refresh still running after it is cut off by the exit.
-            try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
-                                       extra: #", "http": {"shutdownGraceSeconds": 0.5}"#)
+            try ListServerProcess.writeConfig(
+                scratch.path, upstreamBase: "http://127.0.0.1:\(upstream.port)", snapshotDirectory: scratch.sub("snap"),
+                extra: #", "http": {"shutdownGraceSeconds": 0.5}"#)
         }
 
         func nextUpstream() throws {
             round += 1
-            upstream.set("/easylist.txt", .serve(body: try ShutdownStressTests.upstreamBody(round), etag: "\"\(round)\""))
+            upstream.set(
+                "/easylist.txt", .serve(body: try ShutdownStressTests.upstreamBody(round), etag: "\"\(round)\""))
         }
 
         private var manifest: [UInt8]? { ShutdownStressTests.manifest(scratch.sub("public")) }
@@ -88,12 +95,16 @@ import Glibc
             try #require(refreshed, "the admin refresh never published")
             let refreshSeconds = Date().timeIntervalSince(started)
             started = Date()
-            let loaded = await eventually(timeout: 60, interval: 0.01) { ShutdownStressTests.explainStatus(first) == 200 }
+            let loaded = await eventually(timeout: 60, interval: 0.01) {
+                ShutdownStressTests.explainStatus(first) == 200
+            }
             try #require(loaded, "the explain engine never loaded")
             let explainSeconds = Date().timeIntervalSince(started)
             let calibration = ShutdownStressTests.terminate(first)
             #expect(calibration == "exit 0", "calibration run: \(calibration)")
-            print("sigterm-stress: refresh \(String(format: "%.2f", refreshSeconds)) s, explain load \(String(format: "%.2f", explainSeconds)) s, \(ShutdownStressTests.runs) runs")
+            print(
+                "sigterm-stress: refresh \(String(format: "%.2f", refreshSeconds)) s, explain load \(String(format: "%.2f", explainSeconds)) s, \(ShutdownStressTests.runs) runs"
+            )
             return Window(refreshSeconds: refreshSeconds, explainSeconds: explainSeconds)
         }
 
@@ -105,7 +116,9 @@ import Glibc
             let fraction = (Double(run / Scenario.allCases.count) * 0.618_034).truncatingRemainder(dividingBy: 1)
             try nextUpstream()
             let server = try ListServerProcess(directory: scratch.path, environment: environment)
-            let load = scenario == .httpLoad ? HTTPLoad(port: server.port, files: ShutdownStressTests.fileNames(scratch.sub("public"))) : nil
+            let load =
+                scenario == .httpLoad
+                ? HTTPLoad(port: server.port, files: ShutdownStressTests.fileNames(scratch.sub("public"))) : nil
             let delay: Double
             switch scenario {
             case .refresh:
@@ -113,7 +126,7 @@ import Glibc
                 delay = fraction * window.refreshSeconds
             case .publish:
                 try ShutdownStressTests.post(server, "/admin/refresh")
-                delay = window.refreshSeconds * (0.7 + 0.5 * fraction)   // the end of a refresh: the publish
+                delay = window.refreshSeconds * (0.7 + 0.5 * fraction)  // the end of a refresh: the publish
             case .explain:
                 _ = ShutdownStressTests.explainStatus(server)
                 delay = fraction * window.explainSeconds * 1.2
@@ -125,7 +138,9 @@ import Glibc
             let status = ShutdownStressTests.terminate(server)
             load?.stop()
             var problems: [String] = []
-            if status != "exit 0" { problems.append("run \(run) (\(scenario), SIGTERM after \(String(format: "%.3f", delay)) s): \(status)") }
+            if status != "exit 0" {
+                problems.append("run \(run) (\(scenario), SIGTERM after \(String(format: "%.3f", delay)) s): \(status)")
+            }
             if let broken = ShutdownStressTests.wholeSetProblem(scratch.sub("public")) {
                 problems.append("run \(run) (\(scenario)): the public directory is not a whole set: \(broken)")
             }
@@ -150,31 +165,40 @@ import Glibc
         let decoded: Manifest
         do { decoded = try Manifest.decode(Data(bytes)) } catch { return "manifest.json does not parse: \(error)" }
         for entry in decoded.lists {
-            guard let data = FileManager.default.contents(atPath: directory + "/" + entry.file) else { return "\(entry.file) is missing" }
-            if SHA256Digest.hex(of: data) != entry.sha256 { return "\(entry.file) does not have the manifest's SHA-256" }
+            guard let data = FileManager.default.contents(atPath: directory + "/" + entry.file) else {
+                return "\(entry.file) is missing"
+            }
+            if SHA256Digest.hex(of: data) != entry.sha256 {
+                return "\(entry.file) does not have the manifest's SHA-256"
+            }
         }
         return nil
     }
 
     static func idle(_ server: ListServerProcess) -> Bool {
         guard let response = try? RawHTTPResponse.get(port: server.port, path: "/status"),
-              let status = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
-              let upstreams = status["upstreams"] as? [[String: Any]] else { return false }
+            let status = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any],
+            let upstreams = status["upstreams"] as? [[String: Any]]
+        else { return false }
         return upstreams.count == 2 && upstreams.allSatisfy { $0["lastResult"] as? String == "updated" }
     }
 
     static func post(_ server: ListServerProcess, _ path: String) throws {
         let fd = try LoopbackSocket.connect(port: server.port)
         defer { close(fd) }
-        let request = Array("POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        let request = Array(
+            "POST \(path) HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(token)\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                .utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         var buffer = [UInt8](repeating: 0, count: 512)
         _ = recv(fd, &buffer, buffer.count, 0)
     }
 
     static func explainStatus(_ server: ListServerProcess) -> Int? {
-        try? RawHTTPResponse.get(port: server.port, path: "/explain?url=https%3A%2F%2Fads.example%2Fx.js",
-                                 headers: ["Authorization": "Bearer \(token)"]).status
+        try? RawHTTPResponse.get(
+            port: server.port, path: "/explain?url=https%3A%2F%2Fads.example%2Fx.js",
+            headers: ["Authorization": "Bearer \(token)"]
+        ).status
     }
 
     /// SIGTERM, then a bounded wait: "exit N", "signal N" or "hung".
@@ -203,7 +227,8 @@ import Glibc
                 let thread = Thread { [self] in
                     var index = offset
                     while !isStopped, !files.isEmpty {
-                        _ = try? RawHTTPResponse.get(port: port, path: "/" + files[index % files.count], headers: ["Accept-Encoding": "gzip"])
+                        _ = try? RawHTTPResponse.get(
+                            port: port, path: "/" + files[index % files.count], headers: ["Accept-Encoding": "gzip"])
                         index += 1
                     }
                     done.leave()

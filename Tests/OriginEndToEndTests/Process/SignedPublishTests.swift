@@ -1,17 +1,19 @@
 import Converter
 import Foundation
-import OriginTestSupport
 import ListSync
 import ManifestSigning
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Signed manifests, the publishing half: every manifest is signed (Debian's `minisign` checks it, fetched
@@ -24,7 +26,8 @@ import Glibc
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         for name in ["easylist.txt", "easyprivacy.txt"] {
             let text = try String(contentsOfFile: ListServerProcess.repositorySnapshot + "/" + name, encoding: .utf8)
-            let head = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(3_000).joined(separator: "\n")
+            let head = text.split(separator: "\n", omittingEmptySubsequences: false).prefix(3_000).joined(
+                separator: "\n")
             try Array(head.utf8).write(to: directory + "/" + name)
         }
         return directory
@@ -38,12 +41,13 @@ import Glibc
         try SignatureVerifier(trustedKeys: [signer.key.publicKey])
     }
 
-
     @Test func serveSignsItsManifestAndMinisignVerifiesItFetchedOverHTTP() async throws {
         let scratch = ScratchDirectory("signed-serve")
         let closed = try UpstreamServer()
         closed.stop()
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: try Self.smallSnapshot(in: scratch))
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)",
+            snapshotDirectory: try Self.smallSnapshot(in: scratch))
         let server = try ListServerProcess(directory: scratch.path)
         let manifestData = try #require(try await ListServerProcess.waitFor200(server, "/manifest.json", seconds: 60))
         let manifest = try Manifest.decode(manifestData)
@@ -52,7 +56,8 @@ import Glibc
         #expect(expires.timeIntervalSinceNow > 13 * 86_400, "the default validity is 14 days from the signing day")
 
         let sha = SHA256Digest.hex(of: Array(manifestData))
-        var request = URLRequest(url: server.url("/signatures/\(sha).minisig"), cachePolicy: .reloadIgnoringLocalCacheData)
+        var request = URLRequest(
+            url: server.url("/signatures/\(sha).minisig"), cachePolicy: .reloadIgnoringLocalCacheData)
         request.httpMethod = "GET"
         let (signature, response) = try await URLSession.shared.data(for: request)
         let http = try #require(response as? HTTPURLResponse)
@@ -63,15 +68,21 @@ import Glibc
         let publicKey = try #require(publicKeyFile.split(separator: "\n").last.map(String.init))
         try manifestData.write(to: URL(fileURLWithPath: scratch.sub("manifest.json")))
         try signature.write(to: URL(fileURLWithPath: scratch.sub("manifest.minisig")))
-        let verified = try ChildRun.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
+        let verified = try ChildRun.run(
+            "/usr/bin/minisign",
+            ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
         #expect(verified.status == 0, "minisign: \(verified.output)")
-        #expect(verified.output.contains("generation:\(generation)"), "minisign shows the trusted comment: \(verified.output)")
+        #expect(
+            verified.output.contains("generation:\(generation)"),
+            "minisign shows the trusted comment: \(verified.output)")
 
         var tampered = Array(manifestData)
         let digit = try #require(tampered.firstIndex(of: UInt8(ascii: "1")))
         tampered[digit] = UInt8(ascii: "2")
         try tampered.write(to: scratch.sub("manifest.json"))
-        let refused = try ChildRun.run("/usr/bin/minisign", ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
+        let refused = try ChildRun.run(
+            "/usr/bin/minisign",
+            ["-V", "-P", publicKey, "-m", scratch.sub("manifest.json"), "-x", scratch.sub("manifest.minisig")])
         #expect(refused.status != 0, "minisign must reject a manifest with one byte changed: \(refused.output)")
 
         // The operator's view: the key to pin, the served signature's state, the seconds left.
@@ -79,7 +90,8 @@ import Glibc
         let status = try #require(try JSONSerialization.jsonObject(with: statusBody) as? [String: Any])
         let signing = try #require(status["signing"] as? [String: Any], "/status has a signing object")
         #expect(signing["publicKey"] as? String == publicKey)
-        let keyID = try #require(publicKeyFile.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
+        let keyID = try #require(
+            publicKeyFile.split(separator: "\n").first?.split(separator: " ").last.map(String.init))
         #expect(signing["keyId"] as? String == keyID)
         #expect(signing["generation"] as? Int == generation)
         #expect(signing["expires"] as? String == manifest.expires)
@@ -87,7 +99,8 @@ import Glibc
         #expect(abs(signedAt.timeIntervalSinceNow) < 300, "signed during this start")
         let (_, metricsBody) = try await ListServerProcess.request(server.url("/metrics"))
         let metrics = String(decoding: metricsBody, as: UTF8.self)
-        let line = try #require(metrics.split(separator: "\n").first { $0.hasPrefix("listserver_signature_expiry_seconds{") }, "\(metrics)")
+        let line = try #require(
+            metrics.split(separator: "\n").first { $0.hasPrefix("listserver_signature_expiry_seconds{") }, "\(metrics)")
         #expect(line.contains("key_id=\"\(keyID)\""))
         let left = try #require(Double(line.split(separator: " ").last ?? ""))
         #expect(abs(left - expires.timeIntervalSinceNow) < 60, "the gauge is the time left until `expires`: \(line)")
@@ -99,22 +112,27 @@ import Glibc
         let written = try SigningKeyFile.generate(inDirectory: scratch.sub("keys"))
         chmod(written.privateKeyPath, 0o644)
         let config = """
-        {"publicDir": "public", "stateDir": "state",
-         "upstreams": [{"id": "easylist", "url": "http://127.0.0.1:9/easylist.txt", "snapshot": "\(ListServerProcess.repositorySnapshot)/easylist.txt"}],
-         "publish": {"verifyWithWebKit": "off", "signingKeyFile": "keys/signing-key.pem"}}
-        """
+            {"publicDir": "public", "stateDir": "state",
+             "upstreams": [{"id": "easylist", "url": "http://127.0.0.1:9/easylist.txt", "snapshot": "\(ListServerProcess.repositorySnapshot)/easylist.txt"}],
+             "publish": {"verifyWithWebKit": "off", "signingKeyFile": "keys/signing-key.pem"}}
+            """
         try Array(config.utf8).write(to: scratch.sub("config.json"))
-        let finished = try ChildRun.run(try ListServerBinary.path(), ["serve", "--config", scratch.sub("config.json"), "--port", "0"], timeout: 60)
+        let finished = try ChildRun.run(
+            try ListServerBinary.path(), ["serve", "--config", scratch.sub("config.json"), "--port", "0"], timeout: 60)
         #expect(finished.status == 1)
         #expect(finished.stderr.contains("mode 644"), "\(finished.stderr)")
         #expect(finished.stderr.contains("chmod 600 \(written.privateKeyPath)"), "\(finished.stderr)")
-        #expect(!FileManager.default.fileExists(atPath: scratch.sub("public/manifest.json")), "nothing is published unsigned")
+        #expect(
+            !FileManager.default.fileExists(atPath: scratch.sub("public/manifest.json")),
+            "nothing is published unsigned")
     }
 
     @Test func anUnchangedSetIsResignedOnceHalfItsValidityIsGoneWithoutTouchingAList() throws {
         let scratch = ScratchDirectory("signed-renew")
         let signer = try Self.signer(validity: 4_000)
-        var publisher = Publisher(writer: SetWriter(directory: scratch.path), gracePeriod: 3_600, gate: nil, log: LogLines().log, signer: signer)
+        var publisher = Publisher(
+            writer: SetWriter(directory: scratch.path), gracePeriod: 3_600, gate: nil, log: LogLines().log,
+            signer: signer)
         let output = FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 50)])
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         var history: [PersistentState.PublishRecord] = []
@@ -122,18 +140,27 @@ import Glibc
         #expect(PublishedSignatureCheck.problems(in: scratch.path, verifier: try Self.verifier(signer)).isEmpty)
 
         // The same lists again, early: the very same manifest bytes, nothing re-signed.
-        let again = try publisher.publish(output, over: first.published, history: &history, now: start.addingTimeInterval(100))
+        let again = try publisher.publish(
+            output, over: first.published, history: &history, now: start.addingTimeInterval(100))
         #expect(!again.manifestChanged)
-        #expect(try publisher.renewSignatureIfDue(of: again.published, history: &history, now: start.addingTimeInterval(1_900)) == nil)
+        #expect(
+            try publisher.renewSignatureIfDue(
+                of: again.published, history: &history, now: start.addingTimeInterval(1_900)) == nil)
 
-        let listsBefore = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasSuffix(".json") || $0.hasSuffix(".gz") }
-        let renewed = try #require(try publisher.renewSignatureIfDue(of: again.published, history: &history, now: start.addingTimeInterval(2_100)),
-                                   "less than half of the validity left: re-signed")
+        let listsBefore = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+            $0.hasSuffix(".json") || $0.hasSuffix(".gz")
+        }
+        let renewed = try #require(
+            try publisher.renewSignatureIfDue(
+                of: again.published, history: &history, now: start.addingTimeInterval(2_100)),
+            "less than half of the validity left: re-signed")
         #expect(renewed.manifestSHA256 != first.published.manifestSHA256)
         #expect((renewed.manifest.generation ?? 0) > (first.published.manifest.generation ?? 0))
         #expect(renewed.manifest.lists == first.published.manifest.lists)
         #expect(renewed.content.files == again.published.content.files, "no list file changes")
-        let listsAfter = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasSuffix(".json") || $0.hasSuffix(".gz") }
+        let listsAfter = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+            $0.hasSuffix(".json") || $0.hasSuffix(".gz")
+        }
         #expect(Set(listsAfter) == Set(listsBefore))
         #expect(PublishedSignatureCheck.problems(in: scratch.path, verifier: try Self.verifier(signer)).isEmpty)
         #expect(renewed.content.signatures.count == 2, "the older manifest's signature stays until it expires")
@@ -141,12 +168,15 @@ import Glibc
         // A new key (rotation): the next refresh signs with it at once.
         let rotated = try Self.signer(validity: 4_000)
         publisher.signer = rotated
-        let switched = try #require(try publisher.renewSignatureIfDue(of: renewed, history: &history, now: start.addingTimeInterval(2_200)))
+        let switched = try #require(
+            try publisher.renewSignatureIfDue(of: renewed, history: &history, now: start.addingTimeInterval(2_200)))
         #expect(PublishedSignatureCheck.problems(in: scratch.path, verifier: try Self.verifier(rotated)).isEmpty)
         #expect((switched.manifest.generation ?? 0) > (renewed.manifest.generation ?? 0))
         // Once the first manifest has expired, its signature is pruned from disk and from the set.
-        let later = try publisher.publish(FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 40)]), over: switched, history: &history,
-                                          now: start.addingTimeInterval(4_100))
+        let later = try publisher.publish(
+            FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 40)]), over: switched,
+            history: &history,
+            now: start.addingTimeInterval(4_100))
         let firstName = PublishedSignature.name(forManifest: try #require(first.published.manifestSHA256))
         #expect(later.published.content.signatures[firstName] == nil)
         #expect(!FileManager.default.fileExists(atPath: scratch.sub(firstName)))
@@ -157,14 +187,20 @@ import Glibc
     @Test func aSignatureThatCannotBeWrittenLeavesThePreviousManifestServed() throws {
         let scratch = ScratchDirectory("signed-fault")
         let signer = try Self.signer(validity: 14 * 86_400)
-        let publisher = Publisher(writer: SetWriter(directory: scratch.path), gracePeriod: 3_600, gate: nil, log: LogLines().log, signer: signer)
+        let publisher = Publisher(
+            writer: SetWriter(directory: scratch.path), gracePeriod: 3_600, gate: nil, log: LogLines().log,
+            signer: signer)
         var history: [PersistentState.PublishRecord] = []
-        let first = try publisher.publish(FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 30)]), over: nil, history: &history)
+        let first = try publisher.publish(
+            FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 30)]), over: nil,
+            history: &history)
         let manifestBefore = FileManager.default.contents(atPath: scratch.sub("manifest.json"))
         try FileManager.default.moveItem(atPath: scratch.sub("signatures"), toPath: scratch.sub("signatures.moved"))
         try Array("in the way".utf8).write(to: scratch.sub("signatures"))
         #expect(throws: PublishError.self) {
-            _ = try publisher.publish(FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 31)]), over: first.published, history: &history)
+            _ = try publisher.publish(
+                FixtureLists.conversionOutput([FixtureLists.incompressibleList("ads", rules: 31)]),
+                over: first.published, history: &history)
         }
         #expect(FileManager.default.contents(atPath: scratch.sub("manifest.json")) == manifestBefore)
     }
@@ -176,7 +212,9 @@ import Glibc
         let morning = Date(timeIntervalSince1970: 1_800_000_000)
         var results: [(manifest: [UInt8], signature: [UInt8])] = []
         for (origin, now) in [("a", morning), ("b", morning.addingTimeInterval(3_000))] {
-            let publisher = Publisher(writer: SetWriter(directory: scratch.sub(origin)), gracePeriod: 3_600, gate: nil, log: LogLines().log, signer: signer)
+            let publisher = Publisher(
+                writer: SetWriter(directory: scratch.sub(origin)), gracePeriod: 3_600, gate: nil, log: LogLines().log,
+                signer: signer)
             var history: [PersistentState.PublishRecord] = []
             let outcome = try publisher.publish(output, over: nil, history: &history, now: now)
             let entry = try #require(outcome.published.content.manifest)

@@ -1,8 +1,8 @@
 import Foundation
-import OriginTestSupport
-import Testing
 import ListSync
+import OriginTestSupport
 import TestSupport
+import Testing
 import WebKitCompiler
 
 /// `listserver serve` on a machine without WebKitGTK (the library name pointed at a file that does
@@ -18,7 +18,9 @@ import WebKitCompiler
         for id in ["easylist", "easyprivacy"] {
             try Array("[Adblock Plus 2.0]\n||\(id)-ads.example^\n".utf8).write(to: scratch.sub("\(id).txt"))
         }
-        try ListServerProcess.writeConfig(scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: scratch.path, verifyWithWebKit: gate)
+        try ListServerProcess.writeConfig(
+            scratch.path, upstreamBase: "http://127.0.0.1:\(closed.port)", snapshotDirectory: scratch.path,
+            verifyWithWebKit: gate)
     }
 
     static func log(_ scratch: ScratchDirectory) -> String {
@@ -29,7 +31,9 @@ import WebKitCompiler
         let scratch = ScratchDirectory("webkit-absent-auto")
         try Self.writeConfig(scratch, gate: "auto")
         let server = try ListServerProcess(directory: scratch.path, environment: Self.missingWebKit)
-        let manifest = try #require(try await ListServerProcess.waitFor200(server, "/manifest.json", seconds: 60), "the set is published: \(Self.log(scratch))")
+        let manifest = try #require(
+            try await ListServerProcess.waitFor200(server, "/manifest.json", seconds: 60),
+            "the set is published: \(Self.log(scratch))")
         #expect(try JSONDecoder().decode(ListSyncManifest.self, from: manifest).lists.count >= 1)
         #expect(Self.log(scratch).contains("publishing without it"), "\(Self.log(scratch))")
         #expect(Self.log(scratch).contains("install the package libwebkit2gtk-4.1-0"))

@@ -9,6 +9,8 @@ import Testing
 /// `load-type` against the top page. Three hand-picked requests, each issued both from its source as
 /// the top page and from an iframe of its source inside another site's top page.
 @Suite struct FramesCheckTests {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // Its fields are the keys of a Python tool's JSON report.
     struct Case: Decodable {
         var checked: Int
         var agree: Int
@@ -22,6 +24,8 @@ import Testing
         var top: Case
     }
 
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // Its fields are the keys of a Python tool's JSON report.
     struct Report: Decodable {
         var sets: [String: SetReport]
         var unexpected_connects: Int
@@ -53,9 +57,11 @@ import Testing
         defer { try? FileManager.default.removeItem(at: set) }
         let reportFile = scratch.sub("report.json")
 
-        let finished = try WebKitTestSupport.runScript("frames_check.py", [
-            "ours=\(set.path)", "--abp", abp, "--requests", requestsFile, "--sample", "0", "--json-out", reportFile,
-        ], under: [xvfb, "-a"], timeout: 300)
+        let finished = try WebKitTestSupport.runScript(
+            "frames_check.py",
+            [
+                "ours=\(set.path)", "--abp", abp, "--requests", requestsFile, "--sample", "0", "--json-out", reportFile,
+            ], under: [xvfb, "-a"], timeout: 300)
         try #require(finished.status == 0, "frames_check.py: \(finished.stderr.suffix(3000))")
         let report = try JSONDecoder().decode(Report.self, from: try scratch.read("report.json"))
         let ours = try #require(report.sets["ours"])

@@ -2,8 +2,9 @@ import Converter
 import Foundation
 import ListSync
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import OriginConfig
 @testable import OriginRefresh
 @testable import OriginServe
@@ -19,10 +20,15 @@ import TestSupport
 
     /// Day one's list; the poisoned line is line 4.
     static func easylist(extra: String = "") -> FilterListSource {
-        FilterListSource(id: "easylist", bytes: Array("[Adblock Plus 2.0]\n! Title: test\n||ads.example^\n\(poisonLine)\n||tracker.example^\nexample.com##.banner\n\(extra)".utf8))
+        FilterListSource(
+            id: "easylist",
+            bytes: Array(
+                "[Adblock Plus 2.0]\n! Title: test\n||ads.example^\n\(poisonLine)\n||tracker.example^\nexample.com##.banner\n\(extra)"
+                    .utf8))
     }
 
-    static let easyprivacy = FilterListSource(id: "easyprivacy", bytes: Array("[Adblock Plus 2.0]\n||beacon.example^\n||pixel.example^\n".utf8))
+    static let easyprivacy = FilterListSource(
+        id: "easyprivacy", bytes: Array("[Adblock Plus 2.0]\n||beacon.example^\n||pixel.example^\n".utf8))
 
     /// Makes the rule of the line naming `token` one WebKit refuses: `token` becomes `(token|venom)`.
     static func poisoning(_ token: String) -> @Sendable (inout ConversionOutput) -> Void {
@@ -40,13 +46,19 @@ import TestSupport
         DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
     }
 
-    static func publishing(_ directory: String, gate: any PublishGate, bounds: PoisonIsolation.Bounds = .init(compiles: 200, seconds: 600)) -> IsolatingPublish {
-        IsolatingPublish(converter: ListConverter(), publisher: Publisher(writer: SetWriter(directory: directory), gracePeriod: 3600, gate: gate, log: LogLines().log),
-                         bounds: bounds, log: LogLines().log, reviseOutput: poison)
+    static func publishing(
+        _ directory: String, gate: any PublishGate, bounds: PoisonIsolation.Bounds = .init(compiles: 200, seconds: 600)
+    ) -> IsolatingPublish {
+        IsolatingPublish(
+            converter: ListConverter(),
+            publisher: Publisher(
+                writer: SetWriter(directory: directory), gracePeriod: 3600, gate: gate, log: LogLines().log),
+            bounds: bounds, log: LogLines().log, reviseOutput: poison)
     }
 
     static func publishedText(_ set: PublishedSet) -> String {
-        set.manifest.lists.map { String(decoding: set.content.files[$0.file]?.identity ?? [], as: UTF8.self) }.joined(separator: "\n")
+        set.manifest.lists.map { String(decoding: set.content.files[$0.file]?.identity ?? [], as: UTF8.self) }.joined(
+            separator: "\n")
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -57,14 +69,17 @@ import TestSupport
         // Day one without the hook: everything compiles.
         var clean = Self.publishing(scratch.path, gate: gate)
         clean.reviseOutput = nil
-        let first = try clean.run([Self.easylist(), Self.easyprivacy], previous: nil, history: &history, now: Date(), deadline: { _ in nil })
+        let first = try clean.run(
+            [Self.easylist(), Self.easyprivacy], previous: nil, history: &history, now: Date(), deadline: { _ in nil })
         #expect(first.isolated.isEmpty)
         #expect(Self.publishedText(first.outcome.published).contains("poison"))
 
         // Day two: a new line upstream, and the poisoned line's rule is one WebKit rejects.
         let second = try Self.publishing(scratch.path, gate: gate)
-            .run([Self.easylist(extra: "||fresh-ads.example^\n"), Self.easyprivacy], previous: first.outcome.published, history: &history,
-                 now: Date(), deadline: { _ in nil })
+            .run(
+                [Self.easylist(extra: "||fresh-ads.example^\n"), Self.easyprivacy], previous: first.outcome.published,
+                history: &history,
+                now: Date(), deadline: { _ in nil })
         let isolated = try #require(second.isolated.first)
         #expect(second.isolated.count == 1)
         #expect(isolated.upstream == "easylist" && isolated.line == 4 && isolated.text == Self.poisonLine)
@@ -86,17 +101,24 @@ import TestSupport
         outcome.isolatedLines = publish.isolated
         RefreshReporting(status: board, log: LogLines().log).report(outcome)
         let activity = StatusActivityFixture.activity()
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(StatusDocument(status: board.current, activity: activity).encoded())) as? [String: Any])
+        let json = try #require(
+            try JSONSerialization.jsonObject(
+                with: Data(StatusDocument(status: board.current, activity: activity).encoded())) as? [String: Any])
         let lines = try #require(json["isolatedLines"] as? [[String: Any]])
         #expect(lines.first?["text"] as? String == line.text && lines.first?["line"] as? Int == line.line)
         #expect((lines.first?["error"] as? String)?.hasPrefix("Invalid or unsupported regular expression.") == true)
-        let page = String(decoding: StatusPage(status: board.current, activity: activity, history: []).render(), as: UTF8.self)
+        let page = String(
+            decoding: StatusPage(status: board.current, activity: activity, history: []).render(), as: UTF8.self)
         #expect(page.contains("<table id=\"isolated-table\">") && page.contains("<code>\(line.text)</code>"))
         #expect(page.contains("Invalid or unsupported regular expression."))
         #expect(page.contains("<td>webkit-rejected</td>"), "counted under its own skip reason")
-        let metrics = String(decoding: MetricsRenderer(status: board.current, activity: activity).render(), as: UTF8.self)
+        let metrics = String(
+            decoding: MetricsRenderer(status: board.current, activity: activity).render(), as: UTF8.self)
         #expect(metrics.contains("listserver_isolated_lines 1"))
-        #expect(metrics.contains("listserver_isolated_line{upstream=\"easylist\",line=\"4\",list=\"\(line.list)\",error=\"Invalid or unsupported regular expression."))
+        #expect(
+            metrics.contains(
+                "listserver_isolated_line{upstream=\"easylist\",line=\"4\",list=\"\(line.list)\",error=\"Invalid or unsupported regular expression."
+            ))
     }
 
     @Test(.timeLimit(.minutes(5)))
@@ -106,13 +128,15 @@ import TestSupport
         var history: [PersistentState.PublishRecord] = []
         var clean = Self.publishing(scratch.path, gate: gate)
         clean.reviseOutput = nil
-        let first = try clean.run([Self.easylist(), Self.easyprivacy], previous: nil, history: &history, now: Date(), deadline: { _ in nil })
+        let first = try clean.run(
+            [Self.easylist(), Self.easyprivacy], previous: nil, history: &history, now: Date(), deadline: { _ in nil })
         let manifest = try #require(FileManager.default.contents(atPath: scratch.sub(PublishPlan.manifestName)))
         // One compile is not enough to halve a list down to one rule.
         let bounded = Self.publishing(scratch.path, gate: gate, bounds: .init(compiles: 1, seconds: 600))
         do {
-            _ = try bounded.run([Self.easylist(extra: "||fresh-ads.example^\n"), Self.easyprivacy], previous: first.outcome.published,
-                                history: &history, now: Date(), deadline: { _ in nil })
+            _ = try bounded.run(
+                [Self.easylist(extra: "||fresh-ads.example^\n"), Self.easyprivacy], previous: first.outcome.published,
+                history: &history, now: Date(), deadline: { _ in nil })
             Issue.record("a set was published although isolation ran out of compiles")
         } catch {
             guard case .isolation(let reason) = error else {
@@ -120,9 +144,12 @@ import TestSupport
                 return
             }
             #expect(reason.contains("publish.isolationMaxCompiles 1"), "\(reason)")
-            #expect(reason.contains("Invalid or unsupported regular expression."), "WebKit's error is reported: \(reason)")
+            #expect(
+                reason.contains("Invalid or unsupported regular expression."), "WebKit's error is reported: \(reason)")
         }
-        #expect(FileManager.default.contents(atPath: scratch.sub(PublishPlan.manifestName)) == manifest, "the previous set stays, whole")
+        #expect(
+            FileManager.default.contents(atPath: scratch.sub(PublishPlan.manifestName)) == manifest,
+            "the previous set stays, whole")
     }
 }
 
@@ -133,11 +160,14 @@ import TestSupport
 @Suite(.serialized) struct PoisonIsolationTiming {
     static let enabled = ProcessInfo.processInfo.environment["LISTSERVER_ISOLATION_TIMING"] != nil
 
-    @Test(.enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time isolation on the 2025-10 set"), .timeLimit(.minutes(30)))
+    @Test(
+        .enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time isolation on the 2025-10 set"),
+        .timeLimit(.minutes(30)))
     func isolationTimeOnThe202510Set() throws {
         let root = Repository.root
         let sources = try ["easylist", "easyprivacy"].map { id in
-            FilterListSource(id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
+            FilterListSource(
+                id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
         }
         var dayTwo = sources
         dayTwo[0].bytes += Array("\n||poison-timing.example^\n".utf8)
@@ -148,28 +178,39 @@ import TestSupport
             var history: [PersistentState.PublishRecord] = []
             var publishing = PoisonIsolationTests.publishing(scratch.path, gate: gate)
             publishing.reviseOutput = nil
-            let first = try publishing.run(sources, previous: nil, history: &history, now: Date(), deadline: { _ in nil })
+            let first = try publishing.run(
+                sources, previous: nil, history: &history, now: Date(), deadline: { _ in nil })
             publishing.reviseOutput = poisoned ? PoisonIsolationTests.poisoning("poison-timing") : nil
             let started = Date()
-            let second = try publishing.run(dayTwo, previous: first.outcome.published, history: &history, now: Date(), deadline: { _ in nil })
+            let second = try publishing.run(
+                dayTwo, previous: first.outcome.published, history: &history, now: Date(), deadline: { _ in nil })
             seconds[poisoned ? "poisoned" : "clean"] = Date().timeIntervalSince(started)
             #expect(second.isolated.map(\.text) == (poisoned ? ["||poison-timing.example^"] : []))
             if poisoned {
-                print("isolation: \(second.isolationCompiles) compiles, \(String(format: "%.1f", second.isolationSeconds)) s from the rejection to the publish")
+                print(
+                    "isolation: \(second.isolationCompiles) compiles, \(String(format: "%.1f", second.isolationSeconds)) s from the rejection to the publish"
+                )
             }
         }
-        let clean = seconds["clean"] ?? 0, poisoned = seconds["poisoned"] ?? 0
-        print(String(format: "day-two publish of the 2025-10 set: clean %.1f s, with one poisoned line %.1f s (%.2fx)", clean, poisoned, poisoned / clean))
+        let clean = seconds["clean"] ?? 0
+        let poisoned = seconds["poisoned"] ?? 0
+        print(
+            String(
+                format: "day-two publish of the 2025-10 set: clean %.1f s, with one poisoned line %.1f s (%.2fx)",
+                clean, poisoned, poisoned / clean))
     }
 
     /// What the compile-time regression gate adds to a day-two publish of the 2025-10 set (one new
     /// line), against the same publish without it, same run:
     /// `LISTSERVER_ISOLATION_TIMING=1 swift test --skip-build --filter PoisonIsolationTiming/compileGate`.
-    @Test(.enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time the compile-time gate on the 2025-10 set"), .timeLimit(.minutes(30)))
+    @Test(
+        .enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time the compile-time gate on the 2025-10 set"),
+        .timeLimit(.minutes(30)))
     func compileGateCostOnThe202510Set() throws {
         let root = Repository.root
         let sources = try ["easylist", "easyprivacy"].map { id in
-            FilterListSource(id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
+            FilterListSource(
+                id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
         }
         var dayTwo = sources
         dayTwo[0].bytes += Array("\n||day-two.example^\n".utf8)
@@ -178,19 +219,31 @@ import TestSupport
         for compared in [false, true] {
             let scratch = ScratchDirectory("compile-gate-timing")
             var history: [PersistentState.PublishRecord] = []
-            var publisher = Publisher(writer: SetWriter(directory: scratch.path), gracePeriod: 3600, gate: gate, log: LogLines().log)
+            var publisher = Publisher(
+                writer: SetWriter(directory: scratch.path), gracePeriod: 3600, gate: gate, log: LogLines().log)
             let converter = ListConverter()
             let first = try publisher.publish(try converter.convert(sources), over: nil, history: &history)
-            if compared { publisher.compileRegression = CompileRegressionGate(gate: gate, maxRatio: 1.25, rounds: 3, acceptance: CompileRegressionAcceptance()) }
-            let output = try converter.convert(dayTwo, previousLayout: first.published.layoutState, previousLists: first.published.listBytesByID)
+            if compared {
+                publisher.compileRegression = CompileRegressionGate(
+                    gate: gate, maxRatio: 1.25, rounds: 3, acceptance: CompileRegressionAcceptance())
+            }
+            let output = try converter.convert(
+                dayTwo, previousLayout: first.published.layoutState, previousLists: first.published.listBytesByID)
             let started = Date()
             let second = try publisher.publish(output, over: first.published, history: &history)
             seconds[compared] = Date().timeIntervalSince(started)
             if let comparison = second.compileComparison {
-                print("compared: \(comparison.lists.map { "\($0.id) \(String(format: "%.3f", $0.previousSeconds ?? 0))→\(String(format: "%.3f", $0.newSeconds)) s" }), set \(String(format: "%.3f", comparison.setRatio))x held \(comparison.held)")
+                print(
+                    "compared: \(comparison.lists.map { "\($0.id) \(String(format: "%.3f", $0.previousSeconds ?? 0))→\(String(format: "%.3f", $0.newSeconds)) s" }), set \(String(format: "%.3f", comparison.setRatio))x held \(comparison.held)"
+                )
             }
         }
-        let plain = seconds[false] ?? 0, gated = seconds[true] ?? 0
-        print(String(format: "day-two publish of the 2025-10 set: without the compile-time gate %.1f s, with it %.1f s (%.2fx)", plain, gated, gated / plain))
+        let plain = seconds[false] ?? 0
+        let gated = seconds[true] ?? 0
+        print(
+            String(
+                format:
+                    "day-two publish of the 2025-10 set: without the compile-time gate %.1f s, with it %.1f s (%.2fx)",
+                plain, gated, gated / plain))
     }
 }

@@ -20,21 +20,28 @@ import Testing
         """
 
     /// Runs hiding_check.py on `target`'s lists of `filters` with `pages`.
-    static func run(_ target: ConversionTarget, filters: String = filters, pages: [[String: Any]]) throws -> [String: [String: [String]?]] {
+    static func run(_ target: ConversionTarget, filters: String = filters, pages: [[String: Any]]) throws -> [String:
+        [String: [String]?]]
+    {
         let xvfb = "/usr/bin/xvfb-run"
         try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
         var configuration = ConverterConfiguration()
         configuration.target = target
-        let output = try ListConverter(configuration: configuration).convert([FilterListSource(id: "test", bytes: Array(filters.utf8))])
+        let output = try ListConverter(configuration: configuration).convert([
+            FilterListSource(id: "test", bytes: Array(filters.utf8))
+        ])
         let lists = try output.lists.map { try JSONSerialization.jsonObject(with: Data($0.json)) }
         let plan: [String: Any] = ["lists": lists, "pages": pages, "report_requests": true]
-        let planFile = FileManager.default.temporaryDirectory.appendingPathComponent("frame-plan-\(UUID().uuidString).json")
+        let planFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "frame-plan-\(UUID().uuidString).json")
         try JSONSerialization.data(withJSONObject: plan).write(to: planFile)
         defer { try? FileManager.default.removeItem(at: planFile) }
-        let finished = try WebKitTestSupport.runScript("hiding_check.py", [planFile.path], under: [xvfb, "-a"], timeout: 300)
+        let finished = try WebKitTestSupport.runScript(
+            "hiding_check.py", [planFile.path], under: [xvfb, "-a"], timeout: 300)
         try #require(finished.status == 0, "hiding_check.py: \(finished.stderr)")
-        let decoded = try #require(try JSONSerialization.jsonObject(with: finished.stdout) as? [String: [String: Any]],
-                                   "\(String(decoding: finished.stdout, as: UTF8.self))")
+        let decoded = try #require(
+            try JSONSerialization.jsonObject(with: finished.stdout) as? [String: [String: Any]],
+            "\(String(decoding: finished.stdout, as: UTF8.self))")
         // A blocked frame reports nothing (null): nil here.
         return decoded.mapValues { $0.mapValues { $0 as? [String] } }
     }
@@ -46,38 +53,47 @@ import Testing
 
     @Test func safari26JudgesDomainsInTheRequestingFrame() throws {
         let pages: [[String: Any]] = [
-            ["url": "http://top.example/p", "elements": ["keep"], "images": Self.images("top"),
-             "markup": #"<div class="box" id="box-ad"><span class="sponsored"></span></div><div class="box" id="box-plain"></div>"#,
-             "frames": [
-                ["url": "http://framed.example/f", "elements": [String](), "images": Self.images("framed")],
-                ["url": "http://calm.framed.example/f", "elements": [String](), "images": Self.images("calm")],
-                ["url": "http://quiet.example/f", "elements": [String](), "images": Self.images("quiet")],
-                ["url": "http://adframe.example/f", "elements": [String]()],
-                ["url": "http://otherframe.example/f", "elements": [String]()],
-                ["url": "http://typeframe.example/f", "elements": [String]()],
-             ]],
-            ["url": "http://elsewhere.example/p", "elements": ["keep"], "frames": [
-                ["url": "http://adframe.example/f", "elements": [String]()],
-                ["url": "http://otherframe.example/f", "elements": [String]()],
-            ]],
+            [
+                "url": "http://top.example/p", "elements": ["keep"], "images": Self.images("top"),
+                "markup":
+                    #"<div class="box" id="box-ad"><span class="sponsored"></span></div><div class="box" id="box-plain"></div>"#,
+                "frames": [
+                    ["url": "http://framed.example/f", "elements": [String](), "images": Self.images("framed")],
+                    ["url": "http://calm.framed.example/f", "elements": [String](), "images": Self.images("calm")],
+                    ["url": "http://quiet.example/f", "elements": [String](), "images": Self.images("quiet")],
+                    ["url": "http://adframe.example/f", "elements": [String]()],
+                    ["url": "http://otherframe.example/f", "elements": [String]()],
+                    ["url": "http://typeframe.example/f", "elements": [String]()],
+                ],
+            ],
+            [
+                "url": "http://elsewhere.example/p", "elements": ["keep"],
+                "frames": [
+                    ["url": "http://adframe.example/f", "elements": [String]()],
+                    ["url": "http://otherframe.example/f", "elements": [String]()],
+                ],
+            ],
         ]
         let result = try Self.run(.safari26, pages: pages)
         let top = try #require(result["http://top.example/p"])
-        #expect(top["requests"] == [
-            // The frame that asks decides: top.example names none of the rules' sites.
-            "http://ads.example/except.gif?in=quiet",
-            "http://ads.example/mixed.gif?in=calm",
-            "http://ads.example/mixed.gif?in=quiet",
-            "http://ads.example/mixed.gif?in=top",
-            "http://ads.example/only.gif?in=quiet",
-            "http://ads.example/only.gif?in=top",
-            "http://ads.example/typeless.gif?in=quiet",
-            "http://ads.example/typeless.gif?in=top",
-            // A frame's own load is judged against its parent, the top page.
-            "http://calm.framed.example/f", "http://framed.example/f", "http://otherframe.example/f", "http://quiet.example/f",
-            // A typeless rule's document loads too.
-            "http://typeframe.example/f",
-        ].sorted())
+        #expect(
+            top["requests"]
+                == [
+                    // The frame that asks decides: top.example names none of the rules' sites.
+                    "http://ads.example/except.gif?in=quiet",
+                    "http://ads.example/mixed.gif?in=calm",
+                    "http://ads.example/mixed.gif?in=quiet",
+                    "http://ads.example/mixed.gif?in=top",
+                    "http://ads.example/only.gif?in=quiet",
+                    "http://ads.example/only.gif?in=top",
+                    "http://ads.example/typeless.gif?in=quiet",
+                    "http://ads.example/typeless.gif?in=top",
+                    // A frame's own load is judged against its parent, the top page.
+                    "http://calm.framed.example/f", "http://framed.example/f", "http://otherframe.example/f",
+                    "http://quiet.example/f",
+                    // A typeless rule's document loads too.
+                    "http://typeframe.example/f",
+                ].sorted())
         #expect(top["http://top.example/p"] == ["box-ad"], "#?# with :-abp-has hides through native :has()")
         let elsewhere = try #require(result["http://elsewhere.example/p"])
         #expect(elsewhere["requests"] == ["http://adframe.example/f"])

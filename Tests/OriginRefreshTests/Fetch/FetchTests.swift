@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginRefresh
@@ -10,7 +11,8 @@ import TestSupport
 
 /// The libcurl fetcher against a real loopback upstream.
 @Suite struct FetchTests {
-    static let list = Array("[Adblock Plus 2.0]\n! Title: test\n||ads.example^\n||track.example^$third-party\n##.banner\n".utf8)
+    static let list = Array(
+        "[Adblock Plus 2.0]\n! Title: test\n||ads.example^\n||track.example^$third-party\n##.banner\n".utf8)
 
     func fetcher(maxBody: Int = 1 << 20, total: Double = 10, redirects: Int = 5) -> CurlFetcher {
         var configuration = Configuration.Fetch()
@@ -26,7 +28,9 @@ import TestSupport
         server.set("/list.txt", .serve(body: Self.list, etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
         let first = try fetcher().fetch(server.url("/list.txt"), validators: nil)
         #expect(first == .body(Self.list, Validators(etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT")))
-        let second = try fetcher().fetch(server.url("/list.txt"), validators: Validators(etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
+        let second = try fetcher().fetch(
+            server.url("/list.txt"),
+            validators: Validators(etag: "\"v1\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
         #expect(second == .notModified)
         let sent = try #require(server.requests(for: "/list.txt").last)
         #expect(sent.headers["if-none-match"] == "\"v1\"")
@@ -44,8 +48,12 @@ import TestSupport
         let server = try UpstreamServer()
         server.set("/500", .status(500))
         server.set("/404", .status(404))
-        #expect(throws: FetchError.httpStatus(url: server.url("/500"), status: 500)) { try fetcher().fetch(server.url("/500"), validators: nil) }
-        #expect(throws: FetchError.httpStatus(url: server.url("/404"), status: 404)) { try fetcher().fetch(server.url("/404"), validators: nil) }
+        #expect(throws: FetchError.httpStatus(url: server.url("/500"), status: 500)) {
+            try fetcher().fetch(server.url("/500"), validators: nil)
+        }
+        #expect(throws: FetchError.httpStatus(url: server.url("/404"), status: 404)) {
+            try fetcher().fetch(server.url("/404"), validators: nil)
+        }
         #expect(FetchError.httpStatus(url: "", status: 500).isRetryable)
         #expect(FetchError.httpStatus(url: "", status: 503).isRetryable)
         #expect(!FetchError.httpStatus(url: "", status: 404).isRetryable)
@@ -62,17 +70,17 @@ import TestSupport
         let log = captured.log
         let client = fetcher()
         #expect(throws: FetchError.self) {
-            try policy.run(log: log, what: "fetch", sleep: { waits.append($0) }) { () throws(FetchError) -> FetchResult in
-                try client.fetch(server.url("/500"), validators: nil)
-            }
+            try policy.run(
+                log: log, what: "fetch", sleep: { waits.append($0) },
+                { () throws(FetchError) -> FetchResult in try client.fetch(server.url("/500"), validators: nil) })
         }
         #expect(server.requests(for: "/500").count == 3)
         #expect(waits.count == 2)
         #expect(waits.allSatisfy { $0 > 0 && $0 <= 0.05 })
         #expect(throws: FetchError.self) {
-            try policy.run(log: log, what: "fetch", sleep: { waits.append($0) }) { () throws(FetchError) -> FetchResult in
-                try client.fetch(server.url("/404"), validators: nil)
-            }
+            try policy.run(
+                log: log, what: "fetch", sleep: { waits.append($0) },
+                { () throws(FetchError) -> FetchResult in try client.fetch(server.url("/404"), validators: nil) })
         }
         #expect(server.requests(for: "/404").count == 1)
         #expect(captured.lines.contains { $0.contains("attempt 1/3 failed, retrying") })
@@ -144,15 +152,21 @@ import TestSupport
         #expect(throws: FetchError.tooLarge(url: server.url("/big"), limit: 100_000)) {
             try fetcher(maxBody: 100_000).fetch(server.url("/big"), validators: nil)
         }
-        #expect(server.bodyBytesSent("/big") < 16 * 1024 * 1024, "the client must stop the transfer, not download everything")
+        #expect(
+            server.bodyBytesSent("/big") < 16 * 1024 * 1024,
+            "the client must stop the transfer, not download everything")
         // No Content-Length: 64 MB offered in 64 KB chunks; the cap stops the transfer early.
         server.set("/stream", .stream(chunk: [UInt8](repeating: 0x62, count: 65_536), count: 1024))
         #expect(throws: FetchError.tooLarge(url: server.url("/stream"), limit: 100_000)) {
             try fetcher(maxBody: 100_000).fetch(server.url("/stream"), validators: nil)
         }
-        #expect(server.bodyBytesSent("/stream") < 16 * 1024 * 1024, "the client must abort while streaming, not download everything")
+        #expect(
+            server.bodyBytesSent("/stream") < 16 * 1024 * 1024,
+            "the client must abort while streaming, not download everything")
         // Gzip that inflates past the cap: the cap applies to decoded bytes.
-        server.set("/bomb", .serve(body: try Gzip.compress([UInt8](repeating: 0x63, count: 2_000_000)), contentEncoding: "gzip"))
+        server.set(
+            "/bomb",
+            .serve(body: try Gzip.compress([UInt8](repeating: 0x63, count: 2_000_000)), contentEncoding: "gzip"))
         #expect(throws: FetchError.tooLarge(url: server.url("/bomb"), limit: 100_000)) {
             try fetcher(maxBody: 100_000).fetch(server.url("/bomb"), validators: nil)
         }
@@ -174,7 +188,11 @@ import TestSupport
 
     @Test func connectionRefusedIsARetryableConnectionError() throws {
         // A port nothing listens on: bind a listener, read its port, close it.
-        let closedPort = try { () throws -> Int in let probe = try UpstreamServer(); probe.stop(); return probe.port }()
+        let closedPort = try { () throws -> Int in
+            let probe = try UpstreamServer()
+            probe.stop()
+            return probe.port
+        }()
         #expect {
             try fetcher().fetch("http://127.0.0.1:\(closedPort)/list.txt", validators: nil)
         } throws: { error in
@@ -197,29 +215,35 @@ import TestSupport
         init(list: [UInt8], downgradeTarget: String) throws {
             certificate = directory.sub("cert.pem")
             let key = directory.sub("key.pem")
-            let made = ListServerBinary.shell("openssl req -x509 -newkey rsa:2048 -nodes -keyout \(key) -out \(certificate) -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1")
-            guard made.status == 0 else { throw UpstreamServer.ServerError("openssl req failed (is openssl installed?): \(made.output)") }
+            let made = ListServerBinary.shell(
+                "openssl req -x509 -newkey rsa:2048 -nodes -keyout \(key) -out \(certificate) -days 1 -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1"
+            )
+            guard made.status == 0 else {
+                throw UpstreamServer.ServerError("openssl req failed (is openssl installed?): \(made.output)")
+            }
             try list.write(to: directory.sub("list.txt"))
             let script = """
-            import http.server, ssl, sys
-            body = open(sys.argv[3], 'rb').read()
-            class Handler(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
-                    if self.path == '/list.txt':
-                        self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body); return
-                    target = '/list.txt' if self.path == '/same' else sys.argv[4]
-                    self.send_response(302); self.send_header('Location', target); self.send_header('Content-Length', '0'); self.end_headers()
-                def log_message(self, *args): pass
-            server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
-            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-            context.load_cert_chain(sys.argv[1], sys.argv[2])
-            server.socket = context.wrap_socket(server.socket, server_side=True)
-            print(server.server_address[1], flush=True)
-            server.serve_forever()
-            """
+                import http.server, ssl, sys
+                body = open(sys.argv[3], 'rb').read()
+                class Handler(http.server.BaseHTTPRequestHandler):
+                    def do_GET(self):
+                        if self.path == '/list.txt':
+                            self.send_response(200); self.send_header('Content-Length', str(len(body))); self.end_headers(); self.wfile.write(body); return
+                        target = '/list.txt' if self.path == '/same' else sys.argv[4]
+                        self.send_response(302); self.send_header('Location', target); self.send_header('Content-Length', '0'); self.end_headers()
+                    def log_message(self, *args): pass
+                server = http.server.HTTPServer(('127.0.0.1', 0), Handler)
+                context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+                context.load_cert_chain(sys.argv[1], sys.argv[2])
+                server.socket = context.wrap_socket(server.socket, server_side=True)
+                print(server.server_address[1], flush=True)
+                server.serve_forever()
+                """
             try Array(script.utf8).write(to: directory.sub("tls.py"))
-            process = try RunningChild("/usr/bin/python3", [directory.sub("tls.py"), certificate, key, directory.sub("list.txt"), downgradeTarget],
-                                       stdout: .pipe)
+            process = try RunningChild(
+                "/usr/bin/python3",
+                [directory.sub("tls.py"), certificate, key, directory.sub("list.txt"), downgradeTarget],
+                stdout: .pipe)
             let announced = try? PipeIO.readLine(process.output, deadline: Date().addingTimeInterval(30))
             let line = (announced ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
             guard let port = Int(line) else {
@@ -244,8 +268,10 @@ import TestSupport
         var configuration = Configuration.Fetch()
         configuration.totalTimeoutSeconds = 10
         let fetcher = CurlFetcher(configuration: configuration, certificateAuthorityFile: tls.certificate)
-        #expect(try fetcher.fetch("https://127.0.0.1:\(tls.port)/same", validators: nil) == .body(FetchTests.list, Validators()),
-                "HTTPS and an HTTPS→HTTPS redirect work")
+        #expect(
+            try fetcher.fetch("https://127.0.0.1:\(tls.port)/same", validators: nil)
+                == .body(FetchTests.list, Validators()),
+            "HTTPS and an HTTPS→HTTPS redirect work")
         #expect {
             try fetcher.fetch("https://127.0.0.1:\(tls.port)/down", validators: nil)
         } throws: { error in

@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginRefresh
@@ -22,7 +23,9 @@ import TestSupport
     /// A refresh harness whose one upstream is the local file `operator.txt` (relative path, as in config.json).
     static func harness() throws -> RefreshHarness {
         try RefreshHarness { configuration in
-            configuration.upstreams = [Configuration.Upstream(id: "operator", url: "operator.txt", path: "operator.txt")]
+            configuration.upstreams = [
+                Configuration.Upstream(id: "operator", url: "operator.txt", path: "operator.txt")
+            ]
         }
     }
 
@@ -75,7 +78,9 @@ import TestSupport
             Issue.record("unknown fault \(fault)")
         }
         _ = harness.run()
-        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set stays the last good one")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest,
+            "the served set stays the last good one")
         #expect(harness.pipeline.store.lastGoodCopy("operator") == good, "the last good copy stays in use")
         let upstream = try #require(Self.status(harness))
         #expect(upstream.lastResult == expected.result)
@@ -90,7 +95,8 @@ import TestSupport
                 _ = try ConfigurationLoader.decode(Data(text.utf8), file: "c.json")
             } throws: { ($0 as? ConfigurationError)?.problem.contains(says) == true }
         }
-        let local = try ConfigurationLoader.decode(Data(#"{"upstreams":[{"id":"mine","path":"rules/mine.txt"}]}"#.utf8), file: "c.json")
+        let local = try ConfigurationLoader.decode(
+            Data(#"{"upstreams":[{"id":"mine","path":"rules/mine.txt"}]}"#.utf8), file: "c.json")
         #expect(local.upstreams.first?.path == "rules/mine.txt")
         let resolved = ResolvedConfiguration(configuration: local, baseDirectory: "/etc/listserver")
         #expect(resolved.configuration.upstreams.first?.path == "/etc/listserver/rules/mine.txt")

@@ -1,8 +1,9 @@
 import Foundation
-import OriginTestSupport
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -35,9 +36,10 @@ import TestSupport
         defer { server.stop() }
         server.serveDirectory(origin.scratch.sub("public"))
         let storePath = origin.scratch.sub("device")
-        let client = SyncClient(manifestURL: URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!,
-                                store: SyncStore(directory: URL(fileURLWithPath: storePath)),
-                                trust: try ManifestTrust(trustedKeys: [signer.key.publicKey]), options: .init(timeout: 20))
+        let client = SyncClient(
+            manifestURL: URL(string: "http://127.0.0.1:\(server.port)/manifest.json")!,
+            store: SyncStore(directory: URL(fileURLWithPath: storePath)),
+            trust: try ManifestTrust(trustedKeys: [signer.key.publicKey]), options: .init(timeout: 20))
         #expect(try await client.sync().outcome == .updated)
         let held = SigningOrigin.snapshot(storePath)
 
@@ -49,8 +51,12 @@ import TestSupport
             server.set(signaturePath, .endless(bound: Self.bound, announcedLength: announce ? 1_000_000_000 : nil))
             let before = server.endlessRepliesSent.count
             let error = await Self.sync(client)
-            #expect(error == .bodyTooLarge(url: "http://127.0.0.1:\(server.port)\(signaturePath)", limit: MinisignSignature.maximumFileBytes),
-                    "announce \(announce): \(String(describing: error))")
+            #expect(
+                error
+                    == .bodyTooLarge(
+                        url: "http://127.0.0.1:\(server.port)\(signaturePath)",
+                        limit: MinisignSignature.maximumFileBytes),
+                "announce \(announce): \(String(describing: error))")
             #expect(SigningOrigin.snapshot(storePath) == held)
             // The client hung up: the origin never got to the end of its bound.
             let sent = try #require(try await Self.endlessReplies(server, count: before + 1).last)
@@ -61,7 +67,9 @@ import TestSupport
         server.set("/manifest.json", .endless(bound: Self.bound))
         let before = server.endlessRepliesSent.count
         let error = await Self.sync(client)
-        #expect(error == .bodyTooLarge(url: "http://127.0.0.1:\(server.port)/manifest.json", limit: Manifest.maximumBytes), "\(String(describing: error))")
+        #expect(
+            error == .bodyTooLarge(url: "http://127.0.0.1:\(server.port)/manifest.json", limit: Manifest.maximumBytes),
+            "\(String(describing: error))")
         #expect(SigningOrigin.snapshot(storePath) == held)
         let sent = try #require(try await Self.endlessReplies(server, count: before + 1).last)
         #expect(sent < Self.bound, "the client read all \(sent) manifest bytes before refusing")

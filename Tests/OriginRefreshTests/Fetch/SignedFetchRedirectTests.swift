@@ -1,8 +1,9 @@
 import Foundation
-import OriginTestSupport
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -16,11 +17,11 @@ import TestSupport
         let first = try origin.publish(signer, tag: "one")
         let server = try UpstreamServer()
         defer { server.stop() }
-        let public_ = origin.scratch.sub("public")
-        server.serveDirectory(public_)
-        let manifest = try #require(FileManager.default.contents(atPath: public_ + "/manifest.json"))
+        let publicDirectory = origin.scratch.sub("public")
+        server.serveDirectory(publicDirectory)
+        let manifest = try #require(FileManager.default.contents(atPath: publicDirectory + "/manifest.json"))
         let signaturePath = "/" + PublishedSignature.name(forManifest: try #require(first.manifestSHA256))
-        let signature = try #require(FileManager.default.contents(atPath: public_ + signaturePath))
+        let signature = try #require(FileManager.default.contents(atPath: publicDirectory + signaturePath))
         // The manifest moved (302, same directory); the signature moved twice (301 then 307).
         server.set("/manifest.json", .redirect(location: "/manifest-moved.json"))
         server.set("/manifest-moved.json", .serve(body: Array(manifest)))
@@ -29,9 +30,10 @@ import TestSupport
         server.set("/sig/two", .serve(body: Array(signature)))
 
         let storePath = origin.scratch.sub("device")
-        let client = SyncClient(manifestURL: URL(string: server.url("/manifest.json"))!,
-                                store: SyncStore(directory: URL(fileURLWithPath: storePath)),
-                                trust: try ManifestTrust(trustedKeys: [signer.key.publicKey]), options: .init(timeout: 20))
+        let client = SyncClient(
+            manifestURL: URL(string: server.url("/manifest.json"))!,
+            store: SyncStore(directory: URL(fileURLWithPath: storePath)),
+            trust: try ManifestTrust(trustedKeys: [signer.key.publicKey]), options: .init(timeout: 20))
         #expect(try await client.sync().outcome == .updated)
         #expect(server.requests(for: "/manifest-moved.json").count == 1)
         #expect(server.requests(for: "/sig/two").count == 1)
@@ -39,9 +41,11 @@ import TestSupport
 
         // A new set whose signature redirects in a loop: refused after the policy's redirects.
         let second = try origin.publish(signer, tag: "two")
-        server.serveDirectory(public_)
+        server.serveDirectory(publicDirectory)
         server.set("/manifest.json", .redirect(location: "/manifest-moved.json"))
-        server.set("/manifest-moved.json", .serve(body: Array(try #require(FileManager.default.contents(atPath: public_ + "/manifest.json")))))
+        server.set(
+            "/manifest-moved.json",
+            .serve(body: Array(try #require(FileManager.default.contents(atPath: publicDirectory + "/manifest.json")))))
         let loopPath = "/" + PublishedSignature.name(forManifest: try #require(second.manifestSHA256))
         server.set(loopPath, .redirect(location: "/loop"))
         server.set("/loop", .redirect(location: loopPath))
@@ -49,7 +53,10 @@ import TestSupport
             _ = try await client.sync()
             Issue.record("a signature behind a redirect loop must not sync")
         } catch let error as SyncError {
-            guard case .transport(let url, let reason) = error else { Issue.record("expected a transport error, got \(error)"); return }
+            guard case .transport(let url, let reason) = error else {
+                Issue.record("expected a transport error, got \(error)")
+                return
+            }
             #expect(url == server.url(loopPath))
             #expect(reason.contains("redirects"), "\(reason)")
         }

@@ -1,8 +1,9 @@
 import Converter
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -21,7 +22,10 @@ import TestSupport
     /// Hostile shapes of about 1 MB each, beside a few ordinary rules so there is a set to publish.
     static let shapes: [(name: String, line: String)] = [
         ("one $domain= line naming 60,000 domains", "||ads.example^$domain=" + domains(60_000, separator: "|")),
-        ("one $script,domain= line naming 60,000 domains", "||ads.example^$script,domain=" + domains(60_000, separator: "|")),
+        (
+            "one $script,domain= line naming 60,000 domains",
+            "||ads.example^$script,domain=" + domains(60_000, separator: "|")
+        ),
         ("one hiding rule for 60,000 domains", domains(60_000, separator: ",") + "##.ad-banner"),
         ("one exception for 60,000 domains", "@@||cdn.example^$domain=" + domains(60_000, separator: "|")),
         ("one 1 MB URL pattern", "/" + String(repeating: "abc*", count: 260_000) + "/"),
@@ -33,7 +37,8 @@ import TestSupport
         let scratch = ScratchDirectory("linear")
         let started = DispatchTime.now()
         let output = try ListConverter().convert([FilterListSource(id: "shape", bytes: text)])
-        let publisher = Publisher(writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 3600, gate: nil, log: LogLines().log)
+        let publisher = Publisher(
+            writer: SetWriter(directory: scratch.sub("public")), gracePeriod: 3600, gate: nil, log: LogLines().log)
         var history: [PersistentState.PublishRecord] = []
         _ = try publisher.publish(output, over: nil, history: &history, now: Date())
         return Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
@@ -50,9 +55,13 @@ import TestSupport
             while cut < real.count, real[cut - 1] != 0x0A { cut += 1 }
             let reference = try Self.convertAndPublish(Array(real[..<cut]))
             let seconds = try Self.convertAndPublish(text)
-            results.append(String(format: "%@: %.2f s for %d bytes, real list %.2f s (%.1f×)", shape.name, seconds, text.count, reference, seconds / reference))
-            #expect(seconds <= Self.factor * reference,
-                    "\(shape.name): \(seconds) s, more than \(Self.factor)× the \(reference) s of \(cut) bytes of EasyList")
+            results.append(
+                String(
+                    format: "%@: %.2f s for %d bytes, real list %.2f s (%.1f×)", shape.name, seconds, text.count,
+                    reference, seconds / reference))
+            #expect(
+                seconds <= Self.factor * reference,
+                "\(shape.name): \(seconds) s, more than \(Self.factor)× the \(reference) s of \(cut) bytes of EasyList")
         }
         print(results.joined(separator: "\n"))
     }

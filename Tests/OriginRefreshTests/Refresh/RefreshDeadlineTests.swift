@@ -1,6 +1,7 @@
 import Foundation
 import OriginTestSupport
 import Testing
+
 @testable import ListOrigin
 
 /// `refresh.deadlineSeconds`: a refresh that is still fetching when its deadline passes (a
@@ -27,9 +28,13 @@ import Testing
             return
         }
         #expect(late.published == nil)
-        #expect(harness.status.current.lastRefresh?.error?.contains("deadline") == true, "\(String(describing: harness.status.current.lastRefresh))")
+        #expect(
+            harness.status.current.lastRefresh?.error?.contains("deadline") == true,
+            "\(String(describing: harness.status.current.lastRefresh))")
         #expect(reason.isEmpty == false)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the published manifest must stay")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest,
+            "the published manifest must stay")
         #expect(harness.published?.content.manifest?.sha256 == served)
 
         // In time again: the copy fetched late is converted and published.

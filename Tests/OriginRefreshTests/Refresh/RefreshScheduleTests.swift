@@ -1,8 +1,9 @@
 import OriginTestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginRefresh
-import Testing
 
 @Suite struct RefreshScheduleTests {
     @Test func successWaitsTheIntervalPlusJitter() {

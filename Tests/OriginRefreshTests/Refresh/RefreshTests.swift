@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginRefresh
@@ -10,11 +11,11 @@ import TestSupport
 /// Whole refresh cycles against a real loopback upstream, with small slices of the real lists.
 @Suite struct RefreshTests {
 
-
     @Test func fetchesConvertsPublishesThenA304ChangesNothing() throws {
         var harness = try RefreshHarness()
         let list = try FixtureLists.easylist(lines: 400)
-        harness.server.set("/easylist.txt", .serve(body: list, etag: "\"d19\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
+        harness.server.set(
+            "/easylist.txt", .serve(body: list, etag: "\"d19\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT"))
         let first = harness.run()
         #expect(first.result == .published)
         #expect(first.published?.content.manifest != nil)
@@ -30,7 +31,8 @@ import TestSupport
         #expect(harness.upstreamStatus?.lastResult == "not-modified")
         #expect(harness.server.requests(for: "/easylist.txt").last?.headers["if-none-match"] == "\"d19\"")
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest)
-        #expect(try FileManager.default.attributesOfItem(atPath: harness.manifestPath)[.systemFileNumber] as? Int == inode)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: harness.manifestPath)[.systemFileNumber] as? Int == inode)
         #expect(harness.status.current.lastRefresh?.result == "unchanged")
 
         // The validators survive a restart (state.json).
@@ -44,7 +46,8 @@ import TestSupport
         #expect(harness.run().result == .published)
         let old = Set(harness.status.current.lists.map(\.file))
         // Rules removed: the lists that held them change (new rules alone may just add a list).
-        let lines = String(decoding: try FixtureLists.easylist(lines: 400), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = String(decoding: try FixtureLists.easylist(lines: 400), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         let trimmed = (lines[0..<100] + lines[140...]).joined(separator: "\n")
         harness.server.set("/easylist.txt", .serve(body: Array(trimmed.utf8), etag: "\"2\""))
         #expect(harness.run().result == .published)
@@ -53,9 +56,12 @@ import TestSupport
         for name in replaced { #expect(harness.pipeline.publisher.writer.exists(name)) }
         // Eight days of 304s later: no publish, but the grace period (7 days) of the old files is over.
         let later = Date().addingTimeInterval(8 * 86_400)
-        let summary = harness.pipeline.fetchStage.run(.online, state: &harness.state, published: &harness.published, now: { later })
+        let summary = harness.pipeline.fetchStage.run(
+            .online, state: &harness.state, published: &harness.published, now: { later })
         #expect(summary.result == .unchanged)
-        for name in replaced { #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period") }
+        for name in replaced {
+            #expect(!harness.pipeline.publisher.writer.exists(name), "\(name) outlived its grace period")
+        }
         let served = try #require(summary.published?.content, "a generation without the expired files is served")
         for name in replaced { #expect(served.files[name] == nil) }
         for name in harness.status.current.lists.map(\.file) { #expect(served.files[name] != nil) }
@@ -69,7 +75,10 @@ import TestSupport
         let trimmed = Array((lines[0..<1_000] + lines[1_040...]).joined(separator: "\n").utf8)
         var replaced: [Int: Int] = [:]
         for grace in [0, 2] {
-            var harness = try RefreshHarness { $0.conversion.removalGraceRuns = grace; $0.conversion.chunkSize = 400 }
+            var harness = try RefreshHarness {
+                $0.conversion.removalGraceRuns = grace
+                $0.conversion.chunkSize = 400
+            }
             harness.server.set("/easylist.txt", .serve(body: full, etag: "\"1\""))
             #expect(harness.run().result == .published)
             let before = Set(harness.status.current.lists.map(\.file))
@@ -87,7 +96,9 @@ import TestSupport
         let installed = LogLines()
         var recent = PersistentState()
         recent.lastRefreshAt = Date()
-        let notDue = RefreshSource(stages: harness.pipeline, state: recent, published: nil) { _ in installed.log.info("installed") }
+        let notDue = RefreshSource(stages: harness.pipeline, state: recent, published: nil) { _ in
+            installed.log.info("installed")
+        }
         notDue.startWhenDue()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.isEmpty, "refreshed a moment ago: nothing to fetch at start")
@@ -95,7 +106,9 @@ import TestSupport
         notDue.waitUntilIdle()
         notDue.waitUntilIdle()
         #expect(harness.server.requests.count == 1, "the admin trigger fetches at once")
-        #expect(harness.status.current.lastRefresh?.nextAt.map { $0.timeIntervalSinceNow > 80_000 } == true, "next refresh about a day away")
+        #expect(
+            harness.status.current.lastRefresh?.nextAt.map { $0.timeIntervalSinceNow > 80_000 } == true,
+            "next refresh about a day away")
         #expect(installed.lines.count == 1, "and installs the new set")
         notDue.stop()
 
@@ -111,14 +124,20 @@ import TestSupport
         harness.server.set("/easylist.txt", .serve(body: try FixtureLists.easylist(lines: 400), etag: "\"d19\""))
         #expect(harness.run().result == .published)
         let before = harness.status.current.manifestSHA256
-        harness.server.set("/easylist.txt", .serve(body: try FixtureLists.easylist(lines: 400) + Array("||new-ad-server.example^\n".utf8), etag: "\"d20\""))
+        harness.server.set(
+            "/easylist.txt",
+            .serve(
+                body: try FixtureLists.easylist(lines: 400) + Array("||new-ad-server.example^\n".utf8), etag: "\"d20\"")
+        )
         #expect(harness.run().result == .published)
         #expect(harness.status.current.manifestSHA256 != before)
         #expect(harness.status.current.lists.isEmpty == false)
     }
 
     /// Each upstream fault after a good publish: the set stays, the status says why.
-    @Test(arguments: ["500", "404", "garbage", "empty", "half-rules", "truncated", "html-error-page", "too-large", "redirect-loop"])
+    @Test(arguments: [
+        "500", "404", "garbage", "empty", "half-rules", "truncated", "html-error-page", "too-large", "redirect-loop",
+    ])
     func upstreamFaultKeepsTheLastGoodSet(fault: String) throws {
         var harness = try RefreshHarness()
         let good = try FixtureLists.easylist(lines: 400)
@@ -127,26 +146,42 @@ import TestSupport
         let manifest = try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath))
         var expectedResult = "rejected"
         switch fault {
-        case "500": harness.server.set("/easylist.txt", .status(500)); expectedResult = "failed"
-        case "404": harness.server.set("/easylist.txt", .status(404)); expectedResult = "failed"
-        case "garbage": harness.server.set("/easylist.txt", .serve(body: (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
+        case "500":
+            harness.server.set("/easylist.txt", .status(500))
+            expectedResult = "failed"
+        case "404":
+            harness.server.set("/easylist.txt", .status(404))
+            expectedResult = "failed"
+        case "garbage":
+            harness.server.set("/easylist.txt", .serve(body: (0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 7919) }))
         case "empty": harness.server.set("/easylist.txt", .serve(body: []))
         case "half-rules": harness.server.set("/easylist.txt", .serve(body: try FixtureLists.easylist(lines: 150)))
-        case "truncated": harness.server.set("/easylist.txt", .truncated(body: good, sentBytes: good.count / 3)); expectedResult = "failed"
-        case "html-error-page": harness.server.set("/easylist.txt", .serve(body: Array("<html><body>Service Unavailable</body></html>".utf8)))
-        case "too-large": harness.server.set("/easylist.txt", .serve(body: [UInt8](repeating: 0x21, count: 2 << 20))); expectedResult = "failed"
-        case "redirect-loop": harness.server.set("/easylist.txt", .redirect(location: "/easylist.txt")); expectedResult = "failed"
+        case "truncated":
+            harness.server.set("/easylist.txt", .truncated(body: good, sentBytes: good.count / 3))
+            expectedResult = "failed"
+        case "html-error-page":
+            harness.server.set(
+                "/easylist.txt", .serve(body: Array("<html><body>Service Unavailable</body></html>".utf8)))
+        case "too-large":
+            harness.server.set("/easylist.txt", .serve(body: [UInt8](repeating: 0x21, count: 2 << 20)))
+            expectedResult = "failed"
+        case "redirect-loop":
+            harness.server.set("/easylist.txt", .redirect(location: "/easylist.txt"))
+            expectedResult = "failed"
         default: Issue.record("unknown fault \(fault)")
         }
         let summary = harness.run()
         #expect(summary.published?.content == nil)
-        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set stays the last good one")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest,
+            "the served set stays the last good one")
         #expect(harness.pipeline.store.lastGoodCopy("easylist") == good, "the last good copy stays in use")
         let upstream = try #require(harness.upstreamStatus)
         #expect(upstream.lastResult == expectedResult)
         #expect(upstream.lastError?.isEmpty == false)
         if expectedResult == "rejected" {
-            let kept = (try? FileManager.default.contentsOfDirectory(atPath: harness.pipeline.store.rejectedDirectory)) ?? []
+            let kept =
+                (try? FileManager.default.contentsOfDirectory(atPath: harness.pipeline.store.rejectedDirectory)) ?? []
             #expect(kept.count == 1, "the rejected body is kept for inspection")
         }
         #expect(harness.logLines.lines.contains { $0.contains("error") || $0.contains("warning") })
@@ -190,7 +225,9 @@ import TestSupport
             Issue.record("no network and no state: the refresh fails")
             return
         }
-        #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest, "the served set is kept, not replaced by the snapshot")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest,
+            "the served set is kept, not replaced by the snapshot")
         #expect(harness.logLines.lines.contains { $0.contains("unknown origin") })
     }
 
@@ -211,9 +248,13 @@ import TestSupport
         let list = Array("[Adblock Plus 2.0]\n! comment\n\n||a^\r\n||b^\n##.x\n".utf8)
         #expect(UpstreamBodyCheck.countRules(list) == 3)
         #expect(try check.check(list, baselineRules: 6).rules == 3)
-        #expect(throws: UpstreamBodyCheck.Rejection.tooFewRules(found: 3, baseline: 7, share: 0.5)) { try check.check(list, baselineRules: 7) }
+        #expect(throws: UpstreamBodyCheck.Rejection.tooFewRules(found: 3, baseline: 7, share: 0.5)) {
+            try check.check(list, baselineRules: 7)
+        }
         #expect(throws: UpstreamBodyCheck.Rejection.empty) { try check.check([], baselineRules: nil) }
-        #expect(try check.check(try Gzip.compress(list), baselineRules: nil).text == list, "a gzip file served as-is is inflated")
+        #expect(
+            try check.check(try Gzip.compress(list), baselineRules: nil).text == list,
+            "a gzip file served as-is is inflated")
         #expect(try check.check([0xef, 0xbb, 0xbf] + list, baselineRules: nil).rules == 3, "a BOM is allowed")
         #expect { try check.check([0x5b, 0xff, 0xfe], baselineRules: nil) } throws: { error in
             if case UpstreamBodyCheck.Rejection.undecodable = error { return true }

@@ -1,8 +1,9 @@
 import Dispatch
 import Foundation
-@testable import OriginRefresh
 import TestSupport
 import Testing
+
+@testable import OriginRefresh
 
 /// The one serial job both set sources run on: its state machine, trigger coalescing and the one
 /// stop path, driven with runs that block until the test lets them go.
@@ -15,8 +16,16 @@ import Testing
         private var runs = 0
         private var stoppingSeen: [Bool] = []
 
-        var count: Int { lock.lock(); defer { lock.unlock() }; return runs }
-        var sawStopping: [Bool] { lock.lock(); defer { lock.unlock() }; return stoppingSeen }
+        var count: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return runs
+        }
+        var sawStopping: [Bool] {
+            lock.lock()
+            defer { lock.unlock() }
+            return stoppingSeen
+        }
 
         func run(_ isStopping: @Sendable () -> Bool, next: Double?) -> Double? {
             lock.lock()
@@ -78,11 +87,17 @@ import Testing
 
     @Test func stopWhileIdleCancelsTheScheduledRun() {
         let ran = DispatchSemaphore(value: 0)
-        let scheduled = SerialJob(label: "test.serial") { _ in ran.signal(); return nil }
+        let scheduled = SerialJob(label: "test.serial") { _ in
+            ran.signal()
+            return nil
+        }
         scheduled.start { 0.05 }
         #expect(ran.wait(timeout: .now() + 10) == .success, "without a stop, the timer runs the job")
 
-        let stopped = SerialJob(label: "test.serial") { _ in ran.signal(); return nil }
+        let stopped = SerialJob(label: "test.serial") { _ in
+            ran.signal()
+            return nil
+        }
         stopped.start { 0.05 }
         stopped.waitUntilIdle()
         stopped.stop()

@@ -1,11 +1,12 @@
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
-import OriginTestSupport
-import TestSupport
 import HTTPServerCore
 import ListSync
+import OriginTestSupport
+import TestSupport
 import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -25,7 +26,10 @@ import Testing
     static func published() throws -> Published {
         let (content, patch) = try PatchServingTests.publishedPatch()
         let old = try #require(content.files.values.first { $0.sha256 == patch.from })
-        let current = try #require(content.files.values.first { $0.name.hasPrefix("net.") && $0.name.hasSuffix(".json") && $0.sha256 != patch.from })
+        let current = try #require(
+            content.files.values.first {
+                $0.name.hasPrefix("net.") && $0.name.hasSuffix(".json") && $0.sha256 != patch.from
+            })
         return Published(content: content, patch: patch, current: current, old: old)
     }
 
@@ -33,10 +37,18 @@ import Testing
     /// characters and `*` (any run of characters) occur, which this translates to a regex.
     static func pathMatches(_ useAsDictionary: String, _ path: String) throws -> Bool {
         let prefix = "match=\""
-        #expect(useAsDictionary.hasPrefix(prefix) && useAsDictionary.hasSuffix("\""), "an sf-dictionary with one string member")
+        #expect(
+            useAsDictionary.hasPrefix(prefix) && useAsDictionary.hasSuffix("\""),
+            "an sf-dictionary with one string member")
         let pattern = useAsDictionary.dropFirst(prefix.count).dropLast()
-        #expect(!pattern.contains("(") && !pattern.contains(":") && !pattern.contains("\\"), "no regexp groups or named groups (§2.1.1)")
-        let regex = "^" + pattern.split(separator: "*", omittingEmptySubsequences: false).map { NSRegularExpression.escapedPattern(for: String($0)) }
+        #expect(
+            !pattern.contains("(") && !pattern.contains(":") && !pattern.contains("\\"),
+            "no regexp groups or named groups (§2.1.1)")
+        let regex =
+            "^"
+            + pattern.split(separator: "*", omittingEmptySubsequences: false).map {
+                NSRegularExpression.escapedPattern(for: String($0))
+            }
             .joined(separator: ".*") + "$"
         return path.range(of: regex, options: .regularExpression) != nil
     }
@@ -54,15 +66,21 @@ import Testing
             #expect(try !Self.pathMatches(scope, "/\(name)"), "\(name) is not a later version of net")
         }
         #expect(try !Self.pathMatches(scope, "/manifest.json"))
-        #expect(try !Self.pathMatches(scope, "/network.\(published.current.sha256.prefix(12)).json"), "a longer id sharing the prefix")
+        #expect(
+            try !Self.pathMatches(scope, "/network.\(published.current.sha256.prefix(12)).json"),
+            "a longer id sharing the prefix")
 
         // Every list response varies on both request fields: 200 (each coding), HEAD, 304, 206.
         let etag = try #require(old.header("ETag"))
         let answers = [
             try harness.request("/\(published.current.name)"),
             try harness.request("/\(published.current.name)", headers: ["Accept-Encoding": "gzip"]),
-            try harness.request("/\(published.current.name)", headers: ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": published.offer]),
-            try harness.request("/\(published.current.name)", method: "HEAD", headers: ["Accept-Encoding": "dcz", "Available-Dictionary": published.offer]),
+            try harness.request(
+                "/\(published.current.name)",
+                headers: ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": published.offer]),
+            try harness.request(
+                "/\(published.current.name)", method: "HEAD",
+                headers: ["Accept-Encoding": "dcz", "Available-Dictionary": published.offer]),
             try harness.request("/\(published.old.name)", headers: ["Accept-Encoding": "gzip", "If-None-Match": etag]),
             try harness.request("/\(published.current.name)", headers: ["Range": "bytes=0-9"]),
         ]
@@ -72,7 +90,8 @@ import Testing
         }
         // Not list URLs: the manifest and patch files vary on Accept-Encoding only and are no dictionary.
         for target in ["/manifest.json", "/\(published.patch.file)"] {
-            let response = try harness.request(target, headers: ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": published.offer])
+            let response = try harness.request(
+                target, headers: ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": published.offer])
             #expect(response.header("Vary") == "Accept-Encoding", "\(target)")
             #expect(response.header("Use-As-Dictionary") == nil, "\(target)")
             #expect(response.header("Content-Encoding") != "dcz", "\(target)")
@@ -89,24 +108,32 @@ import Testing
         let gzipTag = try #require(try harness.request(target, headers: ["Accept-Encoding": "gzip"]).header("ETag"))
         // Chrome's Accept-Encoding, the padded and unpadded byte sequence, and a parameter on the item.
         let unpadded = String(published.offer.dropLast(2)) + ":"
-        for (acceptEncoding, offer) in [("gzip, deflate, br, zstd, dcb, dcz", published.offer), ("dcz", unpadded), ("DCZ;q=0.5, gzip", published.offer + ";x=1")] {
-            let response = try harness.request(target, headers: ["Accept-Encoding": acceptEncoding, "Available-Dictionary": offer])
+        for (acceptEncoding, offer) in [
+            ("gzip, deflate, br, zstd, dcb, dcz", published.offer), ("dcz", unpadded),
+            ("DCZ;q=0.5, gzip", published.offer + ";x=1"),
+        ] {
+            let response = try harness.request(
+                target, headers: ["Accept-Encoding": acceptEncoding, "Available-Dictionary": offer])
             #expect(response.status == 200)
             #expect(response.header("Content-Encoding") == "dcz", "\(acceptEncoding) / \(offer)")
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Content-Length") == String(patchBytes.count))
             #expect(response.body == patchBytes, "the precomputed patch, byte for byte")
-            let decoded = try PatchDecoder().apply(Data(response.body), to: Data(published.old.identity), expectedBytes: published.current.identity.count,
-                                                   expectedSHA256: published.current.sha256)
+            let decoded = try PatchDecoder().apply(
+                Data(response.body), to: Data(published.old.identity), expectedBytes: published.current.identity.count,
+                expectedSHA256: published.current.sha256)
             #expect(Array(decoded) == published.current.identity)
             let tag = try #require(response.header("ETag"))
             #expect(tag != identityTag && tag != gzipTag, "each coding has its own entity-tag")
             // Revalidating the dcz variant: 304 with the same tag and Vary; the dcz tag does not validate identity.
-            let again = try harness.request(target, headers: ["Accept-Encoding": acceptEncoding, "Available-Dictionary": offer, "If-None-Match": tag])
+            let again = try harness.request(
+                target,
+                headers: ["Accept-Encoding": acceptEncoding, "Available-Dictionary": offer, "If-None-Match": tag])
             #expect(again.status == 304 && again.header("ETag") == tag && again.body.isEmpty)
             #expect(try harness.request(target, headers: ["If-None-Match": tag]).status == 200)
         }
-        let head = try harness.request(target, method: "HEAD", headers: ["Accept-Encoding": "dcz", "Available-Dictionary": published.offer])
+        let head = try harness.request(
+            target, method: "HEAD", headers: ["Accept-Encoding": "dcz", "Available-Dictionary": published.offer])
         #expect(head.status == 200 && head.header("Content-Encoding") == "dcz" && head.body.isEmpty)
         #expect(head.header("Content-Length") == String(patchBytes.count))
     }
@@ -129,7 +156,10 @@ import Testing
             ("gzip, dcz", String(published.offer.dropFirst()), "gzip"),
             ("gzip, dcz", published.offer + " trailing", "gzip"),
             // The current version as its own dictionary: no patch from a version to itself.
-            ("gzip, dcz", AvailableDictionaryField.fieldValue(sha256: SHA256Digest.of(Data(published.current.identity))), "gzip"),
+            (
+                "gzip, dcz",
+                AvailableDictionaryField.fieldValue(sha256: SHA256Digest.of(Data(published.current.identity))), "gzip"
+            ),
         ]
         for (acceptEncoding, offer, coding) in cases {
             var headers = ["Available-Dictionary": offer]
@@ -148,8 +178,9 @@ import Testing
         let published = try Self.published()
         let harness = try ServerHarness(content: published.content)
         defer { harness.stop() }
-        let response = try harness.request("/\(published.current.name)",
-                                           headers: ["Range": "bytes=0-39", "Accept-Encoding": "dcz, gzip", "Available-Dictionary": published.offer])
+        let response = try harness.request(
+            "/\(published.current.name)",
+            headers: ["Range": "bytes=0-39", "Accept-Encoding": "dcz, gzip", "Available-Dictionary": published.offer])
         #expect(response.status == 206)
         #expect(response.header("Content-Encoding") == nil)
         #expect(response.body == Array(published.current.identity[0..<40]))

@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginServe
 
@@ -25,7 +26,9 @@ import TestSupport
         let off = try ServerHarness(configure: { $0.adminTokenEnvironmentVariable = "MY_ADMIN_TOKEN" })
         defer { off.stop() }
         let page = try off.request("/status", headers: Self.html).bodyText
-        #expect(page.contains("MY_ADMIN_TOKEN") && page.contains("off on this server"), "the page must name the variable to set")
+        #expect(
+            page.contains("MY_ADMIN_TOKEN") && page.contains("off on this server"),
+            "the page must name the variable to set")
         #expect(!page.contains("action=\"explain\""), "no form for an endpoint that does not exist")
         #expect(try off.request(Self.explain).status == 404)
 

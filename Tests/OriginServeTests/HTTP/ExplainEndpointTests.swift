@@ -1,8 +1,9 @@
 import Converter
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginServe
 @testable import OriginStore
@@ -13,19 +14,29 @@ import TestSupport
 /// the same set; HTML for a browser, with a strict CSP.
 @Suite(.serialized) struct ExplainEndpointTests {
 
-
-
     static func errorText(_ response: HTTPTestResponse) -> String {
-        ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["error"] as? String ?? "<not a JSON error: \(response.bodyText)>"
+        ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])?["error"] as? String
+            ?? "<not a JSON error: \(response.bodyText)>"
     }
 
     @Test func badInputGetsAClear4xxAndLoadsNothing() async throws {
         let fixture = try ExplainFixture()
         let cases: [(label: String, target: String, status: Int, says: String)] = [
-            ("over-long URL", ExplainFixture.query("https://ads.example/" + String(repeating: "a", count: 3_000)), 414, "the limit is 2048"),
-            ("over-long page", ExplainFixture.query("https://ads.example/x.js", page: "https://site.example/" + String(repeating: "b", count: 2_100)), 414, "limit"),
+            (
+                "over-long URL", ExplainFixture.query("https://ads.example/" + String(repeating: "a", count: 3_000)),
+                414, "the limit is 2048"
+            ),
+            (
+                "over-long page",
+                ExplainFixture.query(
+                    "https://ads.example/x.js", page: "https://site.example/" + String(repeating: "b", count: 2_100)),
+                414, "limit"
+            ),
             ("non-HTTP scheme", ExplainFixture.query("javascript:alert(1)"), 400, "http:// or https://"),
-            ("ftp page", ExplainFixture.query("https://ads.example/x.js", page: "ftp://site.example/"), 400, "http:// or https://"),
+            (
+                "ftp page", ExplainFixture.query("https://ads.example/x.js", page: "ftp://site.example/"), 400,
+                "http:// or https://"
+            ),
             ("bad type", ExplainFixture.query("https://ads.example/x.js", type: "rocket"), 400, "unknown type"),
             ("missing url", "/explain?page=https%3A%2F%2Fsite.example%2F", 400, "give the request"),
             ("no query", "/explain", 400, "give the request"),
@@ -38,28 +49,39 @@ import TestSupport
             #expect(Self.errorText(response).contains(item.says), "\(item.label): \(Self.errorText(response))")
         }
         // None of that started a load: the first valid request is the one that does.
-        let first = try fixture.get(ExplainFixture.query("https://ads.example/other.js", page: "https://site.example/", type: "script"))
+        let first = try fixture.get(
+            ExplainFixture.query("https://ads.example/other.js", page: "https://site.example/", type: "script"))
         #expect(first.status == 503, "bad input must not load the engine: \(first.status)")
         #expect(first.header("Retry-After") != nil)
-        #expect(try await fixture.answer(ExplainFixture.query("https://ads.example/other.js", page: "https://site.example/", type: "script")).status == 200)
+        #expect(
+            try await fixture.answer(
+                ExplainFixture.query("https://ads.example/other.js", page: "https://site.example/", type: "script")
+            ).status == 200)
     }
 
     @Test func theAdminTokenIsRequiredAsBearerOrBasicPassword() async throws {
         let fixture = try ExplainFixture()
         let target = ExplainFixture.query("https://ads.example/other.js", type: "script")
-        let basic = { (user: String, password: String) in "Basic " + Data("\(user):\(password)".utf8).base64EncodedString() }
-        for (label, headers) in [("no token", [:]), ("wrong bearer", ["Authorization": "Bearer nope"]),
-                                 ("wrong basic", ["Authorization": basic("admin", "nope")]),
-                                 ("token as basic user", ["Authorization": basic(ExplainFixture.token, "")])] {
+        let basic = { (user: String, password: String) in
+            "Basic " + Data("\(user):\(password)".utf8).base64EncodedString()
+        }
+        for (label, headers) in [
+            ("no token", [:]), ("wrong bearer", ["Authorization": "Bearer nope"]),
+            ("wrong basic", ["Authorization": basic("admin", "nope")]),
+            ("token as basic user", ["Authorization": basic(ExplainFixture.token, "")]),
+        ] {
             let response = try fixture.get(target, headers: headers)
             #expect(response.status == 401, "\(label): \(response.status)")
             let challenges = response.headers("WWW-Authenticate")
-            #expect(challenges.contains { $0.hasPrefix("Bearer ") } && challenges.contains { $0.hasPrefix("Basic ") }, "\(label): \(challenges)")
+            #expect(
+                challenges.contains { $0.hasPrefix("Bearer ") } && challenges.contains { $0.hasPrefix("Basic ") },
+                "\(label): \(challenges)")
         }
         // An unauthorized request loads nothing either.
         #expect(try fixture.get(target).status == 503)
         #expect(try await fixture.answer(target).status == 200)
-        #expect(try fixture.get(target, headers: ["Authorization": basic("anyone", ExplainFixture.token)]).status == 200)
+        #expect(
+            try fixture.get(target, headers: ["Authorization": basic("anyone", ExplainFixture.token)]).status == 200)
         // Bad input without a token is a 401, not a hint about the input.
         #expect(try fixture.get("/explain", headers: [:]).status == 401)
     }
@@ -67,16 +89,19 @@ import TestSupport
     @Test func anAnswerIsWhatTheExplainCommandPrints() async throws {
         let fixture = try ExplainFixture()
         let binary = try ListServerBinary.path()
-        for (url, page, type) in [("https://ads.example/allowed/x.js", "https://site.example/", "script"),
-                                  ("https://tracker.example/t.js", "https://site.example/", "script"),
-                                  ("https://cdn.example/banner.js", "https://www.carve.example/a", "image")] {
+        for (url, page, type) in [
+            ("https://ads.example/allowed/x.js", "https://site.example/", "script"),
+            ("https://tracker.example/t.js", "https://site.example/", "script"),
+            ("https://cdn.example/banner.js", "https://www.carve.example/a", "image"),
+        ] {
             let response = try await fixture.answer(ExplainFixture.query(url, page: page, type: type))
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json")
             #expect(response.header("Cache-Control") == "no-store")
             // The server reads the set's provenance.txt, so deciding rules name their ABP lines.
             #expect(response.bodyText.contains(#""provenance":"complete""#), "\(url): \(response.bodyText.prefix(300))")
-            let command = ListServerBinary.shell("'\(binary)' explain '\(url)' --page '\(page)' --type \(type) --set '\(fixture.directory)' --json")
+            let command = ListServerBinary.shell(
+                "'\(binary)' explain '\(url)' --page '\(page)' --type \(type) --set '\(fixture.directory)' --json")
             #expect(command.status == 0, "\(command.output)")
             #expect(response.bodyText == command.output, "\(url): the endpoint and `listserver explain --json` differ")
         }
@@ -93,8 +118,13 @@ import TestSupport
 
     @Test func aBrowserGetsAnEscapedPageWithAStrictPolicy() async throws {
         let fixture = try ExplainFixture()
-        let target = ExplainFixture.query("https://ads.example/other.js?q=\"><script>alert(1)</script>", page: "https://site.example/<b>", type: "script")
-        let headers = ["Authorization": "Bearer \(ExplainFixture.token)", "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"]
+        let target = ExplainFixture.query(
+            "https://ads.example/other.js?q=\"><script>alert(1)</script>", page: "https://site.example/<b>",
+            type: "script")
+        let headers = [
+            "Authorization": "Bearer \(ExplainFixture.token)",
+            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+        ]
         let page = try await fixture.answer(target, headers: headers)
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
@@ -104,9 +134,12 @@ import TestSupport
         #expect(page.bodyText.contains("BLOCKED"))
         #expect(!page.bodyText.contains("<script") && !page.bodyText.contains("<b>"), "request text must be escaped")
         // The deciding rule's JSON is shown, its quotes escaped.
-        #expect(page.bodyText.contains("{&quot;trigger&quot;:") && !page.bodyText.contains("{\"trigger\":"), "rule text must be escaped")
+        #expect(
+            page.bodyText.contains("{&quot;trigger&quot;:") && !page.bodyText.contains("{\"trigger\":"),
+            "rule text must be escaped")
         // A client that takes anything gets JSON.
-        let json = try fixture.get(target, headers: ["Authorization": "Bearer \(ExplainFixture.token)", "Accept": "*/*"])
+        let json = try fixture.get(
+            target, headers: ["Authorization": "Bearer \(ExplainFixture.token)", "Accept": "*/*"])
         #expect(json.header("Content-Type") == "application/json")
     }
 

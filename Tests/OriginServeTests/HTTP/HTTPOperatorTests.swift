@@ -2,6 +2,7 @@ import Foundation
 import OriginTestSupport
 import TestSupport
 import Testing
+
 @testable import ListOrigin
 @testable import OriginServe
 @testable import OriginStore
@@ -28,12 +29,21 @@ import Testing
         board.update { status in
             status.manifestSHA256 = "abc123"
             status.generatedAt = generated
-            status.lists = [OperatorStatus.ListStatus(id: "network-00", file: "network-00.0123.json", rules: 1234, bytes: 5678, gzipBytes: 900)]
-            status.upstreams = [OperatorStatus.UpstreamStatus(
-                id: "easylist", url: "https://easylist.to/easylist/easylist.txt", source: "upstream", sourceDate: nil, lastFetchAt: generated,
-                lastResult: "updated", lastHTTPStatus: 200, etag: "\"e1\"", lastModified: nil, lastError: nil, rules: 70000)]
-            status.lastRefresh = OperatorStatus.RefreshStatus(at: generated, result: "published", error: nil, nextAt: nil)
-            status.conversion = OperatorStatus.ConversionSummary(inputRules: 10, converted: 8, skipped: 2, skippedByReason: ["cosmetic": 2], outputRules: 8)
+            status.lists = [
+                OperatorStatus.ListStatus(
+                    id: "network-00", file: "network-00.0123.json", rules: 1234, bytes: 5678, gzipBytes: 900)
+            ]
+            status.upstreams = [
+                OperatorStatus.UpstreamStatus(
+                    id: "easylist", url: "https://easylist.to/easylist/easylist.txt", source: "upstream",
+                    sourceDate: nil, lastFetchAt: generated,
+                    lastResult: "updated", lastHTTPStatus: 200, etag: "\"e1\"", lastModified: nil, lastError: nil,
+                    rules: 70000)
+            ]
+            status.lastRefresh = OperatorStatus.RefreshStatus(
+                at: generated, result: "published", error: nil, nextAt: nil)
+            status.conversion = OperatorStatus.ConversionSummary(
+                inputRules: 10, converted: 8, skipped: 2, skippedByReason: ["cosmetic": 2], outputRules: 8)
         }
         let harness = try ServerHarness(status: board)
         defer { harness.stop() }
@@ -69,9 +79,14 @@ import Testing
         let board = StatusBoard()
         board.update { status in
             status.generatedAt = Date(timeIntervalSinceNow: -100)
-            status.lists = [OperatorStatus.ListStatus(id: "network-00", file: "nope.json", rules: 42, bytes: 1, gzipBytes: 1)]
+            status.lists = [
+                OperatorStatus.ListStatus(id: "network-00", file: "nope.json", rules: 42, bytes: 1, gzipBytes: 1)
+            ]
             status.lastRefresh = OperatorStatus.RefreshStatus(at: Date(), result: "failed", error: "boom", nextAt: nil)
-            status.upstreams = [OperatorStatus.UpstreamStatus(id: "easylist", url: "u", source: "upstream", lastFetchAt: Date(), lastResult: "failed")]
+            status.upstreams = [
+                OperatorStatus.UpstreamStatus(
+                    id: "easylist", url: "u", source: "upstream", lastFetchAt: Date(), lastResult: "failed")
+            ]
         }
         let harness = try ServerHarness(status: board)
         defer { harness.stop() }
@@ -86,7 +101,8 @@ import Testing
         #expect(text.contains("listserver_last_refresh_success{result=\"failed\"} 0\n"))
         #expect(text.contains("listserver_http_open_connections "))
         #expect(text.contains("listserver_list_age_seconds{list=\"network-00\"} "))
-        #expect(text.contains("listserver_upstream_last_fetch_timestamp_seconds{upstream=\"easylist\",result=\"failed\"} "))
+        #expect(
+            text.contains("listserver_upstream_last_fetch_timestamp_seconds{upstream=\"easylist\",result=\"failed\"} "))
         // Every sample belongs to a family announced with HELP and TYPE first.
         var announced = Set<String>()
         for line in text.split(separator: "\n") {
@@ -106,34 +122,39 @@ import Testing
     @Test func adminRefreshIsAbsentWithoutAToken() throws {
         let harness = try ServerHarness()
         defer { harness.stop() }
-        let response = try harness.request("/admin/refresh", method: "POST", headers: ["Authorization": "Bearer x", "Content-Length": "0"])
+        let response = try harness.request(
+            "/admin/refresh", method: "POST", headers: ["Authorization": "Bearer x", "Content-Length": "0"])
         #expect(response.status == 404)
         #expect(try harness.request("/admin/refresh").status == 404)
     }
 
     @Test func adminRefreshNeedsTheBearerToken() throws {
         let calls = LockedLines()
-        let harness = try ServerHarness(admin: AdminCredential(token: "s3cret-token"), onAdminRefresh: { calls.append("refresh") })
+        let harness = try ServerHarness(
+            admin: AdminCredential(token: "s3cret-token"), onAdminRefresh: { calls.append("refresh") })
         defer { harness.stop() }
         let missing = try harness.request("/admin/refresh", method: "POST", headers: ["Content-Length": "0"])
         #expect(missing.status == 401)
         #expect(missing.header("WWW-Authenticate")?.hasPrefix("Bearer") == true)
         #expect(missing.header("Cache-Control") == "no-store")
         for wrong in ["Bearer s3cret-toke", "Bearer s3cret-token2", "Basic czNjcmV0", "Bearer ", "s3cret-token"] {
-            let response = try harness.request("/admin/refresh", method: "POST", headers: ["Authorization": wrong, "Content-Length": "0"])
+            let response = try harness.request(
+                "/admin/refresh", method: "POST", headers: ["Authorization": wrong, "Content-Length": "0"])
             #expect(response.status == 401, "\(wrong)")
         }
         #expect(calls.all.isEmpty)
         let get = try harness.request("/admin/refresh", headers: ["Authorization": "Bearer s3cret-token"])
         #expect(get.status == 405)
         #expect(get.header("Allow") == "POST")
-        let accepted = try harness.request("/admin/refresh", method: "POST", headers: ["Authorization": "bearer s3cret-token", "Content-Length": "2"])
+        let accepted = try harness.request(
+            "/admin/refresh", method: "POST", headers: ["Authorization": "bearer s3cret-token", "Content-Length": "2"])
         #expect(accepted.status == 202)
         #expect(accepted.header("Cache-Control") == "no-store")
         #expect(calls.all == ["refresh"])
         #expect(AdminCredential.fromEnvironment(variable: "TOKEN", environment: [:]) == nil)
         #expect(AdminCredential.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": ""]) == nil)
-        #expect(AdminCredential.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": "t"])?.token == Array("t".utf8))
+        #expect(
+            AdminCredential.fromEnvironment(variable: "TOKEN", environment: ["TOKEN": "t"])?.token == Array("t".utf8))
     }
 
     @Test func accessLogIsOneLinePerRequestWhenEnabled() throws {

@@ -2,6 +2,7 @@ import Foundation
 import OriginTestSupport
 import TestSupport
 import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -49,7 +50,8 @@ import Testing
         let manifest = harness.content.manifest!
         let response = try harness.request("/manifest.json", headers: ["Accept-Encoding": "br, gzip"])
         #expect(response.status == 200)
-        #expect(response.header("Cache-Control") == "public, max-age=120, stale-while-revalidate=30, stale-if-error=3600")
+        #expect(
+            response.header("Cache-Control") == "public, max-age=120, stale-while-revalidate=30, stale-if-error=3600")
         #expect(response.header("ETag") == "\"\(manifest.sha256.prefix(16))-gz\"")
         #expect(response.header("Last-Modified") == "Mon, 19 Oct 2020 10:00:00 GMT")
         #expect(try Gzip.decompress(response.body, limit: 1 << 20) == manifest.identity)

@@ -1,8 +1,9 @@
 import Foundation
+import ListSync
 import OriginTestSupport
 import TestSupport
-import ListSync
 import Testing
+
 @testable import ListOrigin
 @testable import OriginConfig
 @testable import OriginServe
@@ -25,7 +26,8 @@ import Testing
             #expect(alias.status == 200)
             #expect(alias.body == file.identity)
             #expect(alias.header("ETag") == "\"\(entry.sha256.prefix(16))\"")
-            #expect(alias.header("ETag") == hashed.header("ETag"), "the same bytes carry the same tag under either name")
+            #expect(
+                alias.header("ETag") == hashed.header("ETag"), "the same bytes carry the same tag under either name")
             #expect(alias.header("Last-Modified") == "Mon, 19 Oct 2020 10:00:00 GMT")
             #expect(alias.header("Cache-Control") == Self.shortCache)
             #expect(alias.header("Content-Type") == "application/json")
@@ -42,12 +44,14 @@ import Testing
             #expect(notModified.status == 304 && notModified.body.isEmpty)
             #expect(notModified.header("Cache-Control") == Self.shortCache)
             #expect(notModified.header("ETag") == tag)
-            let since = try harness.request("/lists/\(entry.id).json", headers: ["If-Modified-Since": "Mon, 19 Oct 2020 10:00:00 GMT"])
+            let since = try harness.request(
+                "/lists/\(entry.id).json", headers: ["If-Modified-Since": "Mon, 19 Oct 2020 10:00:00 GMT"])
             #expect(since.status == 304)
             let range = try harness.request("/lists/\(entry.id).json", headers: ["Range": "bytes=0-9"])
             #expect(range.status == 206 && range.body == Array(file.identity[0..<10]))
             let head = try harness.request("/lists/\(entry.id).json", method: "HEAD")
-            #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == String(file.identity.count))
+            #expect(
+                head.status == 200 && head.body.isEmpty && head.header("Content-Length") == String(file.identity.count))
         }
     }
 
@@ -55,10 +59,12 @@ import Testing
         let harness = try ServerHarness()
         defer { harness.stop() }
         let before = try harness.request("/lists/network-00.json")
-        let next = try ServerHarness.sampleContent(generation: "g2", at: ServerHarness.publishTime.addingTimeInterval(86_400))
+        let next = try ServerHarness.sampleContent(
+            generation: "g2", at: ServerHarness.publishTime.addingTimeInterval(86_400))
         harness.server.install(next)
         let entry = try #require(Manifest.decode(Data(next.manifest!.identity)).lists.first { $0.id == "network-00" })
-        let after = try harness.request("/lists/network-00.json", headers: ["If-None-Match": try #require(before.header("ETag"))])
+        let after = try harness.request(
+            "/lists/network-00.json", headers: ["If-None-Match": try #require(before.header("ETag"))])
         #expect(after.status == 200, "yesterday's tag no longer matches")
         #expect(after.body == next.files[entry.file]!.identity)
         #expect(after.header("Last-Modified") == "Tue, 20 Oct 2020 10:00:00 GMT")
@@ -69,7 +75,8 @@ import Testing
         let published = try DictionaryServingTests.published()
         let harness = try ServerHarness(content: published.content)
         defer { harness.stop() }
-        let patched = try harness.request("/lists/net.json", headers: ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": published.offer])
+        let patched = try harness.request(
+            "/lists/net.json", headers: ["Accept-Encoding": "gzip, dcz", "Available-Dictionary": published.offer])
         #expect(patched.status == 200)
         #expect(patched.header("Content-Encoding") == "dcz")
         #expect(patched.body == published.content.files[published.patch.file]!.identity)
@@ -77,7 +84,8 @@ import Testing
         let plain = try harness.request("/lists/net.json", headers: ["Accept-Encoding": "gzip"])
         #expect(plain.header("Content-Encoding") == "gzip")
         #expect(try Gzip.decompress(plain.body, limit: 1 << 24) == published.current.identity)
-        #expect(try DictionaryServingTests.pathMatches(try #require(plain.header("Use-As-Dictionary")), "/lists/net.json"))
+        #expect(
+            try DictionaryServingTests.pathMatches(try #require(plain.header("Use-As-Dictionary")), "/lists/net.json"))
     }
 
     @Test func indexIsJSONByDefaultAndHTMLForABrowser() throws {
@@ -95,21 +103,30 @@ import Testing
         let document = try #require(JSONSerialization.jsonObject(with: Data(json.body)) as? [String: Any])
         let lists = try #require(document["lists"] as? [[String: Any]])
         #expect(lists.map { $0["id"] as? String } == ["network-00", "network-01"])
-        #expect(lists.map { $0["url"] as? String } == ["\(base)/lists/network-00.json", "\(base)/lists/network-01.json"])
+        #expect(
+            lists.map { $0["url"] as? String } == ["\(base)/lists/network-00.json", "\(base)/lists/network-01.json"])
         #expect(lists.first?["bytes"] as? Int == ServerHarness.sampleListA.count + 2)
         #expect(lists.first?["rules"] as? Int == 1)
-        #expect(document["gnomeWeb"] as? String
-            == "gsettings set org.gnome.Epiphany.web content-filters \"['\(base)/lists/network-00.json', '\(base)/lists/network-01.json']\"")
-        #expect((document["gnomeWeb43"] as? String)?.hasPrefix("gsettings set org.gnome.Epiphany content-filters \"['") == true)
+        #expect(
+            document["gnomeWeb"] as? String
+                == "gsettings set org.gnome.Epiphany.web content-filters \"['\(base)/lists/network-00.json', '\(base)/lists/network-01.json']\""
+        )
+        #expect(
+            (document["gnomeWeb43"] as? String)?.hasPrefix("gsettings set org.gnome.Epiphany content-filters \"['")
+                == true)
 
-        let page = try harness.request("/lists/", headers: ["Accept": "text/html,application/xhtml+xml,*/*;q=0.8", "Accept-Encoding": "gzip"])
+        let page = try harness.request(
+            "/lists/", headers: ["Accept": "text/html,application/xhtml+xml,*/*;q=0.8", "Accept-Encoding": "gzip"])
         #expect(page.status == 200)
         #expect(page.header("Content-Type") == "text/html; charset=utf-8")
         #expect(page.header("Vary") == "Accept, Accept-Encoding")
         #expect(page.header("Content-Security-Policy")?.hasPrefix("default-src 'none'") == true)
         #expect(page.header("X-Content-Type-Options") == "nosniff")
         let html = String(decoding: try Gzip.decompress(page.body, limit: 1 << 20), as: UTF8.self)
-        #expect(html.contains("gsettings set org.gnome.Epiphany.web content-filters &quot;[&#39;\(base)/lists/network-00.json&#39;, "))
+        #expect(
+            html.contains(
+                "gsettings set org.gnome.Epiphany.web content-filters &quot;[&#39;\(base)/lists/network-00.json&#39;, ")
+        )
         #expect(html.contains("<a href=\"network-01.json\">"))
         #expect(!html.contains("<script"))
         #expect(page.header("ETag") != json.header("ETag"), "each representation has its own tag")
@@ -130,8 +147,9 @@ import Testing
 
     /// `serve` installs the set on disk before it binds: the index still names the bound port.
     @Test func indexNamesTheBoundPortWhenTheSetWasInstalledBeforeStart() throws {
-        let server = HTTPServer(configuration: Configuration.HTTP(), listen: Configuration.Listen(address: "127.0.0.1", port: 0),
-                                status: StatusBoard(), log: Log(label: "alias-test", minimum: .error, sink: { _ in }), admin: nil)
+        let server = HTTPServer(
+            configuration: Configuration.HTTP(), listen: Configuration.Listen(address: "127.0.0.1", port: 0),
+            status: StatusBoard(), log: Log(label: "alias-test", minimum: .error, sink: { _ in }), admin: nil)
         server.install(try ServerHarness.sampleContent())
         let port = try server.start()
         defer { server.shutdown(grace: 1) }
@@ -146,7 +164,10 @@ import Testing
         for good in ["https://lists.example.net", "http://127.0.0.1:8080", "http://[::1]:8080"] {
             #expect(PublicBaseURL.isValid(good), "\(good)")
         }
-        for bad in ["", "lists.example.net", "https://", "https://x/lists", "https://x/", "https://x'y", "https://x y", "ftp://x", "https://x\"]"] {
+        for bad in [
+            "", "lists.example.net", "https://", "https://x/lists", "https://x/", "https://x'y", "https://x y",
+            "ftp://x", "https://x\"]",
+        ] {
             #expect(!PublicBaseURL.isValid(bad), "\(bad)")
         }
     }
@@ -176,12 +197,18 @@ import Testing
         let hashed = harness.fileNames[0]
         #expect(try harness.request("/lists/%6Eetwork-00%2ejson").status == 200)
         #expect(try harness.request("http://cdn.example/lists/network-00.json?x=1").status == 200)
-        for target in ["/lists", "/lists/..", "/lists/../manifest.json", "/lists/%2e%2e/manifest.json", "/lists/%2e%2e%2fmanifest.json",
-                       "/lists/./network-00.json", "/lists//network-00.json", "/lists/network-00.json/", "/lists/.git/config",
-                       "/lists/%00network-00.json", "/lists/network-00.json%00", "/lists/network-00.json/..", "/lists/NETWORK-00.JSON",
-                       "/lists/network-00.json.gz", "/lists/network-00", "/lists/\(hashed)", "/lists/manifest.json", "/lists/index.json",
-                       "/lists/lists/network-00.json", "/lists/..%2fmanifest.json", "/lists/%2fetc%2fpasswd", "/lists/network-00.json;x",
-                       "/lists/../lists/", "/lists/%20network-00.json", "/lists/network-00.json.."] {
+        for target in [
+            "/lists", "/lists/..", "/lists/../manifest.json", "/lists/%2e%2e/manifest.json",
+            "/lists/%2e%2e%2fmanifest.json",
+            "/lists/./network-00.json", "/lists//network-00.json", "/lists/network-00.json/", "/lists/.git/config",
+            "/lists/%00network-00.json", "/lists/network-00.json%00", "/lists/network-00.json/..",
+            "/lists/NETWORK-00.JSON",
+            "/lists/network-00.json.gz", "/lists/network-00", "/lists/\(hashed)", "/lists/manifest.json",
+            "/lists/index.json",
+            "/lists/lists/network-00.json", "/lists/..%2fmanifest.json", "/lists/%2fetc%2fpasswd",
+            "/lists/network-00.json;x",
+            "/lists/../lists/", "/lists/%20network-00.json", "/lists/network-00.json..",
+        ] {
             let response = try harness.request(target)
             #expect(response.status == 404, "\(target)")
             #expect(response.header("Cache-Control") == "public, max-age=60", "\(target)")

@@ -1,8 +1,9 @@
 import Foundation
-import OriginTestSupport
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -35,7 +36,8 @@ import TestSupport
 
         let head = try harness.request("/\(patch.file)", method: "HEAD")
         #expect(head.status == 200 && head.body.isEmpty && head.header("Content-Length") == String(bytes.count))
-        let notModified = try harness.request("/\(patch.file)", headers: ["If-None-Match": etag, "Accept-Encoding": "gzip"])
+        let notModified = try harness.request(
+            "/\(patch.file)", headers: ["If-None-Match": etag, "Accept-Encoding": "gzip"])
         #expect(notModified.status == 304)
         let range = try harness.request("/\(patch.file)", headers: ["Range": "bytes=0-39"])
         #expect(range.status == 206)

@@ -1,9 +1,10 @@
 import Converter
 import Foundation
+import HTTPServerCore
 import OriginTestSupport
 import TestSupport
 import Testing
-import HTTPServerCore
+
 @testable import ListOrigin
 @testable import OriginRefresh
 @testable import OriginServe
@@ -14,7 +15,9 @@ import HTTPServerCore
 @Suite struct StatusPageTests {
     static let now = StatusActivityFixture.now
 
-    static func activity(fileDates: [String: Date] = [:]) -> ServerActivity { StatusActivityFixture.activity(fileDates: fileDates) }
+    static func activity(fileDates: [String: Date] = [:]) -> ServerActivity {
+        StatusActivityFixture.activity(fileDates: fileDates)
+    }
 
     @Test func escapesTheFiveHTMLSpecials() {
         #expect(StatusFormat.html(#"<a href="x">'&'</a>"#) == "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;")
@@ -26,11 +29,20 @@ import HTTPServerCore
         var status = OperatorStatus()
         let hostile = "<script>alert(1)</script>"
         status.lists = [.init(id: hostile, file: "x\"onmouseover=\"alert(2).json", rules: 1, bytes: 2, gzipBytes: 3)]
-        status.upstreams = [.init(id: "e<b>", url: "javascript:\"><img src=x onerror=alert(3)>", source: "upstream", lastError: "<img src=x onerror=alert(4)>")]
+        status.upstreams = [
+            .init(
+                id: "e<b>", url: "javascript:\"><img src=x onerror=alert(3)>", source: "upstream",
+                lastError: "<img src=x onerror=alert(4)>")
+        ]
         status.lastRefresh = .init(at: Self.now, result: "failed", error: "</dd><script>alert(5)</script>")
         status.skippedRules = [.init(reason: "<iframe>", count: 2, example: "##div[title=\"<script>\"]")]
-        let history = [RefreshRecord(at: Self.now, result: "failed\"><script>", summary: "<script>alert(6)</script>", listsChanged: [hostile])]
-        let page = String(decoding: StatusPage(status: status, activity: Self.activity(), history: history).render(), as: UTF8.self)
+        let history = [
+            RefreshRecord(
+                at: Self.now, result: "failed\"><script>", summary: "<script>alert(6)</script>", listsChanged: [hostile]
+            )
+        ]
+        let page = String(
+            decoding: StatusPage(status: status, activity: Self.activity(), history: history).render(), as: UTF8.self)
         for raw in ["<script", "<img", "<iframe", "<b>", "\"onmouseover", "href=\"javascript"] {
             #expect(!page.contains(raw), "unescaped \(raw) on the page")
         }
@@ -40,8 +52,9 @@ import HTTPServerCore
     }
 
     @Test func plotPointsLandWhereTheDataSays() {
-        let plot = LinePlot(id: "p", title: "t", series: [.init(name: "s", points: [(0, 0), (1, 50), (2, 100)])],
-                            firstLabel: "a", lastLabel: "b", format: { String(Int($0)) })
+        let plot = LinePlot(
+            id: "p", title: "t", series: [.init(name: "s", points: [(0, 0), (1, 50), (2, 100)])],
+            firstLabel: "a", lastLabel: "b", format: { String(Int($0)) })
         // Plot area: x 100…624, y 16 (the largest value)…206 (zero).
         #expect(plot.place(x: 0, y: 0) == PlotPoint(x: 100, y: 206))
         #expect(plot.place(x: 1, y: 50) == PlotPoint(x: 362, y: 111))
@@ -49,9 +62,13 @@ import HTTPServerCore
         let svg = plot.svg()
         #expect(svg.contains(#"points="100.0,206.0 362.0,111.0 624.0,16.0""#), "\(svg)")
         #expect(svg.components(separatedBy: "<circle").count - 1 == 3)
-        #expect(svg.contains(">100</text>") && svg.contains(">50</text>") && svg.contains(">0</text>"), "y labels 0, half, max")
+        #expect(
+            svg.contains(">100</text>") && svg.contains(">50</text>") && svg.contains(">0</text>"),
+            "y labels 0, half, max")
 
-        let single = LinePlot(id: "p", title: "t", series: [.init(name: "s", points: [(5, 0)])], firstLabel: "", lastLabel: "", format: { "\($0)" })
+        let single = LinePlot(
+            id: "p", title: "t", series: [.init(name: "s", points: [(5, 0)])], firstLabel: "", lastLabel: "",
+            format: { "\($0)" })
         #expect(single.place(x: 5, y: 0) == PlotPoint(x: 362, y: 206), "one point sits in the middle, on zero")
     }
 
@@ -63,9 +80,11 @@ import HTTPServerCore
             record.rulesByFamily = families
             return record
         }
-        let history = [record(10 * day + 60, patched: 100, whole: 1000, families: ["network-hosts": 5]),
-                       record(10 * day + 7200, patched: 50, whole: 500, families: ["network-hosts": 6, "cosmetic-generic": 2]),
-                       record(12 * day, patched: 10, whole: 90, families: [:])]
+        let history = [
+            record(10 * day + 60, patched: 100, whole: 1000, families: ["network-hosts": 5]),
+            record(10 * day + 7200, patched: 50, whole: 500, families: ["network-hosts": 6, "cosmetic-generic": 2]),
+            record(12 * day, patched: 10, whole: 90, families: [:]),
+        ]
         let bytes = try #require(StatusPlots.deviceDailyBytes(history))
         #expect(bytes.series.map { $0.points.map(\.y) } == [[150, 10], [1500, 90]], "one point per UTC day, summed")
         #expect(bytes.firstLabel == "1970-01-11" && bytes.lastLabel == "1970-01-13")
@@ -75,7 +94,9 @@ import HTTPServerCore
     }
 
     @Test func anEmptyHistoryRendersWithoutPlots() {
-        let page = String(decoding: StatusPage(status: OperatorStatus(), activity: Self.activity(), history: []).render(), as: UTF8.self)
+        let page = String(
+            decoding: StatusPage(status: OperatorStatus(), activity: Self.activity(), history: []).render(),
+            as: UTF8.self)
         #expect(page.hasPrefix("<!doctype html>"))
         #expect(page.contains("No refresh recorded yet."))
         #expect(page.contains("No set published yet."))
@@ -87,25 +108,47 @@ import HTTPServerCore
 
     @Test func listsShowCompileSecondsOfTheServedVersionAndDaysUnchanged() {
         var status = OperatorStatus()
-        status.lists = [.init(id: "network-hosts-00", file: "network-hosts-00.aaa.json", rules: 1234, bytes: 56_789, gzipBytes: 9_000)]
+        status.lists = [
+            .init(
+                id: "network-hosts-00", file: "network-hosts-00.aaa.json", rules: 1234, bytes: 56_789, gzipBytes: 9_000)
+        ]
         var older = RefreshRecord(at: Self.now, result: "published", summary: "")
-        older.lists = [.init(id: "network-hosts-00", file: "network-hosts-00.aaa.json", rules: 1234, bytes: 1, gzipBytes: 1, compileSeconds: 2.345, changed: true)]
+        older.lists = [
+            .init(
+                id: "network-hosts-00", file: "network-hosts-00.aaa.json", rules: 1234, bytes: 1, gzipBytes: 1,
+                compileSeconds: 2.345, changed: true)
+        ]
         var newer = RefreshRecord(at: Self.now, result: "published", summary: "")
-        newer.lists = [.init(id: "network-hosts-00", file: "network-hosts-00.aaa.json", rules: 1234, bytes: 1, gzipBytes: 1, compileSeconds: nil, changed: false)]
-        let activity = Self.activity(fileDates: ["network-hosts-00.aaa.json": Self.now.addingTimeInterval(-3.5 * 86400)])
-        let page = String(decoding: StatusPage(status: status, activity: activity, history: [older, newer]).render(), as: UTF8.self)
-        #expect(page.contains(#"<td class="num">1,234</td><td class="num">56.8 kB</td><td class="num">9.0 kB</td><td class="num">2.35 s</td><td class="num">3 d</td>"#),
-                "\(page)")
+        newer.lists = [
+            .init(
+                id: "network-hosts-00", file: "network-hosts-00.aaa.json", rules: 1234, bytes: 1, gzipBytes: 1,
+                compileSeconds: nil, changed: false)
+        ]
+        let activity = Self.activity(fileDates: ["network-hosts-00.aaa.json": Self.now.addingTimeInterval(-3.5 * 86400)]
+        )
+        let page = String(
+            decoding: StatusPage(status: status, activity: activity, history: [older, newer]).render(), as: UTF8.self)
+        #expect(
+            page.contains(
+                #"<td class="num">1,234</td><td class="num">56.8 kB</td><td class="num">9.0 kB</td><td class="num">2.35 s</td><td class="num">3 d</td>"#
+            ),
+            "\(page)")
     }
 
     /// The page's Compile column comes from the real WebKit gate: a list it accepts leaves its
     /// compile time, a list it rejects leaves none.
     @Test func theWebKitGateKeepsTheCompileSecondsOfTheListsItAccepts() throws {
         let gate = DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
-        let good = RuleList(id: "network-hosts-00", json: Array(#"[{"trigger":{"url-filter":"ads\\.example"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
-        let bad = RuleList(id: "network-paths-00", json: Array(#"[{"trigger":{"url-filter":"(a|b)"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
+        let good = RuleList(
+            id: "network-hosts-00",
+            json: Array(#"[{"trigger":{"url-filter":"ads\\.example"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
+        let bad = RuleList(
+            id: "network-paths-00",
+            json: Array(#"[{"trigger":{"url-filter":"(a|b)"},"action":{"type":"block"}}]"#.utf8), ruleCount: 1)
         let verdicts = gate.rejections(of: [good, bad])
-        try #require(verdicts.count == 2 && verdicts[0] == nil && verdicts[1] != nil, "WebKit accepts the first list only: \(verdicts)")
+        try #require(
+            verdicts.count == 2 && verdicts[0] == nil && verdicts[1] != nil,
+            "WebKit accepts the first list only: \(verdicts)")
         let times = try #require(gate.compileTimes).take()
         #expect(Array(times.keys) == ["network-hosts-00"])
         #expect((times["network-hosts-00"] ?? 0) > 0)
@@ -116,10 +159,14 @@ import HTTPServerCore
 
     @Test func statusStaysJSONForMachinesAndServesThePageToBrowsers() throws {
         let board = StatusBoard()
-        board.update { $0.lists = [.init(id: "network-00", file: "network-00.abc.json", rules: 7, bytes: 8, gzipBytes: 9)] }
+        board.update {
+            $0.lists = [.init(id: "network-00", file: "network-00.abc.json", rules: 7, bytes: 8, gzipBytes: 9)]
+        }
         let harness = try ServerHarness(status: board)
         defer { harness.stop() }
-        for headers in [[:], ["Accept": "*/*"], ["Accept": "application/json"], ["Accept": "application/json, text/html;q=0.9"]] {
+        for headers in [
+            [:], ["Accept": "*/*"], ["Accept": "application/json"], ["Accept": "application/json, text/html;q=0.9"],
+        ] {
             let response = try harness.request("/status", headers: headers)
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "application/json", "\(headers)")
@@ -127,13 +174,17 @@ import HTTPServerCore
             #expect((try? JSONSerialization.jsonObject(with: Data(response.body))) is [String: Any])
         }
         let browserAccept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
-        for (target, headers) in [("/status", ["Accept": browserAccept]), ("/status", ["Accept": "text/html"]), ("/status.html", [:])] {
+        for (target, headers) in [
+            ("/status", ["Accept": browserAccept]), ("/status", ["Accept": "text/html"]), ("/status.html", [:]),
+        ] {
             let response = try harness.request(target, headers: headers)
             #expect(response.status == 200)
             #expect(response.header("Content-Type") == "text/html; charset=utf-8", "\(target) \(headers)")
             #expect(response.header("Cache-Control") == "no-store")
             let policy = try #require(response.header("Content-Security-Policy"))
-            #expect(policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'") && policy.contains("form-action 'self'"))
+            #expect(
+                policy.contains("default-src 'none'") && policy.contains("frame-ancestors 'none'")
+                    && policy.contains("form-action 'self'"))
             #expect(!policy.contains("script-src"), "no script is ever allowed")
             #expect(response.header("X-Content-Type-Options") == "nosniff")
             #expect(response.bodyText.hasPrefix("<!doctype html>"))

@@ -2,21 +2,21 @@ import Converter
 import DictionaryPatch
 import DictionaryPatchOrigin
 import Foundation
-import OriginTestSupport
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// At publish time: dcz patches from the earlier versions of each list, written before
 /// the manifest that names them, removed with the lists they lead to.
 @Suite struct PatchPublishTests {
-
-
 
     @Test func patchesFromEveryEarlierVersionRoundTripToTheNewBytes() throws {
         let dir = ScratchDirectory("patches")
@@ -28,7 +28,9 @@ import Glibc
         let net = try FixtureLists.manifestEntry(third, "net")
         let newBytes = Array(FixtureLists.patchList(2_000, version: 3, changed: [3, 503, 1_503]).utf8)
         #expect(net.bytes == newBytes.count)
-        let olds = [2, 1].map { Array(FixtureLists.patchList(2_000, version: $0, changed: [$0, 500 + $0, 1_500 + $0]).utf8) }
+        let olds = [2, 1].map {
+            Array(FixtureLists.patchList(2_000, version: $0, changed: [$0, 500 + $0, 1_500 + $0]).utf8)
+        }
         let patches = try #require(net.patches)
         // Most recent first: from version 2, then from version 1.
         #expect(patches.map(\.from) == olds.map { SHA256Digest.hex(of: $0) })
@@ -36,7 +38,8 @@ import Glibc
             let bytes = try #require(FileManager.default.contents(atPath: dir.path + "/" + patch.file))
             #expect(SHA256Digest.hex(of: bytes) == patch.sha256 && bytes.count == patch.bytes)
             #expect(patch.file == "net.\(patch.from.prefix(12))-\(net.sha256.prefix(12)).dcz")
-            let decoded = try PatchDecoder().apply(bytes, to: Data(old), expectedBytes: newBytes.count, expectedSHA256: net.sha256)
+            let decoded = try PatchDecoder().apply(
+                bytes, to: Data(old), expectedBytes: newBytes.count, expectedSHA256: net.sha256)
             #expect(Array(decoded) == newBytes)
             // PatchSizeRule: enough smaller than the list's gzip.
             let gzip = try #require(third.plan.lists.first { $0.id == "net" }?.gzip)
@@ -48,14 +51,17 @@ import Glibc
         // The in-memory set serves them, never gzip-encoded, and a restart reads the same back.
         #expect(third.published.content.files[patches[0].file]?.gzip == nil)
         let loaded = try origin.load()
-        #expect(loaded.content.files[patches[0].file]?.identity == third.published.content.files[patches[0].file]?.identity)
+        #expect(
+            loaded.content.files[patches[0].file]?.identity == third.published.content.files[patches[0].file]?.identity)
         // Devices derive patch names: the published manifest lists none, and a restart finds the
         // same patches (full old hashes from their dcz headers) in the directory.
         let published = try Manifest.decode(Data(third.plan.manifest))
         #expect(published.patchFiles == Manifest.derivedPatchFiles)
         #expect(published.lists.allSatisfy { $0.patches == nil })
         #expect(!String(decoding: third.plan.manifest, as: UTF8.self).contains(#""patches""#))
-        let byFile = { (lists: [Manifest.Entry]) in lists.map { ($0.id, Set(($0.patches ?? []).map(\.file)), ($0.patches ?? []).map(\.sha256).sorted()) } }
+        let byFile = { (lists: [Manifest.Entry]) in
+            lists.map { ($0.id, Set(($0.patches ?? []).map(\.file)), ($0.patches ?? []).map(\.sha256).sorted()) }
+        }
         #expect(byFile(loaded.manifest.lists).elementsEqual(byFile(third.published.manifest.lists)) { $0 == $1 })
         #expect(published.derivedPatch(for: net, from: patches[1].from)?.file == patches[1].file)
     }

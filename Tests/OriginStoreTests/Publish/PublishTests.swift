@@ -1,14 +1,16 @@
 import Converter
 import Foundation
-import OriginTestSupport
 import ListSync
-import Testing
+import OriginTestSupport
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginRefresh
 @testable import OriginStore
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Content-hashed set writing, unchanged sets, grace-period pruning and the publish gate.
@@ -17,8 +19,6 @@ import Glibc
     static let a1 = #"[{"trigger":{"url-filter":"a1"},"action":{"type":"block"}}]"#
     static let a2 = #"[{"trigger":{"url-filter":"a2"},"action":{"type":"block"}}]"#
     static let b1 = #"[{"trigger":{"url-filter":"b1"},"action":{"type":"block"}}]"#
-
-
 
     @Test func planIsDeterministicAndNamesFilesByHash() throws {
         let first = try PublishPlan.make(from: FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)]))
@@ -29,13 +29,25 @@ import Glibc
         #expect(first.lists[0].fileName == "net-00.\(hash.prefix(12)).json")
         let manifest = try JSONDecoder().decode(Manifest.self, from: Data(first.manifest))
         // Patches go under derived names, so the published entries list none.
-        #expect(manifest == Manifest(format: 1, patchFiles: Manifest.derivedPatchFiles, lists: [
-            Manifest.Entry(id: "net-00", file: first.lists[0].fileName, sha256: hash, rules: 1, bytes: Self.a1.utf8.count),
-            Manifest.Entry(id: "css", file: first.lists[1].fileName, sha256: SHA256Digest.hex(of: Array(Self.b1.utf8)), rules: 1, bytes: Self.b1.utf8.count),
-        ]))
+        #expect(
+            manifest
+                == Manifest(
+                    format: 1, patchFiles: Manifest.derivedPatchFiles,
+                    lists: [
+                        Manifest.Entry(
+                            id: "net-00", file: first.lists[0].fileName, sha256: hash, rules: 1,
+                            bytes: Self.a1.utf8.count),
+                        Manifest.Entry(
+                            id: "css", file: first.lists[1].fileName, sha256: SHA256Digest.hex(of: Array(Self.b1.utf8)),
+                            rules: 1, bytes: Self.b1.utf8.count),
+                    ]))
         #expect(try Gzip.decompress(first.lists[0].gzip!, limit: 1 << 20) == Array(Self.a1.utf8))
-        #expect(throws: PublishError.invalidListID("../x")) { try PublishPlan.make(from: FixtureLists.conversionOutput([("../x", Self.a1)])) }
-        #expect(throws: PublishError.duplicateListID("x")) { try PublishPlan.make(from: FixtureLists.conversionOutput([("x", Self.a1), ("x", Self.b1)])) }
+        #expect(throws: PublishError.invalidListID("../x")) {
+            try PublishPlan.make(from: FixtureLists.conversionOutput([("../x", Self.a1)]))
+        }
+        #expect(throws: PublishError.duplicateListID("x")) {
+            try PublishPlan.make(from: FixtureLists.conversionOutput([("x", Self.a1), ("x", Self.b1)]))
+        }
     }
 
     /// Published gzip files checked by tools that share no code with ours: Debian's `gzip -d`
@@ -54,7 +66,9 @@ import Glibc
             var files: [String: [UInt8]] = [:]
             for name in try FileManager.default.contentsOfDirectory(atPath: out) where name.hasSuffix(".json.gz") {
                 files[name] = Array(try Data(contentsOf: URL(fileURLWithPath: out + "/" + name)))
-                let inflated = ListServerBinary.shell("gzip -dc \(out)/\(name) > \(scratch.sub("inflated")) && cmp \(scratch.sub("inflated")) \(out)/\(name.dropLast(3)) && echo same")
+                let inflated = ListServerBinary.shell(
+                    "gzip -dc \(out)/\(name) > \(scratch.sub("inflated")) && cmp \(scratch.sub("inflated")) \(out)/\(name.dropLast(3)) && echo same"
+                )
                 #expect(inflated.output.hasSuffix("same\n"), "gzip -d of \(name): \(inflated.output)")
             }
             sets.append(files)
@@ -65,38 +79,61 @@ import Glibc
             #expect(Array(gzip[4..<8]) == [0, 0, 0, 0], "\(name): no modification time in the gzip header")
             let identity = try Gzip.decompress(gzip, limit: 1 << 26)
             let best = ListServerBinary.shell("gzip -9 -n -c \(scratch.sub("out-0"))/\(name.dropLast(3)) | wc -c")
-            let bestBytes = try #require(Int(best.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(best.output)")
-            #expect(Double(gzip.count) <= Double(bestBytes) * 1.05, "\(name): \(gzip.count) bytes, gzip -9 \(bestBytes) (\(identity.count) inflated)")
+            let bestBytes = try #require(
+                Int(best.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(best.output)")
+            #expect(
+                Double(gzip.count) <= Double(bestBytes) * 1.05,
+                "\(name): \(gzip.count) bytes, gzip -9 \(bestBytes) (\(identity.count) inflated)")
         }
     }
 
     /// The manifest's exact bytes (fixed key order, no whitespace, trailing newline), and a reader
     /// that ignores fields it does not know, so that fields can be added without breaking old clients.
     @Test func manifestWritesTheFormatExactlyAndReadsPastUnknownFields() throws {
-        let manifest = Manifest(lists: [Manifest.Entry(id: "net-00", file: "net-00.0123456789ab.json", sha256: String(repeating: "a", count: 64), rules: 7),
-                                        Manifest.Entry(id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0)])
-        let expected = #"{"format":1,"lists":[{"id":"net-00","file":"net-00.0123456789ab.json","sha256":"\#(String(repeating: "a", count: 64))","rules":7},"#
-            + #"{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","rules":0}]}"# + "\n"
+        let manifest = Manifest(lists: [
+            Manifest.Entry(
+                id: "net-00", file: "net-00.0123456789ab.json", sha256: String(repeating: "a", count: 64), rules: 7),
+            Manifest.Entry(
+                id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0),
+        ])
+        let expected =
+            #"{"format":1,"lists":[{"id":"net-00","file":"net-00.0123456789ab.json","sha256":"\#(String(repeating: "a", count: 64))","rules":7},"#
+            + #"{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","rules":0}]}"#
+            + "\n"
         #expect(String(decoding: manifest.encoded(), as: UTF8.self) == expected)
         #expect(try Manifest.decode(Data(manifest.encoded())) == manifest)
-        let extended = #"{"format":1,"generation":9,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","#
+        let extended =
+            #"{"format":1,"generation":9,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","#
             + #""later":{"x":1},"rules":0}],"expires":"2026-01-01T00:00:00Z"}"#
         #expect(try Manifest.decode(Data(extended.utf8)).lists == [manifest.lists[1]])
         // The patch fields come after `rules`, in this order; a patch entry reads past unknown fields too.
-        let patch = Manifest.Patch(from: String(repeating: "c", count: 64), file: "css.cccccccccccc-ba9876543210.dcz", sha256: String(repeating: "d", count: 64), bytes: 41)
-        let withPatch = Manifest(lists: [Manifest.Entry(id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0, bytes: 12, patches: [patch])])
+        let patch = Manifest.Patch(
+            from: String(repeating: "c", count: 64), file: "css.cccccccccccc-ba9876543210.dcz",
+            sha256: String(repeating: "d", count: 64), bytes: 41)
+        let withPatch = Manifest(lists: [
+            Manifest.Entry(
+                id: "css", file: "css.ba9876543210.json", sha256: String(repeating: "b", count: 64), rules: 0,
+                bytes: 12, patches: [patch])
+        ])
         let patchJSON = #"{"from":"\#(patch.from)","file":"\#(patch.file)","sha256":"\#(patch.sha256)","bytes":41}"#
-        #expect(String(decoding: withPatch.encoded(), as: UTF8.self)
-                == #"{"format":1,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","rules":0,"bytes":12,"patches":[\#(patchJSON)]}]}"# + "\n")
-        let patchExtended = String(decoding: withPatch.encoded(), as: UTF8.self).replacingOccurrences(of: #""bytes":41}"#, with: #""bytes":41,"later":true}"#)
+        #expect(
+            String(decoding: withPatch.encoded(), as: UTF8.self)
+                == #"{"format":1,"lists":[{"id":"css","file":"css.ba9876543210.json","sha256":"\#(String(repeating: "b", count: 64))","rules":0,"bytes":12,"patches":[\#(patchJSON)]}]}"#
+                + "\n")
+        let patchExtended = String(decoding: withPatch.encoded(), as: UTF8.self).replacingOccurrences(
+            of: #""bytes":41}"#, with: #""bytes":41,"later":true}"#)
         #expect(try Manifest.decode(Data(patchExtended.utf8)) == withPatch)
-        #expect(Manifest(lists: [Manifest.Entry(id: "q\"\\", file: "f", sha256: "s", rules: 1)]).encoded()
-                == Array(#"{"format":1,"lists":[{"id":"q\"\\","file":"f","sha256":"s","rules":1}]}"#.utf8) + [0x0A], "strings are escaped")
+        #expect(
+            Manifest(lists: [Manifest.Entry(id: "q\"\\", file: "f", sha256: "s", rules: 1)]).encoded()
+                == Array(#"{"format":1,"lists":[{"id":"q\"\\","file":"f","sha256":"s","rules":1}]}"#.utf8) + [0x0A],
+            "strings are escaped")
     }
 
     @Test func gzipIsReusedForFilesThePreviousSetHolds() throws {
         let known = Array("not really gzip".utf8)
-        let plan = try PublishPlan.make(from: FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)])) { $0.hasPrefix("css.") ? known : nil }
+        let plan = try PublishPlan.make(from: FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)])) {
+            $0.hasPrefix("css.") ? known : nil
+        }
         #expect(try Gzip.decompress(plan.lists[0].gzip!, limit: 1 << 20) == Array(Self.a1.utf8))
         #expect(plan.lists[1].gzip == known, "taken as it is, not compressed again")
     }
@@ -111,7 +148,9 @@ import Glibc
         let manifestPath = writer.path(PublishPlan.manifestName)
         let before = try FileManager.default.attributesOfItem(atPath: manifestPath)
         let previous = try PublishedSetLoader(writer: writer, gracePeriod: 0).load(history: [])
-        let again = try PublishPlan.make(from: FixtureLists.conversionOutput([("net-00", Self.a1)])) { previous.content.files[String($0.dropLast(3))]?.gzip }
+        let again = try PublishPlan.make(from: FixtureLists.conversionOutput([("net-00", Self.a1)])) {
+            previous.content.files[String($0.dropLast(3))]?.gzip
+        }
         let second = try writer.write(again, over: previous)
         #expect(!second.manifestChanged)
         #expect(second.createdFiles.isEmpty)
@@ -129,10 +168,14 @@ import Glibc
         var origin = PublishingOrigin(PublishingOrigin.publisher(dir.path))
         let outcome = try origin.publish(output)
         let written = try #require(FileManager.default.contents(atPath: dir.path + "/" + ProvenanceFile.fileName))
-        #expect(Array(written) == ProvenanceFile.encode(output.provenance, listSHA256: outcome.plan.lists.map(\.sha256)))
+        #expect(
+            Array(written) == ProvenanceFile.encode(output.provenance, listSHA256: outcome.plan.lists.map(\.sha256)))
         let reader = try ProvenanceReader(bytes: Array(written))
         #expect(outcome.plan.lists.map { reader.sha256(ofList: $0.id) } == outcome.plan.lists.map(\.sha256))
-        #expect(reader.lines(list: "network-hosts-00", rule: 0) == [SourceLine(upstream: "small", line: 1, text: "||ads.example^")])
+        #expect(
+            reader.lines(list: "network-hosts-00", rule: 0) == [
+                SourceLine(upstream: "small", line: 1, text: "||ads.example^")
+            ])
         #expect(reader.skipped(naming: ["csp.example"]).map(\.reason) == ["option-csp"])
         // Devices and the CDN get only what the manifest names.
         #expect(outcome.published.content.files[ProvenanceFile.fileName] == nil)
@@ -145,7 +188,9 @@ import Glibc
         let plan = try PublishPlan.make(from: FixtureLists.conversionOutput([("net-00", Self.a1)]))
         try Array("garbage".utf8).write(to: writer.path(plan.lists[0].fileName))
         _ = try writer.write(plan)
-        #expect(Array(try Data(contentsOf: URL(fileURLWithPath: writer.path(plan.lists[0].fileName)))) == Array(Self.a1.utf8))
+        #expect(
+            Array(try Data(contentsOf: URL(fileURLWithPath: writer.path(plan.lists[0].fileName))))
+                == Array(Self.a1.utf8))
     }
 
     @Test func oldFilesStayForTheGracePeriodAndAreServedThenRemoved() throws {
@@ -153,7 +198,8 @@ import Glibc
         var origin = PublishingOrigin(PublishingOrigin.publisher(dir.path, grace: 3600))
         let t0 = Date()
         let first = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)]), now: t0)
-        let second = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a2), ("css", Self.b1)]), now: t0.addingTimeInterval(10))
+        let second = try origin.publish(
+            FixtureLists.conversionOutput([("net-00", Self.a2), ("css", Self.b1)]), now: t0.addingTimeInterval(10))
         #expect(origin.history.count == 2)
         #expect(origin.history[0].supersededAt == t0.addingTimeInterval(10))
         let oldName = first.plan.lists[0].fileName
@@ -165,12 +211,15 @@ import Glibc
             #expect(set.content.files[oldName] != nil, "grace-period files are served")
             #expect(set.content.files[oldName]?.gzip != nil)
             #expect(set.content.files[second.plan.lists[0].fileName]?.lastModified == t0.addingTimeInterval(10))
-            #expect(set.content.files[second.plan.lists[1].fileName]?.lastModified == t0, "Last-Modified is the first publish time")
+            #expect(
+                set.content.files[second.plan.lists[1].fileName]?.lastModified == t0,
+                "Last-Modified is the first publish time")
         }
         #expect(second.published.content.files == loaded.content.files)
         #expect(second.published.content.manifest == loaded.content.manifest)
         // Publishing the same set after the grace period removes only what no current manifest names.
-        let third = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a2), ("css", Self.b1)]), now: t0.addingTimeInterval(4000))
+        let third = try origin.publish(
+            FixtureLists.conversionOutput([("net-00", Self.a2), ("css", Self.b1)]), now: t0.addingTimeInterval(4000))
         #expect(!third.manifestChanged)
         #expect(third.removedFiles == [oldName, oldName + ".gz"].sorted())
         #expect(third.published.content.files[oldName] == nil, "and stops serving them")
@@ -187,9 +236,14 @@ import Glibc
         origin.published = try origin.load()
         let later = Date().addingTimeInterval(10 * 86_400)
         _ = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a2)]), now: later)
-        #expect(origin.publisher.writer.exists(first.plan.lists[0].fileName), "superseded just now: inside the grace period")
-        #expect(origin.publisher.retention.prune(keeping: [], history: &origin.history, now: later.addingTimeInterval(60)).isEmpty)
-        let removed = origin.publisher.retention.prune(keeping: Set(origin.history.last!.files), history: &origin.history, now: later.addingTimeInterval(3700))
+        #expect(
+            origin.publisher.writer.exists(first.plan.lists[0].fileName), "superseded just now: inside the grace period"
+        )
+        #expect(
+            origin.publisher.retention.prune(keeping: [], history: &origin.history, now: later.addingTimeInterval(60))
+                .isEmpty)
+        let removed = origin.publisher.retention.prune(
+            keeping: Set(origin.history.last!.files), history: &origin.history, now: later.addingTimeInterval(3700))
         #expect(removed.contains(first.plan.lists[0].fileName))
     }
 
@@ -201,7 +255,8 @@ import Glibc
         try Array(Self.b1.utf8).write(to: writer.path("orphan.0123456789ab.json"))
         try Array("keep me".utf8).write(to: writer.path("notes.txt"))
         #expect(origin.publisher.retention.prune(keeping: [], history: &origin.history, now: Date()).isEmpty)
-        let later = origin.publisher.retention.prune(keeping: Set(origin.history.last!.files), history: &origin.history, now: Date().addingTimeInterval(7200))
+        let later = origin.publisher.retention.prune(
+            keeping: Set(origin.history.last!.files), history: &origin.history, now: Date().addingTimeInterval(7200))
         #expect(later == ["orphan.0123456789ab.json"])
         #expect(writer.exists("notes.txt"))
     }
@@ -209,7 +264,8 @@ import Glibc
     struct RejectingGate: PublishGate {
         var rejectedRule: String
         func rejection(of list: RuleList) -> String? {
-            String(decoding: list.json, as: UTF8.self).contains(rejectedRule) ? "Invalid or unsupported regular expression." : nil
+            String(decoding: list.json, as: UTF8.self).contains(rejectedRule)
+                ? "Invalid or unsupported regular expression." : nil
         }
     }
 
@@ -230,7 +286,11 @@ import Glibc
         let first = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)]))
         let b2 = #"[{"trigger":{"url-filter":"b2"},"action":{"type":"block"}}]"#
         // A list kept from an older layout would miss the rules the layout moved into it: the whole set waits.
-        #expect(throws: PublishError.gateRejected([Publisher.GateRejection(id: "net-00", reason: "Invalid or unsupported regular expression.")])) {
+        #expect(
+            throws: PublishError.gateRejected([
+                Publisher.GateRejection(id: "net-00", reason: "Invalid or unsupported regular expression.")
+            ])
+        ) {
             try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a2), ("css", b2)]))
         }
         let manifest = try origin.load().manifest
@@ -244,7 +304,8 @@ import Glibc
         _ = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)]))
         #expect(gate.ids.sorted() == ["css", "net-00"])
         _ = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a2), ("css", Self.b1)]))
-        #expect(gate.ids.sorted() == ["css", "net-00", "net-00"], "css is unchanged and was gated when first published")
+        #expect(
+            gate.ids.sorted() == ["css", "net-00", "net-00"], "css is unchanged and was gated when first published")
         // Back to a1, which the grace period still serves: already gated.
         _ = try origin.publish(FixtureLists.conversionOutput([("net-00", Self.a1), ("css", Self.b1)]))
         #expect(gate.ids.count == 3)
@@ -262,10 +323,14 @@ import Glibc
             Issue.record("a list WebKit rejects was published")
         } catch PublishError.gateRejected(let rejections) {
             #expect(rejections.map(\.id) == ["net-00"])
-            #expect(rejections.first?.reason.contains("Invalid or unsupported regular expression") == true, "\(rejections)")
+            #expect(
+                rejections.first?.reason.contains("Invalid or unsupported regular expression") == true, "\(rejections)")
         }
         let manifest = try origin.load().manifest
-        #expect(manifest.lists.map(\.sha256) == [SHA256Digest.hex(of: Array(Self.a1.utf8)), SHA256Digest.hex(of: Array(Self.b1.utf8))])
+        #expect(
+            manifest.lists.map(\.sha256) == [
+                SHA256Digest.hex(of: Array(Self.a1.utf8)), SHA256Digest.hex(of: Array(Self.b1.utf8)),
+            ])
     }
 
     @Test func loaderRefusesAManifestNamingAMissingOrDamagedFile() throws {
@@ -294,4 +359,3 @@ import Glibc
         #expect(try origin.load().manifest.lists.count == 1)
     }
 }
-

@@ -1,8 +1,9 @@
 import Foundation
-import OriginTestSupport
-import Testing
-import TestSupport
 import ListSync
+import OriginTestSupport
+import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginRefresh
 @testable import OriginStore
@@ -11,7 +12,9 @@ import ListSync
 /// newer version without destroying it; and what one refresh record says a device pays.
 @Suite struct RefreshHistoryTests {
     static func record(_ index: Int, result: String = "published") -> RefreshRecord {
-        RefreshRecord(at: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 86400), result: result, summary: "refresh \(index)")
+        RefreshRecord(
+            at: Date(timeIntervalSince1970: 1_700_000_000 + Double(index) * 86400), result: result,
+            summary: "refresh \(index)")
     }
 
     @Test func keepsTheNewestRecordsUpToTheLimitAcrossRestarts() throws {
@@ -46,20 +49,25 @@ import ListSync
         let history = RefreshHistory(store: store, log: LogLines().log)
         for index in 0..<3 { try history.append(Self.record(index)) }
         let good = try #require(FileManager.default.contents(atPath: store.path))
-        let damaged: [UInt8] = switch damage {
-        case "torn": Array(good.prefix(good.count / 2))
-        case "garbage": Array("\u{0}\u{1}not json at all".utf8)
-        case "badRecords": Array(#"{"version":1,"records":[{"at":"yesterday"}]}"#.utf8)
-        default: Array(#"{"version":0,"records":[]}"#.utf8)
-        }
+        let damaged: [UInt8] =
+            switch damage {
+            case "torn": Array(good.prefix(good.count / 2))
+            case "garbage": Array("\u{0}\u{1}not json at all".utf8)
+            case "badRecords": Array(#"{"version":1,"records":[{"at":"yesterday"}]}"#.utf8)
+            default: Array(#"{"version":0,"records":[]}"#.utf8)
+            }
         try damaged.write(to: store.path)
 
         let logs = LogLines()
         let reloaded = RefreshHistory(store: store, log: logs.log)
         #expect(reloaded.current.isEmpty)
         let warning = try #require(logs.lines.first)
-        #expect(warning.contains("warning") && warning.contains("is not a refresh history") && warning.contains("moved aside"), "\(warning)")
-        let aside = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter { $0.hasPrefix(RefreshHistoryStore.fileName + ".corrupt-") }
+        #expect(
+            warning.contains("warning") && warning.contains("is not a refresh history")
+                && warning.contains("moved aside"), "\(warning)")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: scratch.path).filter {
+            $0.hasPrefix(RefreshHistoryStore.fileName + ".corrupt-")
+        }
         #expect(aside.count == 1, "the damaged file is kept for inspection")
         #expect(FileManager.default.contents(atPath: scratch.sub(aside.first ?? "")).map(Array.init) == damaged)
         try reloaded.append(Self.record(9))
@@ -79,10 +87,14 @@ import ListSync
         let logs = LogLines()
         let history = RefreshHistory(store: store, log: logs.log)
         #expect(logs.lines.count == 1)
-        #expect(logs.lines.first?.contains("error") == true && logs.lines.first?.contains("history version 7") == true, "\(logs.lines)")
+        #expect(
+            logs.lines.first?.contains("error") == true && logs.lines.first?.contains("history version 7") == true,
+            "\(logs.lines)")
         try history.append(Self.record(1))
         #expect(history.current.isEmpty)
-        #expect(FileManager.default.contents(atPath: store.path).map(Array.init) == newer, "an older server leaves a newer history alone")
+        #expect(
+            FileManager.default.contents(atPath: store.path).map(Array.init) == newer,
+            "an older server leaves a newer history alone")
     }
 
     @Test func familiesComeFromListIDs() {
@@ -99,36 +111,48 @@ import ListSync
         func planned(_ id: String, _ tag: String, rules: Int, gzip: Int, patches: [PlannedPatch] = []) -> PlannedList {
             let identity = Array("[\(tag)]".utf8)
             let sha = SHA256Digest.hex(of: identity)
-            return PlannedList(id: id, rules: rules, sha256: sha, fileName: "\(id).\(sha.prefix(12)).json", identity: identity,
-                               gzip: [UInt8](repeating: 0, count: gzip), patches: patches)
+            return PlannedList(
+                id: id, rules: rules, sha256: sha, fileName: "\(id).\(sha.prefix(12)).json", identity: identity,
+                gzip: [UInt8](repeating: 0, count: gzip), patches: patches)
         }
         let heldA = planned("network-hosts-00", "a1", rules: 10, gzip: 1000)
         let heldB = planned("network-paths-00", "b1", rules: 20, gzip: 2000)
         let same = planned("cosmetic-generic-00", "c1", rules: 30, gzip: 3000)
-        let patchFromHeld = PlannedPatch(from: heldA.sha256, fileName: "p.dcz", sha256: "x", bytes: [UInt8](repeating: 1, count: 120))
-        let patchFromOther = PlannedPatch(from: String(repeating: "f", count: 64), fileName: "q.dcz", sha256: "y", bytes: [1, 2, 3])
-        let lists = [planned("network-hosts-00", "a2", rules: 11, gzip: 1100, patches: [patchFromHeld]),
-                     planned("network-paths-00", "b2", rules: 21, gzip: 2100, patches: [patchFromOther]),
-                     same,
-                     planned("network-hosts-recent", "r1", rules: 4, gzip: 400)]
+        let patchFromHeld = PlannedPatch(
+            from: heldA.sha256, fileName: "p.dcz", sha256: "x", bytes: [UInt8](repeating: 1, count: 120))
+        let patchFromOther = PlannedPatch(
+            from: String(repeating: "f", count: 64), fileName: "q.dcz", sha256: "y", bytes: [1, 2, 3])
+        let lists = [
+            planned("network-hosts-00", "a2", rules: 11, gzip: 1100, patches: [patchFromHeld]),
+            planned("network-paths-00", "b2", rules: 21, gzip: 2100, patches: [patchFromOther]),
+            same,
+            planned("network-hosts-recent", "r1", rules: 4, gzip: 400),
+        ]
         let held = [heldA, heldB, same].map {
-            OperatorStatus.ListStatus(id: $0.id, file: $0.fileName, rules: $0.rules, bytes: $0.identity.count, gzipBytes: $0.gzip!.count)
+            OperatorStatus.ListStatus(
+                id: $0.id, file: $0.fileName, rules: $0.rules, bytes: $0.identity.count, gzipBytes: $0.gzip!.count)
         }
         let plan = PublishPlan(lists: lists, manifest: [], manifestSHA256: "m", report: [], layoutState: [])
-        let set = PublishedSet(directory: "/nonexistent", manifest: .init(lists: []), content: SiteContent(manifest: nil, files: [:]), layoutState: nil)
-        let publish = Publisher.Outcome(plan: plan, manifestChanged: true, createdFiles: [], removedFiles: [],
-                                        patches: .init(), published: set)
+        let set = PublishedSet(
+            directory: "/nonexistent", manifest: .init(lists: []), content: SiteContent(manifest: nil, files: [:]),
+            layoutState: nil)
+        let publish = Publisher.Outcome(
+            plan: plan, manifestChanged: true, createdFiles: [], removedFiles: [],
+            patches: .init(), published: set)
         var outcome = RefreshOutcome(mode: .online, startedAt: Date(timeIntervalSince1970: 1_800_000_000))
         outcome.set = .published(publish, .init(sources: [], lists: []))
 
-        let record = RefreshRecord(outcome, previous: held, compiled: ["network-hosts-00": 1.5, "cosmetic-generic-00": 9])
+        let record = RefreshRecord(
+            outcome, previous: held, compiled: ["network-hosts-00": 1.5, "cosmetic-generic-00": 9])
         #expect(record.result == "published")
         #expect(record.summary == "published: 3 of 4 lists changed")
         #expect(record.listsChanged == ["network-hosts-00", "network-paths-00", "network-hosts-recent"])
         // 120 (patch from the held version) + 2100 (no usable patch) + 400 (new list, whole).
         #expect(record.deviceCost == .init(bytesWithPatches: 2620, bytesWhole: 3600, listsToRecompile: 3))
         #expect(record.rulesByFamily == ["network-hosts": 15, "network-paths": 21, "cosmetic-generic": 30])
-        #expect(record.lists.map(\.compileSeconds) == [1.5, nil, nil, nil], "only versions the gate compiled now carry a time")
+        #expect(
+            record.lists.map(\.compileSeconds) == [1.5, nil, nil, nil],
+            "only versions the gate compiled now carry a time")
         #expect(record.lists.map(\.changed) == [true, true, false, true])
 
         var failed = RefreshOutcome(mode: .online, startedAt: Date())

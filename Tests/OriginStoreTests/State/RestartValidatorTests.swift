@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -12,7 +13,9 @@ import TestSupport
     static func dates(_ set: PublishedSet) -> [String: Int] {
         var out: [String: Int] = [:]
         let content = set.content
-        if let manifest = content.manifest { out["manifest.json"] = Int(manifest.lastModified.timeIntervalSince1970.rounded(.down)) }
+        if let manifest = content.manifest {
+            out["manifest.json"] = Int(manifest.lastModified.timeIntervalSince1970.rounded(.down))
+        }
         for (name, entry) in content.files.merging(content.signatures, uniquingKeysWith: { first, _ in first }) {
             out[name] = Int(entry.lastModified.timeIntervalSince1970.rounded(.down))
         }
@@ -31,7 +34,9 @@ import TestSupport
         try origin.restart()
         let after = Self.dates(try #require(origin.current))
         #expect(after.keys.sorted() == before.keys.sorted())
-        let changed = before.keys.sorted().filter { before[$0] != after[$0] }.map { "\($0): \(before[$0]!) → \(after[$0] ?? -1)" }
+        let changed = before.keys.sorted().filter { before[$0] != after[$0] }.map {
+            "\($0): \(before[$0]!) → \(after[$0] ?? -1)"
+        }
         #expect(changed.isEmpty, "Last-Modified changed across the restart: \(changed)")
     }
 }

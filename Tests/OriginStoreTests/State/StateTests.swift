@@ -1,7 +1,8 @@
 import Foundation
 import OriginTestSupport
-import Testing
 import TestSupport
+import Testing
+
 @testable import ListOrigin
 @testable import OriginStore
 
@@ -12,10 +13,15 @@ import TestSupport
         let store = StateStore(directory: dir.sub("state"))
         #expect(try store.load() == PersistentState())
         var state = PersistentState()
-        state.upstreams["easylist"] = .init(etag: "\"e\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT", source: "upstream",
-                                            sourceDate: "2020-10-19T00:45:29Z", fetchedAt: Date(timeIntervalSince1970: 1_603_068_329),
-                                            rules: 42, sha256: "ab")
-        state.history = [.init(manifestSHA256: "cd", publishedAt: Date(timeIntervalSince1970: 1_603_068_330), supersededAt: nil, files: ["a.0123456789ab.json"])]
+        state.upstreams["easylist"] = .init(
+            etag: "\"e\"", lastModified: "Mon, 19 Oct 2020 00:45:29 GMT", source: "upstream",
+            sourceDate: "2020-10-19T00:45:29Z", fetchedAt: Date(timeIntervalSince1970: 1_603_068_329),
+            rules: 42, sha256: "ab")
+        state.history = [
+            .init(
+                manifestSHA256: "cd", publishedAt: Date(timeIntervalSince1970: 1_603_068_330), supersededAt: nil,
+                files: ["a.0123456789ab.json"])
+        ]
         state.publishedSources = ["easylist": "ab"]
         try store.save(state)
         #expect(try store.load() == state)
@@ -50,7 +56,9 @@ import TestSupport
         let dir = ScratchDirectory()
         let store = StateStore(directory: dir.path)
         for index in 0..<8 {
-            try store.keepRejected(Array("body \(index)".utf8), upstreamID: "easylist", at: Date(timeIntervalSince1970: Double(1_000 + index)))
+            try store.keepRejected(
+                Array("body \(index)".utf8), upstreamID: "easylist",
+                at: Date(timeIntervalSince1970: Double(1_000 + index)))
         }
         let names = try FileManager.default.contentsOfDirectory(atPath: store.rejectedDirectory).sorted()
         #expect(names.count == StateStore.rejectedKept)

@@ -1,12 +1,15 @@
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// Runs an independent checker (minisign, openssl, python3) directly, no shell, through `ChildRun`.
 enum ExternalTool {
     static func run(_ path: String, _ arguments: [String], stdin: Data? = nil) throws -> ChildRun {
         guard FileManager.default.isExecutableFile(atPath: path) else {
-            throw ToolMissing(description: "\(path) is not installed; run scripts/setup.sh test (it installs minisign, openssl and python3-cryptography)")
+            throw ToolMissing(
+                description:
+                    "\(path) is not installed; run scripts/setup.sh test (it installs minisign, openssl and python3-cryptography)"
+            )
         }
         return try ChildRun.run(path, arguments, stdin: stdin)
     }
@@ -22,7 +25,9 @@ func sampleManifest() -> Data {
     var text = #"{"format":1,"generation":\#(UInt32.random(in: 1...UInt32.max)),"lists":["#
     for index in 0..<20 {
         let hash = (0..<8).map { _ in String(format: "%08x", UInt32.random(in: 0...UInt32.max)) }.joined()
-        text += (index == 0 ? "" : ",") + #"{"id":"list-\#(index)","file":"lists/\#(hash).json","sha256":"\#(hash)","rules":\#(index * 997)}"#
+        text +=
+            (index == 0 ? "" : ",")
+            + #"{"id":"list-\#(index)","file":"lists/\#(hash).json","sha256":"\#(hash)","rules":\#(index * 997)}"#
     }
     return Data((text + "]}").utf8)
 }
