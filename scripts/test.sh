@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up and runs the tests in two tiers:
-#   scripts/test.sh            both tiers (what CI runs)
+#   scripts/test.sh            the format check, then both tiers (what CI runs)
 #   scripts/test.sh --fast     the fast tier only: pure code, in-process servers and loopback sockets, in parallel
 #   scripts/test.sh --e2e      the end-to-end tier only: WebKit, Varnish, GNOME Web, Chromium, listserver processes, kill -9
 # Further arguments go to `swift test` (e.g. scripts/test.sh --fast --filter RefreshTests).
@@ -13,6 +13,10 @@ case "${1:-}" in
   --e2e) tier=e2e; shift ;;
 esac
 scripts/setup.sh test
+if [ "$tier" = all ]; then
+  echo "== swift format lint --strict (.swift-format)"
+  swift format lint --strict --recursive --parallel Sources Tests
+fi
 swift build --build-tests
 if [ "$tier" != e2e ]; then
   echo "== fast tier (parallel)"
