@@ -1,22 +1,49 @@
 /// Parses a url-filter into a `URLFilterPattern`, refusing what WebKit's `URLFilterParser` refuses with
 /// WebKit's reason and the offset of the byte that decided it. The one reader of the grammar's syntax:
-/// the decision engine compiles its tree, the converter's validator judges by it.
-public struct URLFilterParser {
-    private let bytes: [UInt8]
-    private var position = 0
-
-    public static func parse(_ bytes: [UInt8]) throws(URLFilterSyntaxError) -> URLFilterPattern {
-        var parser = URLFilterParser(bytes: bytes)
-        return try parser.parseFilter()
+/// the decision engine compiles its tree, the converter's validator judges by it (`check`, strict).
+public struct URLFilterParser: ~Copyable {
+    /// How much of what WebKit compiles to accept.
+    public enum Mode: Sendable {
+        /// Exactly what WebKit's parser accepts.
+        case webKit
+        /// Also refuses what WebKit compiles into a rule that never matches or that JavaScript would read
+        /// otherwise: control characters, escapes of letters, digits or controls (backreferences too),
+        /// empty groups, `(?` without `:`, empty classes, `[` in a class, `{` anywhere. Problems are
+        /// reported in the order of the bytes, every problem inside a class at its `[`.
+        case strict
     }
 
-    private init(bytes: [UInt8]) {
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let strict: Bool
+    /// False when only the verdict is wanted: nothing is appended, so checking allocates nothing.
+    private let buildsTree: Bool
+    private var position = 0
+
+    public static func parse(_ bytes: [UInt8], mode: Mode = .webKit) throws(URLFilterSyntaxError) -> URLFilterPattern {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(URLFilterSyntaxError) -> URLFilterPattern in
+                var parser = URLFilterParser(bytes: buffer, mode: mode, buildsTree: true)
+                return try parser.parseFilter()
+            }
+        }
+        return try result.get()
+    }
+
+    /// The verdict of `parse` without the tree.
+    public static func check(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) throws(URLFilterSyntaxError) {
+        var parser = URLFilterParser(bytes: bytes, mode: mode, buildsTree: false)
+        _ = try parser.parseFilter()
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, mode: Mode, buildsTree: Bool) {
         self.bytes = bytes
+        self.strict = mode == .strict
+        self.buildsTree = buildsTree
     }
 
     private mutating func parseFilter() throws(URLFilterSyntaxError) -> URLFilterPattern {
         guard !bytes.isEmpty else { throw URLFilterSyntaxError(.refused(.emptyFilter), at: 0) }
-        if let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
+        if !strict, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
             throw URLFilterSyntaxError(.refused(.nonASCII), at: nonASCII)
         }
         var pattern = URLFilterPattern(terms: [])
@@ -58,12 +85,13 @@ public struct URLFilterParser {
         while position < end {
             if bytes[position] == UInt8(ascii: ")") {
                 if inGroup { return terms }
-                throw failure(.unbalancedParenthesis, at: position)
+                throw failure(.unopenedGroup, at: position)
             }
             let atom = try parseAtom(end: end)
-            terms.append(URLFilterTerm(atom, try parseQuantifier(end: end)))
+            let quantifier = try parseQuantifier(end: end)
+            if buildsTree { terms.append(URLFilterTerm(atom, quantifier)) }
         }
-        if inGroup { throw failure(.unbalancedParenthesis, at: end) }
+        if inGroup { throw failure(.unclosedGroup, at: end) }
         return terms
     }
 
@@ -88,16 +116,19 @@ public struct URLFilterParser {
         let start = position
         let byte = bytes[position]
         position += 1
+        if strict {
+            if byte >= 0x80 { throw failure(.nonASCII, at: start) }
+            if byte < 0x20 || byte == 0x7F { throw failure(.controlCharacter, at: start) }
+            if byte == UInt8(ascii: "{") { throw failure(.arbitraryRepetition, at: start) }
+        }
         switch byte {
         case UInt8(ascii: "."):
             return .any
         case UInt8(ascii: "["):
             return .characterClass(try parseClass(end: end))
         case UInt8(ascii: "("):
-            if position + 1 < end, bytes[position] == UInt8(ascii: "?") {
-                guard bytes[position + 1] == UInt8(ascii: ":") else { throw failure(.group, at: start) }
-                position += 2
-            }
+            try skipNonCapturingMark(groupAt: start, end: end)
+            if strict, position < bytes.count, bytes[position] == UInt8(ascii: ")") { throw failure(.emptyGroup, at: position - 1) }
             let terms = try parseSequence(until: end, inGroup: true)
             position += 1  // the closing parenthesis
             return .group(terms)
@@ -113,6 +144,7 @@ public struct URLFilterParser {
             guard position < end else { throw failure(.trailingBackslash, at: start) }
             let escaped = bytes[position]
             position += 1
+            if strict, !URLFilterGrammar.isEscapablePunctuation(escaped) { throw failure(.unsupportedEscape, at: start) }
             if URLFilterGrammar.isBackreference(escaped) { return .backreference(escaped - UInt8(ascii: "0")) }
             if URLFilterGrammar.isBuiltinClassEscape(escaped) { throw failure(.builtinCharacterClass, at: start) }
             if URLFilterGrammar.isWordBoundaryEscape(escaped) { throw failure(.wordBoundary, at: start) }
@@ -122,14 +154,35 @@ public struct URLFilterParser {
         }
     }
 
+    /// `(?:` marks a group that does not capture; any other `(?` is refused. Strict looks past a trailing
+    /// `$` for the `:`.
+    private mutating func skipNonCapturingMark(groupAt start: Int, end: Int) throws(URLFilterSyntaxError) {
+        let limit = strict ? bytes.count : end
+        guard position < limit, bytes[position] == UInt8(ascii: "?") else { return }
+        if !strict && position + 1 >= limit { return }
+        guard position + 1 < limit, bytes[position + 1] == UInt8(ascii: ":") else { throw failure(.group, at: start) }
+        position += 2
+    }
+
     /// `[…]` after its `[`: a leading `^` negates, a leading `]` is a member, `\` escapes one byte
-    /// (`\d \w \s` and their negations are refused), `a-z` is a range unless the `-` is last.
+    /// (`\d \w \s` and their negations are refused), `a-z` is a range unless the `-` is last. Strict
+    /// reports any problem as `invalidCharacterClass` at the `[`.
     private mutating func parseClass(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
+        let start = position - 1
+        do {
+            return try parseClassBody(end: end)
+        } catch {
+            throw strict ? failure(.invalidCharacterClass, at: start) : error
+        }
+    }
+
+    private mutating func parseClassBody(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
         var characterClass = URLFilterCharacterClass(ranges: [])
         if position < end, bytes[position] == UInt8(ascii: "^") {
             characterClass.negated = true
             position += 1
         }
+        if strict, position < end, bytes[position] == UInt8(ascii: "]") { throw failure(.invalidCharacterClass, at: position) }
         var first = true
         while true {
             guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
@@ -139,27 +192,32 @@ public struct URLFilterParser {
             }
             first = false
             let lowerStart = position
-            var lower = bytes[position]
-            position += 1
-            if lower == UInt8(ascii: "\\") {
-                guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
-                lower = bytes[position]
-                position += 1
-                if URLFilterGrammar.isBuiltinClassEscape(lower) { throw failure(.builtinCharacterClass, at: lowerStart) }
-            }
+            let lower = try classMember(end: end)
             guard position + 1 < end, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]") else {
-                characterClass.ranges.append(lower...lower)
+                if buildsTree { characterClass.ranges.append(lower...lower) }
                 continue
             }
-            var upper = bytes[position + 1]
-            position += 2
-            if upper == UInt8(ascii: "\\") {
-                guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
-                upper = bytes[position]
-                position += 1
-            }
+            position += 1
+            let upper = try classMember(end: end, isRangeEnd: true)
             guard lower <= upper else { throw failure(.rangeOutOfOrder, at: lowerStart) }
-            characterClass.ranges.append(lower...upper)
+            if buildsTree { characterClass.ranges.append(lower...upper) }
         }
+    }
+
+    /// One byte of a class, escaped or not. `\d \w \s` are refused where a range starts, not where it ends.
+    private mutating func classMember(end: Int, isRangeEnd: Bool = false) throws(URLFilterSyntaxError) -> UInt8 {
+        let start = position
+        var byte = bytes[position]
+        position += 1
+        if strict, byte >= 0x80 || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "[") {
+            throw failure(.invalidCharacterClass, at: start)
+        }
+        guard byte == UInt8(ascii: "\\") else { return byte }
+        guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
+        byte = bytes[position]
+        position += 1
+        if strict, !URLFilterGrammar.isEscapablePunctuation(byte) { throw failure(.invalidCharacterClass, at: start) }
+        if !isRangeEnd, URLFilterGrammar.isBuiltinClassEscape(byte) { throw failure(.builtinCharacterClass, at: start) }
+        return byte
     }
 }

@@ -57,7 +57,15 @@ public struct URLFilterSyntaxError: Error, Sendable, Equatable, CustomStringConv
     public enum Reason: Sendable, Equatable {
         /// One of WebKit's own refusals.
         case refused(URLFilterGrammar.Refusal)
-        case unbalancedParenthesis
+        /// A `)` with no `(` before it.
+        case unopenedGroup
+        /// A `(` with no `)` after it, found at the end.
+        case unclosedGroup
+        /// In `URLFilterParser.Mode.strict` only, like the four below.
+        case controlCharacter
+        case unsupportedEscape
+        case emptyGroup
+        case invalidCharacterClass
         case quantifierAfterQuantifier
         case nothingToRepeat
         case trailingBackslash
@@ -68,7 +76,11 @@ public struct URLFilterSyntaxError: Error, Sendable, Equatable, CustomStringConv
         public var message: String {
             switch self {
             case .refused(let refusal): refusal.message
-            case .unbalancedParenthesis: "unbalanced parenthesis"
+            case .unopenedGroup, .unclosedGroup: "unbalanced parenthesis"
+            case .controlCharacter: "a control character"
+            case .unsupportedEscape: "an escape of a letter, digit or control"
+            case .emptyGroup: "an empty group"
+            case .invalidCharacterClass: "an empty, unterminated or invalid character class"
             case .quantifierAfterQuantifier: "a quantifier cannot follow a quantifier"
             case .nothingToRepeat: "nothing to repeat"
             case .trailingBackslash: "a trailing backslash"

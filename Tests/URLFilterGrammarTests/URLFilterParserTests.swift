@@ -73,8 +73,8 @@ import URLFilterGrammar
             ("a(?=b)", .refused(.group), 1),
             ("a|b", .refused(.disjunction), 1),
             ("a{2}", .refused(.arbitraryRepetition), 1),
-            ("a)", .unbalancedParenthesis, 1),
-            ("(a", .unbalancedParenthesis, 2),
+            ("a)", .unopenedGroup, 1),
+            ("(a", .unclosedGroup, 2),
             ("a*?", .quantifierAfterQuantifier, 2),
             ("*a", .nothingToRepeat, 0),
             ("a\\", .trailingBackslash, 1),
@@ -86,8 +86,57 @@ import URLFilterGrammar
         }
     }
 
+    @Test func strictModeAlsoRefusesWhatWebKitCompilesDead() {
+        // The filter, the strict refusal, its offset, and whether WebKit's own grammar accepts the filter.
+        let cases: [(String, URLFilterSyntaxError.Reason, Int, Bool)] = [
+            ("a\u{7F}", .controlCharacter, 1, true),
+            (#"(a)\1"#, .unsupportedEscape, 3, true),
+            (#"a\n"#, .unsupportedEscape, 1, true),
+            (#"a\d"#, .unsupportedEscape, 1, false),
+            ("a(?:)", .emptyGroup, 3, true),
+            ("()", .emptyGroup, 0, true),
+            ("a(?$", .refused(.group), 1, false),
+            ("{a", .refused(.arbitraryRepetition), 0, false),
+            ("a*{", .refused(.arbitraryRepetition), 2, false),
+            ("x[]a]", .invalidCharacterClass, 1, true),
+            ("x[a[]", .invalidCharacterClass, 1, true),
+            (#"x[a-\d]"#, .invalidCharacterClass, 1, true),
+            ("x[z-a]", .invalidCharacterClass, 1, false),
+            ("a|b\u{E9}", .refused(.disjunction), 1, false),
+            ("ab\u{E9}|", .refused(.nonASCII), 2, false),
+        ]
+        for (filter, reason, position, webKitAccepts) in cases {
+            #expect(((try? URLFilterParser.parse(Array(filter.utf8))) != nil) == webKitAccepts, "\(filter)")
+            do {
+                _ = try URLFilterParser.parse(Array(filter.utf8), mode: .strict)
+                Issue.record("strict mode accepted \(filter)")
+            } catch {
+                #expect(error == URLFilterSyntaxError(reason, at: position), "\(filter)")
+            }
+        }
+    }
+
+    @Test func checkingGivesTheVerdictOfParsing() {
+        for filter in ["", "a", "^a$", "a|b", "[a-", "(a)\\1", "x[]a]", "()"] {
+            for mode in [URLFilterParser.Mode.webKit, .strict] {
+                let parsed = Result { () throws(URLFilterSyntaxError) in _ = try URLFilterParser.parse(Array(filter.utf8), mode: mode) }
+                let checked = Array(filter.utf8).withUnsafeBufferPointer { bytes in
+                    Result { () throws(URLFilterSyntaxError) in try URLFilterParser.check(bytes, mode: mode) }
+                }
+                #expect(parsed.error == checked.error, "\(filter) \(mode)")
+            }
+        }
+    }
+
     @Test func refusalsCarryWebKitsText() {
         #expect(URLFilterSyntaxError.Reason.refused(.disjunction).message == "Disjunctions are not supported yet")
         #expect(URLFilterSyntaxError(.nothingToRepeat, at: 3).description == "nothing to repeat at 3")
+    }
+}
+
+extension Result {
+    fileprivate var error: Failure? {
+        if case .failure(let failure) = self { return failure }
+        return nil
     }
 }
