@@ -30,9 +30,12 @@ public struct URLFilterParser: ~Copyable {
     }
 
     /// The verdict of `parse` without the tree.
-    public static func check(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) throws(URLFilterSyntaxError) {
+    /// - Parameter quantifiedPrefix: the length of a leading pattern known to be accepted, anchored with
+    ///   `^` and ending in a quantified term outside any group (the converter's host anchor); parsing
+    ///   resumes after it, as if it had just been read.
+    public static func check(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode, quantifiedPrefix: Int = 0) throws(URLFilterSyntaxError) {
         var parser = URLFilterParser(bytes: bytes, mode: mode, buildsTree: false)
-        _ = try parser.parseFilter()
+        _ = try parser.parseFilter(resumingAt: quantifiedPrefix)
     }
 
     private init(bytes: UnsafeBufferPointer<UInt8>, mode: Mode, buildsTree: Bool) {
@@ -41,7 +44,7 @@ public struct URLFilterParser: ~Copyable {
         self.buildsTree = buildsTree
     }
 
-    private mutating func parseFilter() throws(URLFilterSyntaxError) -> URLFilterPattern {
+    private mutating func parseFilter(resumingAt prefix: Int = 0) throws(URLFilterSyntaxError) -> URLFilterPattern {
         guard !bytes.isEmpty else { throw URLFilterSyntaxError(.refused(.emptyFilter), at: 0) }
         if !strict, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
             throw URLFilterSyntaxError(.refused(.nonASCII), at: nonASCII)
@@ -49,12 +52,15 @@ public struct URLFilterParser: ~Copyable {
         var pattern = URLFilterPattern(terms: [])
         if bytes[0] == UInt8(ascii: "^") {
             pattern.anchoredStart = true
-            position = 1
+            position = max(1, prefix)
         }
         var end = bytes.count
         if end > position, bytes[end - 1] == UInt8(ascii: "$"), !isEscaped(at: end - 1) {
             pattern.anchoredEnd = true
             end -= 1
+        }
+        if prefix > 0, position < end, URLFilterGrammar.isQuantifier(bytes[position]) {
+            throw failure(.quantifierAfterQuantifier, at: position)
         }
         pattern.terms = try parseSequence(until: end, inGroup: false)
         return pattern

@@ -27,14 +27,15 @@ public struct URLFilterTerm: Sendable, Equatable {
     }
 }
 
-public indirect enum URLFilterAtom: Sendable, Equatable {
+public enum URLFilterAtom: Sendable, Equatable {
     /// One byte, written as is or escaped (`\.`).
     case literal(UInt8)
     /// `.`
     case any
     /// `[…]`
     case characterClass(URLFilterCharacterClass)
-    /// `(…)` or `(?:…)`: both only group.
+    /// `(…)` or `(?:…)`: both only group. (Not `indirect`: the array already boxes the terms, and a boxed
+    /// case would cost an allocation per atom even when only the verdict is wanted.)
     case group([URLFilterTerm])
     /// `\1`…`\9`: WebKit accepts it, and the rule it is in never matches.
     case backreference(UInt8)

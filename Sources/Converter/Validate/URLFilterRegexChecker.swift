@@ -13,13 +13,13 @@ struct URLFilterRegexChecker {
     /// The host anchor that starts most url-filters (`URLFilterBuilder` writes it for `||host` filters).
     static let hostAnchor: StaticString = #"^[^:]+://+([^:/]+\.)?"#
 
-    /// - Parameter skippingHostAnchor: let the fast pre-check pass over a leading `hostAnchor` (false only
-    ///   in tests, to compare).
+    /// - Parameter skippingHostAnchor: let the pre-check and the parser start after a leading `hostAnchor`
+    ///   (false only in tests, to compare).
     static func problem(in bytes: UnsafeBufferPointer<UInt8>, skippingHostAnchor: Bool = true) -> String? {
         let start = skippingHostAnchor && startsWithHostAnchor(bytes) ? hostAnchor.utf8CodeUnitCount : 0
         if !bytes.isEmpty, isPlain(bytes, from: start) { return nil }
         do {
-            try URLFilterParser.check(bytes, mode: .strict)
+            try URLFilterParser.check(bytes, mode: .strict, quantifiedPrefix: start)
             return nil
         } catch {
             return describe(error, in: bytes)
