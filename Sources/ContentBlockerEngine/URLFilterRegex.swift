@@ -20,26 +20,23 @@ public struct URLFilterRegex: Sendable, Equatable {
     /// Computed again from the pattern when asked (the engine's index takes them from the compiling
     /// parse instead): kept, the literal arrays cost a few allocations per rule for the engine's whole life.
     public var requiredLiterals: [[UInt8]] {
-        var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
-        guard let parsed = try? parser.parseFilter() else { return [] }
-        return RegexParser.requiredLiterals(parsed.terms)
+        guard let parsed = try? RegexTerms.parse(Array(pattern.utf8), caseSensitive: caseSensitive) else { return [] }
+        return RegexTerms.requiredLiterals(parsed.terms)
     }
 
     public init(_ pattern: String, caseSensitive: Bool = false) throws(URLFilterError) {
-        var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
-        try self.init(pattern, caseSensitive: caseSensitive, parsed: parser.parseFilter())
+        try self.init(pattern, caseSensitive: caseSensitive, parsed: RegexTerms.parse(Array(pattern.utf8), caseSensitive: caseSensitive))
     }
 
     /// Compiles the filter and gives its `requiredLiterals` from the same parse (the engine's index
     /// needs them once, while the rules are read).
     init(_ pattern: String, caseSensitive: Bool, requiredLiterals: inout [[UInt8]]) throws(URLFilterError) {
-        var parser = RegexParser(bytes: Array(pattern.utf8), caseSensitive: caseSensitive)
-        let parsed = try parser.parseFilter()
-        requiredLiterals = RegexParser.requiredLiterals(parsed.terms)
+        let parsed = try RegexTerms.parse(Array(pattern.utf8), caseSensitive: caseSensitive)
+        requiredLiterals = RegexTerms.requiredLiterals(parsed.terms)
         self.init(pattern, caseSensitive: caseSensitive, parsed: parsed)
     }
 
-    private init(_ pattern: String, caseSensitive: Bool, parsed: RegexParser.Parsed) {
+    private init(_ pattern: String, caseSensitive: Bool, parsed: RegexTerms.Parsed) {
         self.pattern = pattern
         self.caseSensitive = caseSensitive
         anchoredStart = parsed.anchoredStart

@@ -87,15 +87,17 @@ import URLFilterGrammar
         }
     }
 
-    @Test func theHostAnchorShortcutStartsFromTheStateAScanReaches() {
+    /// The pre-check passes over the anchor and then takes only whole terms, so what follows the anchor must
+    /// be free to start a term: the anchor is a complete pattern that ends in a quantified group.
+    @Test func theHostAnchorIsACompletePatternEndingInAQuantifiedGroup() throws {
         let anchor = Array(#"^[^:]+://+([^:/]+\.)?"#.utf8)
         #expect(URLFilterRegexChecker.hostAnchor.utf8CodeUnitCount == anchor.count)
-        anchor.withUnsafeBufferPointer { bytes in
-            #expect(URLFilterRegexChecker.startsWithHostAnchor(bytes))
-            var scan = URLFilterRegexChecker.Scan()
-            #expect(URLFilterRegexChecker.run(bytes, &scan) == nil)
-            #expect(scan == URLFilterRegexChecker.afterHostAnchor)
-        }
+        anchor.withUnsafeBufferPointer { #expect(URLFilterRegexChecker.startsWithHostAnchor($0)) }
+        let pattern = try URLFilterParser.parse(anchor, mode: .strict)
+        #expect(pattern.anchoredStart && !pattern.anchoredEnd)
+        let last = try #require(pattern.terms.last)
+        guard case .group = last.atom else { Issue.record("\(last)"); return }
+        #expect(last.quantifier == .optional)
         for near in [#"^[^:]+://+([^:/]+\.)"#, #"^[^:]+://+([^:/]+\.)!"#, #"![^:]+://+([^:/]+\.)?"#, #"^[^:]+://+([^:/]+\,)?"#] {
             Array(near.utf8).withUnsafeBufferPointer { #expect(!URLFilterRegexChecker.startsWithHostAnchor($0), "\(near)") }
         }

@@ -1,0 +1,229 @@
+/// Parses a url-filter into a `URLFilterPattern`, refusing what WebKit's `URLFilterParser` refuses with
+/// WebKit's reason and the offset of the byte that decided it. The one reader of the grammar's syntax:
+/// the decision engine compiles its tree, the converter's validator judges by it (`check`, strict).
+public struct URLFilterParser: ~Copyable {
+    /// How much of what WebKit compiles to accept.
+    public enum Mode: Sendable {
+        /// Exactly what WebKit's parser accepts.
+        case webKit
+        /// Also refuses what WebKit compiles into a rule that never matches or that JavaScript would read
+        /// otherwise: control characters, escapes of letters, digits or controls (backreferences too),
+        /// empty groups, `(?` without `:`, empty classes, `[` in a class, `{` anywhere. Problems are
+        /// reported in the order of the bytes, every problem inside a class at its `[`.
+        case strict
+    }
+
+    private let bytes: UnsafeBufferPointer<UInt8>
+    private let strict: Bool
+    /// False when only the verdict is wanted: nothing is appended, so checking allocates nothing.
+    private let buildsTree: Bool
+    private var position = 0
+
+    public static func parse(_ bytes: [UInt8], mode: Mode = .webKit) throws(URLFilterSyntaxError) -> URLFilterPattern {
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(URLFilterSyntaxError) -> URLFilterPattern in
+                var parser = URLFilterParser(bytes: buffer, mode: mode, buildsTree: true)
+                return try parser.parseFilter()
+            }
+        }
+        return try result.get()
+    }
+
+    /// The verdict of `parse` without the tree.
+    /// - Parameter quantifiedPrefix: the length of a leading pattern known to be accepted, anchored with
+    ///   `^` and ending in a quantified term outside any group (the converter's host anchor); parsing
+    ///   resumes after it, as if it had just been read.
+    public static func check(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode, quantifiedPrefix: Int = 0) throws(URLFilterSyntaxError) {
+        var parser = URLFilterParser(bytes: bytes, mode: mode, buildsTree: false)
+        _ = try parser.parseFilter(resumingAt: quantifiedPrefix)
+    }
+
+    private init(bytes: UnsafeBufferPointer<UInt8>, mode: Mode, buildsTree: Bool) {
+        self.bytes = bytes
+        self.strict = mode == .strict
+        self.buildsTree = buildsTree
+    }
+
+    private mutating func parseFilter(resumingAt prefix: Int = 0) throws(URLFilterSyntaxError) -> URLFilterPattern {
+        guard !bytes.isEmpty else { throw URLFilterSyntaxError(.refused(.emptyFilter), at: 0) }
+        if !strict, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
+            throw URLFilterSyntaxError(.refused(.nonASCII), at: nonASCII)
+        }
+        var pattern = URLFilterPattern(terms: [])
+        if bytes[0] == UInt8(ascii: "^") {
+            pattern.anchoredStart = true
+            position = max(1, prefix)
+        }
+        var end = bytes.count
+        if end > position, bytes[end - 1] == UInt8(ascii: "$"), !isEscaped(at: end - 1) {
+            pattern.anchoredEnd = true
+            end -= 1
+        }
+        if prefix > 0, position < end, URLFilterGrammar.isQuantifier(bytes[position]) {
+            throw failure(.quantifierAfterQuantifier, at: position)
+        }
+        pattern.terms = try parseSequence(until: end, inGroup: false)
+        return pattern
+    }
+
+    /// Whether an odd run of backslashes precedes `index`.
+    private func isEscaped(at index: Int) -> Bool {
+        var backslashes = 0
+        var cursor = index - 1
+        while cursor >= 0, bytes[cursor] == UInt8(ascii: "\\") {
+            backslashes += 1
+            cursor -= 1
+        }
+        return backslashes % 2 == 1
+    }
+
+    private func failure(_ reason: URLFilterSyntaxError.Reason, at index: Int) -> URLFilterSyntaxError {
+        URLFilterSyntaxError(reason, at: index)
+    }
+
+    private func failure(_ refusal: URLFilterGrammar.Refusal, at index: Int) -> URLFilterSyntaxError {
+        URLFilterSyntaxError(.refused(refusal), at: index)
+    }
+
+    /// Terms up to `end`, or in a group up to (not past) its `)`.
+    private mutating func parseSequence(until end: Int, inGroup: Bool) throws(URLFilterSyntaxError) -> [URLFilterTerm] {
+        var terms: [URLFilterTerm] = []
+        while position < end {
+            if bytes[position] == UInt8(ascii: ")") {
+                if inGroup { return terms }
+                throw failure(.unopenedGroup, at: position)
+            }
+            let atom = try parseAtom(end: end)
+            let quantifier = try parseQuantifier(end: end)
+            if buildsTree { terms.append(URLFilterTerm(atom, quantifier)) }
+        }
+        if inGroup { throw failure(.unclosedGroup, at: end) }
+        return terms
+    }
+
+    private mutating func parseQuantifier(end: Int) throws(URLFilterSyntaxError) -> URLFilterTerm.Quantifier {
+        guard position < end else { return .one }
+        let quantifier: URLFilterTerm.Quantifier
+        switch bytes[position] {
+        case UInt8(ascii: "*"): quantifier = .zeroOrMore
+        case UInt8(ascii: "+"): quantifier = .oneOrMore
+        case UInt8(ascii: "?"): quantifier = .optional
+        case UInt8(ascii: "{"): throw failure(.arbitraryRepetition, at: position)
+        default: return .one
+        }
+        position += 1
+        if position < end, URLFilterGrammar.isQuantifier(bytes[position]) {
+            throw failure(.quantifierAfterQuantifier, at: position)
+        }
+        return quantifier
+    }
+
+    private mutating func parseAtom(end: Int) throws(URLFilterSyntaxError) -> URLFilterAtom {
+        let start = position
+        let byte = bytes[position]
+        position += 1
+        if strict {
+            if byte >= 0x80 { throw failure(.nonASCII, at: start) }
+            if byte < 0x20 || byte == 0x7F { throw failure(.controlCharacter, at: start) }
+            if byte == UInt8(ascii: "{") { throw failure(.arbitraryRepetition, at: start) }
+        }
+        switch byte {
+        case UInt8(ascii: "."):
+            return .any
+        case UInt8(ascii: "["):
+            return .characterClass(try parseClass(end: end))
+        case UInt8(ascii: "("):
+            try skipNonCapturingMark(groupAt: start, end: end)
+            if strict, position < bytes.count, bytes[position] == UInt8(ascii: ")") { throw failure(.emptyGroup, at: position - 1) }
+            let terms = try parseSequence(until: end, inGroup: true)
+            position += 1  // the closing parenthesis
+            return .group(terms)
+        case UInt8(ascii: "|"):
+            throw failure(.disjunction, at: start)
+        case UInt8(ascii: "^"):
+            throw failure(.misplacedStartOfLine, at: start)
+        case UInt8(ascii: "$"):
+            throw failure(.misplacedEndOfLine, at: start)
+        case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "{"):
+            throw failure(.nothingToRepeat, at: start)
+        case UInt8(ascii: "\\"):
+            guard position < end else { throw failure(.trailingBackslash, at: start) }
+            let escaped = bytes[position]
+            position += 1
+            if strict, !URLFilterGrammar.isEscapablePunctuation(escaped) { throw failure(.unsupportedEscape, at: start) }
+            if URLFilterGrammar.isBackreference(escaped) { return .backreference(escaped - UInt8(ascii: "0")) }
+            if URLFilterGrammar.isBuiltinClassEscape(escaped) { throw failure(.builtinCharacterClass, at: start) }
+            if URLFilterGrammar.isWordBoundaryEscape(escaped) { throw failure(.wordBoundary, at: start) }
+            return .literal(escaped)
+        default:
+            return .literal(byte)
+        }
+    }
+
+    /// `(?:` marks a group that does not capture; any other `(?` is refused. Strict looks past a trailing
+    /// `$` for the `:`.
+    private mutating func skipNonCapturingMark(groupAt start: Int, end: Int) throws(URLFilterSyntaxError) {
+        let limit = strict ? bytes.count : end
+        guard position < limit, bytes[position] == UInt8(ascii: "?") else { return }
+        if !strict && position + 1 >= limit { return }
+        guard position + 1 < limit, bytes[position + 1] == UInt8(ascii: ":") else { throw failure(.group, at: start) }
+        position += 2
+    }
+
+    /// `[…]` after its `[`: a leading `^` negates, a leading `]` is a member, `\` escapes one byte
+    /// (`\d \w \s` and their negations are refused), `a-z` is a range unless the `-` is last. Strict
+    /// reports any problem as `invalidCharacterClass` at the `[`.
+    private mutating func parseClass(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
+        let start = position - 1
+        do {
+            return try parseClassBody(end: end)
+        } catch {
+            throw strict ? failure(.invalidCharacterClass, at: start) : error
+        }
+    }
+
+    private mutating func parseClassBody(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
+        var characterClass = URLFilterCharacterClass(ranges: [])
+        if position < end, bytes[position] == UInt8(ascii: "^") {
+            characterClass.negated = true
+            position += 1
+        }
+        if strict, position < end, bytes[position] == UInt8(ascii: "]") { throw failure(.invalidCharacterClass, at: position) }
+        var first = true
+        while true {
+            guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
+            if bytes[position] == UInt8(ascii: "]") && !first {
+                position += 1
+                return characterClass
+            }
+            first = false
+            let lowerStart = position
+            let lower = try classMember(end: end)
+            guard position + 1 < end, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]") else {
+                if buildsTree { characterClass.ranges.append(lower...lower) }
+                continue
+            }
+            position += 1
+            let upper = try classMember(end: end, isRangeEnd: true)
+            guard lower <= upper else { throw failure(.rangeOutOfOrder, at: lowerStart) }
+            if buildsTree { characterClass.ranges.append(lower...upper) }
+        }
+    }
+
+    /// One byte of a class, escaped or not. `\d \w \s` are refused where a range starts, not where it ends.
+    private mutating func classMember(end: Int, isRangeEnd: Bool = false) throws(URLFilterSyntaxError) -> UInt8 {
+        let start = position
+        var byte = bytes[position]
+        position += 1
+        if strict, byte >= 0x80 || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "[") {
+            throw failure(.invalidCharacterClass, at: start)
+        }
+        guard byte == UInt8(ascii: "\\") else { return byte }
+        guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
+        byte = bytes[position]
+        position += 1
+        if strict, !URLFilterGrammar.isEscapablePunctuation(byte) { throw failure(.invalidCharacterClass, at: start) }
+        if !isRangeEnd, URLFilterGrammar.isBuiltinClassEscape(byte) { throw failure(.builtinCharacterClass, at: start) }
+        return byte
+    }
+}

@@ -1,0 +1,103 @@
+/// A url-filter read as WebKit's `URLFilterParser` reads it: a sequence of terms between two optional
+/// anchors. What each atom matches (case folding, byte sets) is left to the reader of the tree.
+public struct URLFilterPattern: Sendable, Equatable {
+    public var terms: [URLFilterTerm]
+    /// A leading `^`: a match starts at the first byte.
+    public var anchoredStart: Bool
+    /// A trailing unescaped `$`: a match ends at the last byte.
+    public var anchoredEnd: Bool
+
+    public init(terms: [URLFilterTerm], anchoredStart: Bool = false, anchoredEnd: Bool = false) {
+        self.terms = terms
+        self.anchoredStart = anchoredStart
+        self.anchoredEnd = anchoredEnd
+    }
+}
+
+/// One atom and how often it repeats.
+public struct URLFilterTerm: Sendable, Equatable {
+    public enum Quantifier: Sendable, Equatable { case one, optional, zeroOrMore, oneOrMore }
+
+    public var atom: URLFilterAtom
+    public var quantifier: Quantifier
+
+    public init(_ atom: URLFilterAtom, _ quantifier: Quantifier = .one) {
+        self.atom = atom
+        self.quantifier = quantifier
+    }
+}
+
+public enum URLFilterAtom: Sendable, Equatable {
+    /// One byte, written as is or escaped (`\.`).
+    case literal(UInt8)
+    /// `.`
+    case any
+    /// `[…]`
+    case characterClass(URLFilterCharacterClass)
+    /// `(…)` or `(?:…)`: both only group. (Not `indirect`: the array already boxes the terms, and a boxed
+    /// case would cost an allocation per atom even when only the verdict is wanted.)
+    case group([URLFilterTerm])
+    /// `\1`…`\9`: WebKit accepts it, and the rule it is in never matches.
+    case backreference(UInt8)
+}
+
+/// `[…]`: the bytes listed, as written (before any case folding), or all others when negated.
+public struct URLFilterCharacterClass: Sendable, Equatable {
+    public var negated: Bool
+    /// Single bytes are one-byte ranges.
+    public var ranges: [ClosedRange<UInt8>]
+
+    public init(negated: Bool = false, ranges: [ClosedRange<UInt8>]) {
+        self.negated = negated
+        self.ranges = ranges
+    }
+}
+
+/// Why a url-filter is outside the grammar, and the byte offset where the parser found out.
+public struct URLFilterSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: Sendable, Equatable {
+        /// One of WebKit's own refusals.
+        case refused(URLFilterGrammar.Refusal)
+        /// A `)` with no `(` before it.
+        case unopenedGroup
+        /// A `(` with no `)` after it, found at the end.
+        case unclosedGroup
+        /// In `URLFilterParser.Mode.strict` only, like the four below.
+        case controlCharacter
+        case unsupportedEscape
+        case emptyGroup
+        case invalidCharacterClass
+        case quantifierAfterQuantifier
+        case nothingToRepeat
+        case trailingBackslash
+        case unterminatedCharacterClass
+        case rangeOutOfOrder
+
+        /// WebKit's text for its refusals; a short description of the others.
+        public var message: String {
+            switch self {
+            case .refused(let refusal): refusal.message
+            case .unopenedGroup, .unclosedGroup: "unbalanced parenthesis"
+            case .controlCharacter: "a control character"
+            case .unsupportedEscape: "an escape of a letter, digit or control"
+            case .emptyGroup: "an empty group"
+            case .invalidCharacterClass: "an empty, unterminated or invalid character class"
+            case .quantifierAfterQuantifier: "a quantifier cannot follow a quantifier"
+            case .nothingToRepeat: "nothing to repeat"
+            case .trailingBackslash: "a trailing backslash"
+            case .unterminatedCharacterClass: "unterminated character class"
+            case .rangeOutOfOrder: "a character class range out of order"
+            }
+        }
+    }
+
+    public var reason: Reason
+    public var position: Int
+
+    public init(_ reason: Reason, at position: Int) {
+        self.reason = reason
+        self.position = position
+    }
+
+    public var description: String { "\(reason.message) at \(position)" }
+}
