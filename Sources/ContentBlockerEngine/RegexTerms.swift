@@ -31,7 +31,8 @@ struct RegexTerms {
             throw URLFilterError(pattern: String(decoding: bytes, as: UTF8.self), reason: error.reason.message)
         }
         let mapper = RegexTerms(caseSensitive: caseSensitive)
-        return Parsed(terms: mapper.terms(pattern.terms), anchoredStart: pattern.anchoredStart, anchoredEnd: pattern.anchoredEnd)
+        return Parsed(
+            terms: mapper.terms(pattern.terms), anchoredStart: pattern.anchoredStart, anchoredEnd: pattern.anchoredEnd)
     }
 
     let caseSensitive: Bool
@@ -91,7 +92,8 @@ struct RegexTerms {
         }
         for term in terms {
             guard case .set(let set) = term.atom, let byte = lowercasedLiteral(set), term.quantifier != .optional,
-                  term.quantifier != .zeroOrMore else {
+                term.quantifier != .zeroOrMore
+            else {
                 flush()
                 continue
             }

@@ -25,7 +25,9 @@ public struct URLFilterRegex: Sendable, Equatable {
     }
 
     public init(_ pattern: String, caseSensitive: Bool = false) throws(URLFilterError) {
-        try self.init(pattern, caseSensitive: caseSensitive, parsed: RegexTerms.parse(Array(pattern.utf8), caseSensitive: caseSensitive))
+        try self.init(
+            pattern, caseSensitive: caseSensitive,
+            parsed: RegexTerms.parse(Array(pattern.utf8), caseSensitive: caseSensitive))
     }
 
     /// Compiles the filter and gives its `requiredLiterals` from the same parse (the engine's index
@@ -94,7 +96,8 @@ public struct URLFilterRegex: Sendable, Equatable {
         case .jump(let target):
             return add(Int(target), to: &list, at: position, length: length)
         case .split(let first, let second):
-            return add(Int(first), to: &list, at: position, length: length) || add(Int(second), to: &list, at: position, length: length)
+            return add(Int(first), to: &list, at: position, length: length)
+                || add(Int(second), to: &list, at: position, length: length)
         case .fail:
             return false
         }
@@ -159,7 +162,11 @@ enum CompactInstruction: Sendable, Equatable {
 struct ByteSet: Sendable, Equatable {
     var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
 
-    static let all: ByteSet = { var set = ByteSet(); set.words = (~0, ~0, ~0, ~0); return set }()
+    static let all: ByteSet = {
+        var set = ByteSet()
+        set.words = (~0, ~0, ~0, ~0)
+        return set
+    }()
 
     func contains(_ byte: UInt8) -> Bool {
         let bit = UInt64(1) << UInt64(byte & 63)
@@ -221,7 +228,8 @@ struct ByteSet: Sendable, Equatable {
     }
 
     static func == (lhs: ByteSet, rhs: ByteSet) -> Bool {
-        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2 && lhs.words.3 == rhs.words.3
+        lhs.words.0 == rhs.words.0 && lhs.words.1 == rhs.words.1 && lhs.words.2 == rhs.words.2
+            && lhs.words.3 == rhs.words.3
     }
 }
 

@@ -33,7 +33,9 @@ public struct URLFilterParser: ~Copyable {
     /// - Parameter quantifiedPrefix: the length of a leading pattern known to be accepted, anchored with
     ///   `^` and ending in a quantified term outside any group (the converter's host anchor); parsing
     ///   resumes after it, as if it had just been read.
-    public static func check(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode, quantifiedPrefix: Int = 0) throws(URLFilterSyntaxError) {
+    public static func check(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode, quantifiedPrefix: Int = 0)
+        throws(URLFilterSyntaxError)
+    {
         var parser = URLFilterParser(bytes: bytes, mode: mode, buildsTree: false)
         _ = try parser.parseFilter(resumingAt: quantifiedPrefix)
     }
@@ -134,7 +136,9 @@ public struct URLFilterParser: ~Copyable {
             return .characterClass(try parseClass(end: end))
         case UInt8(ascii: "("):
             try skipNonCapturingMark(groupAt: start, end: end)
-            if strict, position < bytes.count, bytes[position] == UInt8(ascii: ")") { throw failure(.emptyGroup, at: position - 1) }
+            if strict, position < bytes.count, bytes[position] == UInt8(ascii: ")") {
+                throw failure(.emptyGroup, at: position - 1)
+            }
             let terms = try parseSequence(until: end, inGroup: true)
             position += 1  // the closing parenthesis
             return .group(terms)
@@ -150,7 +154,9 @@ public struct URLFilterParser: ~Copyable {
             guard position < end else { throw failure(.trailingBackslash, at: start) }
             let escaped = bytes[position]
             position += 1
-            if strict, !URLFilterGrammar.isEscapablePunctuation(escaped) { throw failure(.unsupportedEscape, at: start) }
+            if strict, !URLFilterGrammar.isEscapablePunctuation(escaped) {
+                throw failure(.unsupportedEscape, at: start)
+            }
             if URLFilterGrammar.isBackreference(escaped) { return .backreference(escaped - UInt8(ascii: "0")) }
             if URLFilterGrammar.isBuiltinClassEscape(escaped) { throw failure(.builtinCharacterClass, at: start) }
             if URLFilterGrammar.isWordBoundaryEscape(escaped) { throw failure(.wordBoundary, at: start) }
@@ -188,7 +194,9 @@ public struct URLFilterParser: ~Copyable {
             characterClass.negated = true
             position += 1
         }
-        if strict, position < end, bytes[position] == UInt8(ascii: "]") { throw failure(.invalidCharacterClass, at: position) }
+        if strict, position < end, bytes[position] == UInt8(ascii: "]") {
+            throw failure(.invalidCharacterClass, at: position)
+        }
         var first = true
         while true {
             guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
@@ -199,7 +207,8 @@ public struct URLFilterParser: ~Copyable {
             first = false
             let lowerStart = position
             let lower = try classMember(end: end)
-            guard position + 1 < end, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]") else {
+            guard position + 1 < end, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]")
+            else {
                 if buildsTree { characterClass.ranges.append(lower...lower) }
                 continue
             }

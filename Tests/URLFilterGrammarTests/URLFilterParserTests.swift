@@ -20,7 +20,11 @@ import URLFilterGrammar
 
     @Test func literalsAnyAndEscapesAreOneAtomEach() throws {
         let pattern = try parse(#"a.\/\.b"#)
-        #expect(pattern.terms == [.init(.literal(byte("a"))), .init(.any), .init(.literal(byte("/"))), .init(.literal(byte("."))), .init(.literal(byte("b")))])
+        #expect(
+            pattern.terms == [
+                .init(.literal(byte("a"))), .init(.any), .init(.literal(byte("/"))), .init(.literal(byte("."))),
+                .init(.literal(byte("b"))),
+            ])
         #expect(!pattern.anchoredStart && !pattern.anchoredEnd)
     }
 
@@ -45,15 +49,23 @@ import URLFilterGrammar
     @Test func groupsNestAndTakeQuantifiers() throws {
         let pattern = try parse("(a(?:b)*)+c")
         let inner = URLFilterTerm(.group([.init(.literal(byte("b")))]), .zeroOrMore)
-        #expect(pattern.terms == [.init(.group([.init(.literal(byte("a"))), inner]), .oneOrMore), .init(.literal(byte("c")))])
+        #expect(
+            pattern.terms == [
+                .init(.group([.init(.literal(byte("a"))), inner]), .oneOrMore), .init(.literal(byte("c"))),
+            ])
         #expect(try parse("()").terms == [.init(.group([]))])
     }
 
     @Test func classesHoldRangesSinglesAndNegation() throws {
         let pattern = try parse(#"[^a-c_\]-]"#)
-        let expected = URLFilterCharacterClass(negated: true, ranges: [byte("a")...byte("c"), byte("_")...byte("_"), byte("]")...byte("]"), byte("-")...byte("-")])
+        let expected = URLFilterCharacterClass(
+            negated: true,
+            ranges: [byte("a")...byte("c"), byte("_")...byte("_"), byte("]")...byte("]"), byte("-")...byte("-")])
         #expect(pattern.terms == [.init(.characterClass(expected))])
-        #expect(try parse("[]a]").terms == [.init(.characterClass(.init(ranges: [byte("]")...byte("]"), byte("a")...byte("a")])))])
+        #expect(
+            try parse("[]a]").terms == [
+                .init(.characterClass(.init(ranges: [byte("]")...byte("]"), byte("a")...byte("a")])))
+            ])
         #expect(try parse(#"[!-\/]"#).terms == [.init(.characterClass(.init(ranges: [byte("!")...byte("/")])))])
     }
 
@@ -119,7 +131,9 @@ import URLFilterGrammar
     @Test func checkingGivesTheVerdictOfParsing() {
         for filter in ["", "a", "^a$", "a|b", "[a-", "(a)\\1", "x[]a]", "()"] {
             for mode in [URLFilterParser.Mode.webKit, .strict] {
-                let parsed = Result { () throws(URLFilterSyntaxError) in _ = try URLFilterParser.parse(Array(filter.utf8), mode: mode) }
+                let parsed = Result { () throws(URLFilterSyntaxError) in
+                    _ = try URLFilterParser.parse(Array(filter.utf8), mode: mode)
+                }
                 let checked = Array(filter.utf8).withUnsafeBufferPointer { bytes in
                     Result { () throws(URLFilterSyntaxError) in try URLFilterParser.check(bytes, mode: mode) }
                 }

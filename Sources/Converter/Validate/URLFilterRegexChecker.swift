@@ -34,7 +34,9 @@ struct URLFilterRegexChecker {
             let byte = bytes[index]
             if URLFilterGrammar.isPlainAtom(byte) {
                 index += 1
-            } else if byte == UInt8(ascii: "\\"), index + 1 < bytes.count, URLFilterGrammar.isEscapablePunctuation(bytes[index + 1]) {
+            } else if byte == UInt8(ascii: "\\"), index + 1 < bytes.count,
+                URLFilterGrammar.isEscapablePunctuation(bytes[index + 1])
+            {
                 index += 2
             } else {
                 return false
@@ -49,19 +51,24 @@ struct URLFilterRegexChecker {
         let actual = UnsafeRawPointer(bytes.baseAddress!)
         let expected = UnsafeRawPointer(hostAnchor.utf8Start)
         return actual.loadUnaligned(as: UInt64.self) == expected.loadUnaligned(as: UInt64.self)
-            && actual.loadUnaligned(fromByteOffset: 8, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
-            && actual.loadUnaligned(fromByteOffset: 13, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
+            && actual.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                == expected.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            && actual.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
+                == expected.loadUnaligned(fromByteOffset: 13, as: UInt64.self)
     }
 
     private static func describe(_ error: URLFilterSyntaxError, in bytes: UnsafeBufferPointer<UInt8>) -> String {
         let at = error.position
         switch error.reason {
         case .refused(.emptyFilter): return "empty url-filter (WebKit: \(URLFilterGrammar.Refusal.emptyFilter.message))"
-        case .refused(.nonASCII): return "non-ASCII byte at \(at) (WebKit: \(URLFilterGrammar.Refusal.nonASCII.message))"
+        case .refused(.nonASCII):
+            return "non-ASCII byte at \(at) (WebKit: \(URLFilterGrammar.Refusal.nonASCII.message))"
         case .refused(.misplacedStartOfLine): return "'^' at \(at) is not the first term"
         case .refused(.misplacedEndOfLine): return "'$' at \(at) is not the last term"
-        case .refused(.disjunction): return "alternation '|' at \(at) (WebKit: \(URLFilterGrammar.Refusal.disjunction.message))"
-        case .refused(.arbitraryRepetition): return "'{' at \(at) (WebKit: \(URLFilterGrammar.Refusal.arbitraryRepetition.message))"
+        case .refused(.disjunction):
+            return "alternation '|' at \(at) (WebKit: \(URLFilterGrammar.Refusal.disjunction.message))"
+        case .refused(.arbitraryRepetition):
+            return "'{' at \(at) (WebKit: \(URLFilterGrammar.Refusal.arbitraryRepetition.message))"
         case .refused(.group): return "group assertion at \(at) (WebKit: \(URLFilterGrammar.Refusal.group.message))"
         case .controlCharacter: return "control character at \(at)"
         case .emptyGroup: return "empty group at \(at)"
