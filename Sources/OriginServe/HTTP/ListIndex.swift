@@ -40,13 +40,11 @@ package enum ListIndex {
 
     static func html(_ index: ListAliases) -> [UInt8] {
         func e(_ text: String) -> String { StatusFormat.html(text) }
-        var out = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        out +=
-            "<title>ListServer lists</title><style>\(StatusPage.style)\npre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);"
-        out += "padding:10px;border-radius:6px}</style></head><body>"
-        out +=
-            "<header><div><h1>ListServer lists</h1><p>One stable URL per content-blocker list</p></div></header><main>"
+        var out = StatusFormat.pageStart(
+            title: "ListServer lists", subtitle: "One stable URL per content-blocker list",
+            extraStyle:
+                "\npre{white-space:pre-wrap;overflow-wrap:anywhere;background:var(--card);padding:10px;border-radius:6px}"
+        )
         out +=
             "<section id=\"gnome-web\"><h2>GNOME Web</h2><p class=\"note\">Paste into a terminal, then restart GNOME Web:</p>"
         out += "<pre id=\"gsettings\">\(e(index.gnomeWebCommand))</pre>"

@@ -61,11 +61,8 @@ package struct SetsIndex: Sendable {
 
     func html() -> [UInt8] {
         func e(_ text: String) -> String { StatusFormat.html(text) }
-        var out = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        out += "<title>ListServer sets</title><style>\(StatusPage.style)</style></head><body>"
-        out +=
-            "<header><div><h1>ListServer sets</h1><p>One signed set per WebKit target or region</p></div></header><main>"
+        var out = StatusFormat.pageStart(
+            title: "ListServer sets", subtitle: "One signed set per WebKit target or region")
         out += "<section id=\"sets\"><h2>Sets</h2><div class=\"scroll\"><table><thead><tr><th>set</th><th>target</th>"
         out += "<th>upstreams</th><th>manifest</th><th>updated</th></tr></thead><tbody>"
         for entry in entries {

@@ -65,4 +65,14 @@ package enum StatusFormat {
     static func day(_ date: Date) -> String {
         String(time(date).prefix(10))
     }
+
+    /// The head and page header every server-rendered index shares (the status page's style, plus
+    /// `extraStyle`), up to the opening `<main>`.
+    static func pageStart(title: String, subtitle: String, extraStyle: String = "") -> String {
+        var out = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+        out += "<title>\(html(title))</title><style>\(StatusPage.style)\(extraStyle)</style></head><body>"
+        out += "<header><div><h1>\(html(title))</h1><p>\(html(subtitle))</p></div></header><main>"
+        return out
+    }
 }

@@ -10,6 +10,45 @@ import Testing
 @testable import OriginServe
 @testable import OriginStore
 
+/// The WebKit gate and the isolating publisher both suites below drive, and the poisoning hook.
+enum PoisonFixture {
+    /// Makes the rule of the line naming `token` one WebKit refuses: `token` becomes `(token|venom)`.
+    static func poisoning(_ token: String) -> @Sendable (inout ConversionOutput) -> Void {
+        { output in
+            for index in output.lists.indices {
+                let text = String(decoding: output.lists[index].json, as: UTF8.self)
+                output.lists[index].json = Array(text.replacingOccurrences(of: token, with: "(\(token)|venom)").utf8)
+            }
+        }
+    }
+
+    static func gate() throws -> DeferredWebKitGate {
+        DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
+    }
+
+    static func publishing(
+        _ directory: String, gate: any PublishGate, bounds: PoisonIsolation.Bounds = .init(compiles: 200, seconds: 600)
+    ) -> IsolatingPublish {
+        IsolatingPublish(
+            converter: ListConverter(),
+            publisher: Publisher(
+                writer: SetWriter(directory: directory), gracePeriod: 3600, gate: gate, log: LogLines().log),
+            bounds: bounds, log: LogLines().log, reviseOutput: poisoning("poison"))
+    }
+
+    /// The bundled 2025-10 snapshot as converter input, and day two: the same with `line` added.
+    static func snapshotDays(adding line: String) throws -> (one: [FilterListSource], two: [FilterListSource]) {
+        let sources = try ["easylist", "easyprivacy"].map { id in
+            FilterListSource(
+                id: id, bytes: Array(try Data(contentsOf: Repository.root.appendingPathComponent("snapshot/\(id).txt")))
+            )
+        }
+        var dayTwo = sources
+        dayTwo[0].bytes += Array("\n\(line)\n".utf8)
+        return (sources, dayTwo)
+    }
+}
+
 /// A line WebKit rejects is isolated by bisection in real WebKit, dropped under its own skip
 /// reason, and the rest of the set is published; when isolation cannot finish within its bounds
 /// nothing is published. The converter's own checks stop every line WebKit would reject, so these
@@ -30,32 +69,6 @@ import Testing
     static let easyprivacy = FilterListSource(
         id: "easyprivacy", bytes: Array("[Adblock Plus 2.0]\n||beacon.example^\n||pixel.example^\n".utf8))
 
-    /// Makes the rule of the line naming `token` one WebKit refuses: `token` becomes `(token|venom)`.
-    static func poisoning(_ token: String) -> @Sendable (inout ConversionOutput) -> Void {
-        { output in
-            for index in output.lists.indices {
-                let text = String(decoding: output.lists[index].json, as: UTF8.self)
-                output.lists[index].json = Array(text.replacingOccurrences(of: token, with: "(\(token)|venom)").utf8)
-            }
-        }
-    }
-
-    static let poison = poisoning("poison")
-
-    static func gate() throws -> DeferredWebKitGate {
-        DeferredWebKitGate(helper: try WebKitTestSupport.helper(), required: true, log: LogLines().log)
-    }
-
-    static func publishing(
-        _ directory: String, gate: any PublishGate, bounds: PoisonIsolation.Bounds = .init(compiles: 200, seconds: 600)
-    ) -> IsolatingPublish {
-        IsolatingPublish(
-            converter: ListConverter(),
-            publisher: Publisher(
-                writer: SetWriter(directory: directory), gracePeriod: 3600, gate: gate, log: LogLines().log),
-            bounds: bounds, log: LogLines().log, reviseOutput: poison)
-    }
-
     static func publishedText(_ set: PublishedSet) -> String {
         set.manifest.lists.map { String(decoding: set.content.files[$0.file]?.identity ?? [], as: UTF8.self) }.joined(
             separator: "\n")
@@ -64,10 +77,10 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func aRejectedLineIsDroppedAndTheRestIsPublishedAndShown() throws {
         let scratch = ScratchDirectory("poison")
-        let gate = try Self.gate()
+        let gate = try PoisonFixture.gate()
         var history: [PersistentState.PublishRecord] = []
         // Day one without the hook: everything compiles.
-        var clean = Self.publishing(scratch.path, gate: gate)
+        var clean = PoisonFixture.publishing(scratch.path, gate: gate)
         clean.reviseOutput = nil
         let first = try clean.run(
             [Self.easylist(), Self.easyprivacy], previous: nil, history: &history, now: Date(), deadline: { _ in nil })
@@ -75,7 +88,7 @@ import Testing
         #expect(Self.publishedText(first.outcome.published).contains("poison"))
 
         // Day two: a new line upstream, and the poisoned line's rule is one WebKit rejects.
-        let second = try Self.publishing(scratch.path, gate: gate)
+        let second = try PoisonFixture.publishing(scratch.path, gate: gate)
             .run(
                 [Self.easylist(extra: "||fresh-ads.example^\n"), Self.easyprivacy], previous: first.outcome.published,
                 history: &history,
@@ -124,15 +137,15 @@ import Testing
     @Test(.timeLimit(.minutes(5)))
     func isolationPastItsBoundPublishesNothing() throws {
         let scratch = ScratchDirectory("poison-bound")
-        let gate = try Self.gate()
+        let gate = try PoisonFixture.gate()
         var history: [PersistentState.PublishRecord] = []
-        var clean = Self.publishing(scratch.path, gate: gate)
+        var clean = PoisonFixture.publishing(scratch.path, gate: gate)
         clean.reviseOutput = nil
         let first = try clean.run(
             [Self.easylist(), Self.easyprivacy], previous: nil, history: &history, now: Date(), deadline: { _ in nil })
         let manifest = try #require(FileManager.default.contents(atPath: scratch.sub(PublishPlan.manifestName)))
         // One compile is not enough to halve a list down to one rule.
-        let bounded = Self.publishing(scratch.path, gate: gate, bounds: .init(compiles: 1, seconds: 600))
+        let bounded = PoisonFixture.publishing(scratch.path, gate: gate, bounds: .init(compiles: 1, seconds: 600))
         do {
             _ = try bounded.run(
                 [Self.easylist(extra: "||fresh-ads.example^\n"), Self.easyprivacy], previous: first.outcome.published,
@@ -164,23 +177,17 @@ import Testing
         .enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time isolation on the 2025-10 set"),
         .timeLimit(.minutes(30)))
     func isolationTimeOnThe202510Set() throws {
-        let root = Repository.root
-        let sources = try ["easylist", "easyprivacy"].map { id in
-            FilterListSource(
-                id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
-        }
-        var dayTwo = sources
-        dayTwo[0].bytes += Array("\n||poison-timing.example^\n".utf8)
-        let gate = try PoisonIsolationTests.gate()
+        let (sources, dayTwo) = try PoisonFixture.snapshotDays(adding: "||poison-timing.example^")
+        let gate = try PoisonFixture.gate()
         var seconds: [String: Double] = [:]
         for poisoned in [false, true] {
             let scratch = ScratchDirectory("poison-timing")
             var history: [PersistentState.PublishRecord] = []
-            var publishing = PoisonIsolationTests.publishing(scratch.path, gate: gate)
+            var publishing = PoisonFixture.publishing(scratch.path, gate: gate)
             publishing.reviseOutput = nil
             let first = try publishing.run(
                 sources, previous: nil, history: &history, now: Date(), deadline: { _ in nil })
-            publishing.reviseOutput = poisoned ? PoisonIsolationTests.poisoning("poison-timing") : nil
+            publishing.reviseOutput = poisoned ? PoisonFixture.poisoning("poison-timing") : nil
             let started = Date()
             let second = try publishing.run(
                 dayTwo, previous: first.outcome.published, history: &history, now: Date(), deadline: { _ in nil })
@@ -207,14 +214,8 @@ import Testing
         .enabled(if: enabled, "set LISTSERVER_ISOLATION_TIMING=1 to time the compile-time gate on the 2025-10 set"),
         .timeLimit(.minutes(30)))
     func compileGateCostOnThe202510Set() throws {
-        let root = Repository.root
-        let sources = try ["easylist", "easyprivacy"].map { id in
-            FilterListSource(
-                id: id, bytes: Array(try Data(contentsOf: root.appendingPathComponent("snapshot/\(id).txt"))))
-        }
-        var dayTwo = sources
-        dayTwo[0].bytes += Array("\n||day-two.example^\n".utf8)
-        let gate = try PoisonIsolationTests.gate()
+        let (sources, dayTwo) = try PoisonFixture.snapshotDays(adding: "||day-two.example^")
+        let gate = try PoisonFixture.gate()
         var seconds: [Bool: Double] = [:]
         for compared in [false, true] {
             let scratch = ScratchDirectory("compile-gate-timing")
