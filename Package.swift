@@ -6,7 +6,7 @@ import PackageDescription
 // What the origin's test targets may use: the stage modules, the libraries under them and the shared support.
 let originTestDependencies: [Target.Dependency] = [
     "ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync",
-    "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "OriginTestSupport",
+    "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "PublicSuffix", "TestSupport", "OriginTestSupport",
     "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner",
 ]
 
@@ -49,13 +49,16 @@ let package = Package(
         // converter's validator, the decision engine's list loader). No dependencies.
         .target(name: "JSONBytes"),
         // Pure conversion: ABP bytes in, WebKit rule lists and a report out. No sockets, no files.
-        .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar", "JSONBytes"]),
+        .target(name: "Converter", dependencies: ["CIDNShim", "URLFilterGrammar", "JSONBytes", "PublicSuffix"]),
+        // The Public Suffix List: registrable domains for party tests (the converter's frame
+        // conditions, the decision engine's `load-type`), and the loader of Debian's copy.
+        .target(name: "PublicSuffix", dependencies: ["CIDNShim"]),
         // WebKit's url-filter grammar (the byte classes, escapes, quantifiers and WebKit's refusal
         // reasons), shared by the converter's validator and the decision engine.
         .target(name: "URLFilterGrammar"),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
         // and downstream of it: its answers carry the converter's `SourceLine`s.
-        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter", "JSONBytes"]),
+        .target(name: "ContentBlockerEngine", dependencies: ["URLFilterGrammar", "Converter", "JSONBytes", "PublicSuffix"]),
         // The published format both sides build on: the manifest, minisign keys and signatures, the
         // trusted comment, file names, SHA-256 and hex. Foundation only; SHA-256 and Ed25519 come from
         // CryptoKit on Apple platforms and from libcrypto (through the shim) on Linux only.
@@ -80,11 +83,11 @@ let package = Package(
         // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
         .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "DurableFile", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),
         // Fetch, convert, gate and publish on a schedule, or follow a primary: produces sets.
-        .target(name: "OriginRefresh", dependencies: ["OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore", "WebKitCompiler"]),
+        .target(name: "OriginRefresh", dependencies: ["PublicSuffix", "OriginStore", "OriginConfig", "Converter", "CappedHTTPClient", "ListFormat", "ListSync", "DictionaryPatch", "HTTPServerCore", "WebKitCompiler"]),
         // Serve: routes, the status page and JSON, metrics, explain, over the published set it is given.
-        .target(name: "OriginServe", dependencies: ["OriginStore", "OriginConfig", "Converter", "CCryptoShim", "CIDNShim", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "HTTPServerCore", "JSONBytes", "ListFormat"]),
+        .target(name: "OriginServe", dependencies: ["PublicSuffix", "OriginStore", "OriginConfig", "Converter", "CCryptoShim", "CIDNShim", "ContentBlockerEngine", "DictionaryPatch", "DictionaryPatchOrigin", "HTTPServerCore", "JSONBytes", "ListFormat"]),
         // The command line and the composition root: wires a set source to the server.
-        .target(name: "ListOrigin", dependencies: ["OriginConfig", "DurableFile", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning", "WebKitCompiler"]),
+        .target(name: "ListOrigin", dependencies: ["PublicSuffix", "OriginConfig", "DurableFile", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "CNIOShim", "ContentBlockerEngine", "HTTPServerCore", "ListFormat", "ListSync", "ManifestSigning", "WebKitCompiler"]),
         // `listserver`: the process entry point; it hands the command line to ListOrigin, or runs
         // the WebKit compile helper when started as one.
         .executableTarget(name: "ListServer", dependencies: ["ListOrigin", "OriginStore", "WebKitCompiler"]),
@@ -105,7 +108,7 @@ let package = Package(
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
         // Fixtures and harnesses the origin's test targets share: the in-process server, scripted origins,
         // a Varnish edge, WebKit runs, followers, the upstream lists the tests convert.
-        .target(name: "OriginTestSupport", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner"], path: "Tests/OriginSupport"),
+        .target(name: "OriginTestSupport", dependencies: ["ListOrigin", "OriginConfig", "OriginStore", "OriginRefresh", "OriginServe", "Converter", "ListFormat", "ListSync", "CNIOShim", "CCurlShim", "CZlibShim", "HTTPServerCore", "ContentBlockerEngine", "TestSupport", "DictionaryPatch", "DictionaryPatchOrigin", "ManifestSigning", "JSONBytes", "WebKitCompiler", "ProcessRunner", "PublicSuffix"], path: "Tests/OriginSupport"),
         // The origin's tests, one target per stage module, fast tier: in-process code and loopback sockets.
         .testTarget(name: "OriginConfigTests", dependencies: originTestDependencies),
         .testTarget(name: "OriginStoreTests", dependencies: originTestDependencies),
@@ -131,7 +134,7 @@ let package = Package(
         .executableTarget(name: "DCZTool", dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat"]),
         .testTarget(name: "DictionaryPatchTests",
                     dependencies: ["DictionaryPatch", "DictionaryPatchOrigin", "ListFormat", "DCZTool", "Converter", "CZstdShim", "TestSupport"]),
-        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine", "Converter"]),
+        .testTarget(name: "ContentBlockerEngineTests", dependencies: ["ContentBlockerEngine", "Converter", "PublicSuffix"]),
     ],
     swiftLanguageModes: [.v5]
 )

@@ -1,3 +1,4 @@
+import PublicSuffix
 /// WebKit's resource types, as a trigger's `resource-type` names them.
 public enum ResourceType: String, CaseIterable, Sendable, Codable {
     case document, image
@@ -36,12 +37,6 @@ public enum LoadContext: String, CaseIterable, Sendable, Codable {
 public enum LoadType: String, CaseIterable, Sendable, Codable {
     case firstParty = "first-party"
     case thirdParty = "third-party"
-}
-
-/// The registrable domain (eTLD+1) of a host; `load-type` compares these. Passed in, so the engine
-/// reads no file: `PublicSuffixList` is the usual implementation.
-public protocol RegistrableDomainProvider: Sendable {
-    func registrableDomain(of host: String) -> String
 }
 
 /// One load, as WebKit's content blocker sees it.

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import PublicSuffix
 import URLFilterGrammar
 
 /// WebKit's content-blocker decision over a set of rule lists, in manifest order.

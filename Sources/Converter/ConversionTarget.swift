@@ -12,4 +12,7 @@ public enum ConversionTarget: String, Sendable, CaseIterable, Equatable {
     /// Network rules' `$domain` becomes a frame-URL condition (url-filter regexes over the URL of
     /// the frame that makes the load) instead of a top-page domain condition.
     var judgesDomainsInFrame: Bool { self == .safari26 }
+
+    /// Whether this target's conditions need registrable domains (`ConverterConfiguration.publicSuffixes`).
+    public var needsPublicSuffixes: Bool { self == .safari26 }
 }

@@ -1,3 +1,4 @@
+import PublicSuffix
 /// The converter's public surface: ABP filter-list bytes in, WebKit content-blocker lists and a
 /// report out. Pure: no files, no sockets, no clocks, so the same input gives the same bytes.
 
@@ -51,6 +52,9 @@ public struct ConverterConfiguration: Sendable, Equatable {
     public var promotesRecentIntoChangedLists = false
     /// The WebKit the lists are written for (see `ConversionTarget`).
     public var target = ConversionTarget.safari17
+    /// Registrable domains, for conditions that must name a site exactly (a frame-relative party
+    /// test). Nil: a rule that would need them keeps the conversion that does not.
+    public var publicSuffixes: PublicSuffixList?
 
     public init(
         chunkSize: Int = defaultChunkSize, maxLists: Int = defaultMaxLists, genericSelectorsPerRule: Int = 50,

@@ -1,3 +1,4 @@
+import PublicSuffix
 import Testing
 
 @testable import ContentBlockerEngine

@@ -35,9 +35,10 @@ package struct RefreshHarness {
         configuration.fetch.maxBodyBytes = 1 << 20
         configuration.publish.verifyWithWebKit = "off"
         configure(&configuration)
+        let resolved = ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path)
         pipeline = RefreshStages(
-            resolved: ResolvedConfiguration(configuration: configuration, baseDirectory: directory.path),
-            status: status, log: logLines.log, gate: nil)
+            resolved: resolved, status: status, log: logLines.log, gate: nil,
+            publicSuffixes: try RefreshStages.publicSuffixes(for: resolved))
     }
 
     package mutating func run(_ mode: FetchStage.Mode = .online) -> RefreshOutcome {

@@ -87,7 +87,9 @@ extension ServerApp {
         let configuration = resolved.configuration
         let gate = try GateSelection.make(setting: configuration.publish.verifyWithWebKit, log: log.child("verify"))
         let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
-        let stages = RefreshStages(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
+        let stages = RefreshStages(
+            resolved: resolved, status: status, log: log, gate: gate, signer: signer,
+            publicSuffixes: try RefreshStages.publicSuffixes(for: resolved))
         compileAcceptance = stages.compileAcceptance
         let state: PersistentState
         do {

@@ -6,6 +6,7 @@ import ManifestSigning
 import OriginConfig
 import OriginRefresh
 import OriginStore
+import PublicSuffix
 
 /// `listserver convert`: ABP files in, a published set (lists, gzip siblings, manifest, report,
 /// layout state) out. The conversion itself is `ListConverter`; publishing is `Publisher`, the same
@@ -88,6 +89,7 @@ enum ConvertCommand: Command {
             }
             configuration.target = target
         }
+        if configuration.target.needsPublicSuffixes { configuration.publicSuffixes = try PublicSuffixFile.load() }
 
         var gracePeriod = Configuration.Publish.defaults.gracePeriodSeconds
         if let text = arguments.value("--grace-period") {

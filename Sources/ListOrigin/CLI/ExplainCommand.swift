@@ -2,6 +2,7 @@ import ContentBlockerEngine
 import Foundation
 import OriginConfig
 import OriginServe
+import PublicSuffix
 
 /// `listserver explain URL`: which rules of the published set decide a request, as WebKit would.
 /// Exit 0 with an answer, 1 when the set cannot be read, 2 on bad input.

@@ -19,7 +19,9 @@ enum FetchCommand: Command {
             setting: resolved.configuration.publish.verifyWithWebKit, log: log.child("verify"))
         let status = StatusBoard()
         let signer = try SigningSetup.signer(for: resolved, log: log.child("signing"))
-        let pipeline = RefreshStages(resolved: resolved, status: status, log: log, gate: gate, signer: signer)
+        let pipeline = RefreshStages(
+            resolved: resolved, status: status, log: log, gate: gate, signer: signer,
+            publicSuffixes: try RefreshStages.publicSuffixes(for: resolved))
         var state = try pipeline.store.load()
         pipeline.reporting.seed(upstreams: resolved.configuration.upstreams, state: state)
         pipeline.publisher.writer.removeStaleTempFiles()

@@ -2,6 +2,7 @@ import Converter
 import Foundation
 import OriginConfig
 import OriginStore
+import PublicSuffix
 
 /// The stages of one refresh, wired from the configuration: `FetchStage` (fetch every upstream,
 /// keep good copies) → `ConvertStage` (convert, gate) → `Publisher` (publish), and the reporting
@@ -17,7 +18,7 @@ package struct RefreshStages: Sendable {
 
     package init(
         resolved: ResolvedConfiguration, status: StatusBoard, log: Log, gate: (any PublishGate)?,
-        signer: ManifestSigner? = nil
+        signer: ManifestSigner? = nil, publicSuffixes: PublicSuffixList? = nil
     ) {
         self.resolved = resolved
         let configuration = resolved.configuration
@@ -39,6 +40,7 @@ package struct RefreshStages: Sendable {
             baseDirectory: resolved.baseDirectory,
             store: store, publisher: publisher, converter: converter, log: refreshLog)
         convertStage.converter.configuration.target = configuration.defaultSet.conversionTarget
+        convertStage.converter.configuration.publicSuffixes = publicSuffixes
         fetchStage = FetchStage(
             configuration: configuration, store: store, fetcher: CurlFetcher(configuration: configuration.fetch),
             convertStage: convertStage, log: refreshLog)
@@ -46,6 +48,15 @@ package struct RefreshStages: Sendable {
             status: status, log: refreshLog,
             history: RefreshHistory(store: RefreshHistoryStore(directory: resolved.stateDirectory), log: refreshLog),
             compileTimes: gate?.compileTimes)
+    }
+
+    /// Debian's Public Suffix List when a set's target needs registrable domains, else nil: an origin
+    /// of `safari-17` sets runs without the package.
+    package static func publicSuffixes(for resolved: ResolvedConfiguration) throws(PublicSuffixFileError)
+        -> PublicSuffixList?
+    {
+        let targets = ([resolved.configuration.defaultSet] + resolved.otherSets).map(\.conversionTarget)
+        return targets.contains(where: \.needsPublicSuffixes) ? try PublicSuffixFile.load() : nil
     }
 
     /// What `config.json`'s `conversion` section asks of the converter; `convert`'s flags map to the same fields.

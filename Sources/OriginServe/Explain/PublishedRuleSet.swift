@@ -2,6 +2,7 @@ import ContentBlockerEngine
 import Foundation
 import ListFormat
 import OriginStore
+import PublicSuffix
 
 /// A published set read back for explaining: the manifest's lists, in its order, each checked
 /// against its SHA-256, so an answer is about exactly what devices download.

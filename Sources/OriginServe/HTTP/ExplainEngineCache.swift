@@ -3,6 +3,7 @@ import Foundation
 import HTTPServerCore
 import ListFormat
 import OriginStore
+import PublicSuffix
 
 /// The decision engine for the installed set, built on first use off the event loop and kept for
 /// that manifest's hash only. A request that finds it still loading is told to retry: the event
@@ -133,7 +134,10 @@ package final class ExplainEngineCache: @unchecked Sendable {
 
     private func publicSuffixes() throws -> PublicSuffixList {
         if let suffixes { return suffixes }
-        let loaded = try PublicSuffixFile.load(path: publicSuffixPath)
+        let loaded: PublicSuffixList
+        do { loaded = try PublicSuffixFile.load(path: publicSuffixPath) } catch {
+            throw ExplainError.publicSuffixListMissing(error.path)
+        }
         suffixes = loaded  // only the load queue touches it
         return loaded
     }

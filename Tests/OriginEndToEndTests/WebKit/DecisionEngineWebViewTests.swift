@@ -2,6 +2,7 @@ import ContentBlockerEngine
 import Converter
 import Foundation
 import OriginTestSupport
+import PublicSuffix
 import TestSupport
 import Testing
 

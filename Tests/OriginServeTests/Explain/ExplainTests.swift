@@ -3,6 +3,7 @@ import Converter
 import Foundation
 import ListSync
 import OriginTestSupport
+import PublicSuffix
 import TestSupport
 import Testing
 

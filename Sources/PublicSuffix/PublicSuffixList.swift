@@ -1,7 +1,13 @@
+/// The registrable domain (eTLD+1) of a host; `load-type` and party tests compare these. Passed
+/// in, so the engine and the converter read no file: `PublicSuffixList` is the usual implementation.
+public protocol RegistrableDomainProvider: Sendable {
+    func registrableDomain(of host: String) -> String
+}
+
 /// Registrable domains by the Public Suffix List algorithm (https://publicsuffix.org/list/): the
 /// longest matching rule, `*` wildcards, `!` exceptions, and the implicit rule `*`. Built from the
-/// list's text, so it stays pure; `PublicSuffixFile` in the executable reads Debian's copy.
-public struct PublicSuffixList: RegistrableDomainProvider {
+/// list's text, so it stays pure; `PublicSuffixFile` reads Debian's copy for the executables.
+public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     private let rules: Set<String>
     private let exceptions: Set<String>
 
