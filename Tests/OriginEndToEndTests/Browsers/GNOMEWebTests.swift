@@ -142,13 +142,19 @@ import Testing
         let missing = allowed.map(\.url).filter { !proxied.contains($0) }
         #expect(
             leaked.isEmpty,
-            "\(start): \(leaked.count) of \(blocked.count) blocked requests reached the proxy: \(leaked.prefix(10))")
+            """
+            \(start): \(leaked.count) of \(blocked.count) blocked requests reached the proxy after \(result.seconds) s: \
+            \(leaked.prefix(10)); GNOME Web's filter log:
+            \(result.filter_log.suffix(40).joined(separator: "\n"))
+            """)
         #expect(
             missing.isEmpty,
             "\(start): \(missing.count) of \(allowed.count) allowed requests never reached the proxy: \(missing.prefix(10))"
         )
         let unexpected = proxied.subtracting(allowed.map(\.url))
-        #expect(unexpected.isEmpty, "\(start): the proxy saw requests the page did not allow: \(unexpected.prefix(10))")
+        #expect(
+            unexpected.isEmpty,
+            "\(start): the proxy saw requests the page did not allow: \(Array(unexpected.prefix(10)))")
         #expect(
             !result.proxied.contains { $0.hasPrefix("CONNECT") },
             "\(start): \(result.proxied.filter { $0.hasPrefix("CONNECT") })")
