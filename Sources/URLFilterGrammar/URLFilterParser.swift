@@ -23,6 +23,8 @@ public struct URLFilterParser: ~Copyable {
     /// `strict` or `javaScript`: refuses what WebKit compiles dead.
     private let strict: Bool
     private let javaScript: Bool
+    /// Refuses non-ASCII before anything else, as WebKit does (strict reports problems in byte order).
+    private let nonASCIIFirst: Bool
     /// False when only the verdict is wanted: nothing is appended, so checking allocates nothing.
     private let buildsTree: Bool
     private var position = 0
@@ -52,12 +54,13 @@ public struct URLFilterParser: ~Copyable {
         self.bytes = bytes
         self.strict = mode != .webKit
         self.javaScript = mode == .javaScript
+        self.nonASCIIFirst = mode != .strict
         self.buildsTree = buildsTree
     }
 
     private mutating func parseFilter(resumingAt prefix: Int = 0) throws(URLFilterSyntaxError) -> URLFilterPattern {
         guard !bytes.isEmpty else { throw URLFilterSyntaxError(.refused(.emptyFilter), at: 0) }
-        if !strict || javaScript, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
+        if nonASCIIFirst, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
             throw URLFilterSyntaxError(.refused(.nonASCII), at: nonASCII)
         }
         var pattern = URLFilterPattern(terms: [])
@@ -176,7 +179,8 @@ public struct URLFilterParser: ~Copyable {
         }
     }
 
-    /// An escape in JavaScript source: `\d \D \w \W` are classes, escaped punctuation a literal.
+    /// An escape in JavaScript source: `\d \D \w \W` are classes, escaped punctuation a literal, the rest
+    /// refused with the reason the converter reports it under.
     private func javaScriptEscape(_ escaped: UInt8, at start: Int) throws(URLFilterSyntaxError) -> URLFilterAtom {
         switch escaped {
         case UInt8(ascii: "d"): return .characterClass(.init(members: [.digits]))
@@ -212,8 +216,8 @@ public struct URLFilterParser: ~Copyable {
     }
 
     /// `[…]` after its `[`: a leading `^` negates, a leading `]` is a member, `\` escapes one byte
-    /// (`\d \w \s` and their negations are refused), `a-z` is a range unless the `-` is last. Strict
-    /// reports any problem as `invalidCharacterClass` at the `[`.
+    /// (`\d \w \s` and their negations are refused; JavaScript reads `\d \w`), `a-z` is a range unless the
+    /// `-` is last. Strict reports any problem as `invalidCharacterClass` at the `[`.
     private mutating func parseClass(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
         let start = position - 1
         do {
