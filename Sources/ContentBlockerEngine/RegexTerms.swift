@@ -52,7 +52,7 @@ struct RegexTerms {
 
     private func atom(_ atom: URLFilterAtom) -> RegexAtom {
         switch atom {
-        case .literal(let byte): .set(literal(byte))
+        case .literal(let byte, _): .set(literal(byte))
         case .any: .set(ByteSet.all)
         case .characterClass(let characterClass): .set(set(characterClass))
         case .group(let inner): .group(terms(inner))

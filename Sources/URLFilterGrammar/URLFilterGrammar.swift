@@ -1,6 +1,7 @@
-/// WebKit's url-filter grammar, in one place for the two readers of it: the converter's validator
-/// (which refuses what WebKit would refuse, or would compile into a rule that never matches) and the
-/// decision engine behind `explain` (which compiles what WebKit compiles). WebKit's content-extension
+/// WebKit's url-filter grammar, in one place for its readers: the converter's validator (which refuses
+/// what WebKit would refuse, or would compile into a rule that never matches), the converter's regex
+/// rewriter (which reads ABP's JavaScript regexes and writes them in this grammar) and the decision
+/// engine behind `explain` (which compiles what WebKit compiles). WebKit's content-extension
 /// `URLFilterParser` accepts an ASCII-only subset of ECMAScript regular expressions: atoms (literals,
 /// `.`, escaped punctuation, `[…]` classes with ranges) optionally followed by one of `* + ?`,
 /// non-capturing and capturing groups, `^` only first and `$` only last. Everything else is refused

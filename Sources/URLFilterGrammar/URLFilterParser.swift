@@ -1,6 +1,7 @@
 /// Parses a url-filter into a `URLFilterPattern`, refusing what WebKit's `URLFilterParser` refuses with
 /// WebKit's reason and the offset of the byte that decided it. The one reader of the grammar's syntax:
-/// the decision engine compiles its tree, the converter's validator judges by it (`check`, strict).
+/// the decision engine compiles its tree, the converter's validator judges by it (`check`, strict), and the
+/// converter's `RegexFilterRewriter` reads ABP's JavaScript regexes with it (`javaScript`) and prints the tree.
 public struct URLFilterParser: ~Copyable {
     /// How much of what WebKit compiles to accept.
     public enum Mode: Sendable {
@@ -11,10 +12,19 @@ public struct URLFilterParser: ~Copyable {
         /// empty groups, `(?` without `:`, empty classes, `[` in a class, `{` anywhere. Problems are
         /// reported in the order of the bytes, every problem inside a class at its `[`.
         case strict
+        /// An ABP `/regex/` in JavaScript syntax, read as strictly as `strict` (non-ASCII first, as WebKit does)
+        /// where it means the same, with what JavaScript adds that WebKit can say: `\d \D \w \W`, in a
+        /// class `\d \w` (not as a range end), become classes. `\s`, `\b`, backreferences and lookarounds
+        /// are refused with their own reasons, any other `(?` as `group`.
+        case javaScript
     }
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// `strict` or `javaScript`: refuses what WebKit compiles dead.
     private let strict: Bool
+    private let javaScript: Bool
+    /// Refuses non-ASCII before anything else, as WebKit does (strict reports problems in byte order).
+    private let nonASCIIFirst: Bool
     /// False when only the verdict is wanted: nothing is appended, so checking allocates nothing.
     private let buildsTree: Bool
     private var position = 0
@@ -42,13 +52,15 @@ public struct URLFilterParser: ~Copyable {
 
     private init(bytes: UnsafeBufferPointer<UInt8>, mode: Mode, buildsTree: Bool) {
         self.bytes = bytes
-        self.strict = mode == .strict
+        self.strict = mode != .webKit
+        self.javaScript = mode == .javaScript
+        self.nonASCIIFirst = mode != .strict
         self.buildsTree = buildsTree
     }
 
     private mutating func parseFilter(resumingAt prefix: Int = 0) throws(URLFilterSyntaxError) -> URLFilterPattern {
         guard !bytes.isEmpty else { throw URLFilterSyntaxError(.refused(.emptyFilter), at: 0) }
-        if !strict, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
+        if nonASCIIFirst, let nonASCII = bytes.firstIndex(where: { $0 >= 0x80 }) {
             throw URLFilterSyntaxError(.refused(.nonASCII), at: nonASCII)
         }
         var pattern = URLFilterPattern(terms: [])
@@ -154,31 +166,58 @@ public struct URLFilterParser: ~Copyable {
             guard position < end else { throw failure(.trailingBackslash, at: start) }
             let escaped = bytes[position]
             position += 1
+            if javaScript { return try javaScriptEscape(escaped, at: start) }
             if strict, !URLFilterGrammar.isEscapablePunctuation(escaped) {
                 throw failure(.unsupportedEscape, at: start)
             }
             if URLFilterGrammar.isBackreference(escaped) { return .backreference(escaped - UInt8(ascii: "0")) }
             if URLFilterGrammar.isBuiltinClassEscape(escaped) { throw failure(.builtinCharacterClass, at: start) }
             if URLFilterGrammar.isWordBoundaryEscape(escaped) { throw failure(.wordBoundary, at: start) }
-            return .literal(escaped)
+            return .literal(escaped, escaped: true)
         default:
             return .literal(byte)
         }
     }
 
-    /// `(?:` marks a group that does not capture; any other `(?` is refused. Strict looks past a trailing
-    /// `$` for the `:`.
+    /// An escape in JavaScript source: `\d \D \w \W` are classes, escaped punctuation a literal, the rest
+    /// refused with the reason the converter reports it under.
+    private func javaScriptEscape(_ escaped: UInt8, at start: Int) throws(URLFilterSyntaxError) -> URLFilterAtom {
+        switch escaped {
+        case UInt8(ascii: "d"): return .characterClass(.init(members: [.digits]))
+        case UInt8(ascii: "D"): return .characterClass(.init(negated: true, members: [.digits]))
+        case UInt8(ascii: "w"): return .characterClass(.init(members: [.wordCharacters]))
+        case UInt8(ascii: "W"): return .characterClass(.init(negated: true, members: [.wordCharacters]))
+        case UInt8(ascii: "s"), UInt8(ascii: "S"): throw failure(.builtinCharacterClass, at: start)
+        case _ where URLFilterGrammar.isWordBoundaryEscape(escaped): throw failure(.wordBoundary, at: start)
+        case _ where URLFilterGrammar.isBackreference(escaped): throw failure(.backreference, at: start)
+        case _ where URLFilterGrammar.isEscapablePunctuation(escaped): return .literal(escaped, escaped: true)
+        default: throw failure(.unsupportedEscape, at: start)
+        }
+    }
+
+    /// `(?:` marks a group that does not capture; any other `(?` is refused (JavaScript's lookarounds with
+    /// their own reason). Strict looks past a trailing `$` for the `:`.
     private mutating func skipNonCapturingMark(groupAt start: Int, end: Int) throws(URLFilterSyntaxError) {
         let limit = strict ? bytes.count : end
         guard position < limit, bytes[position] == UInt8(ascii: "?") else { return }
         if !strict && position + 1 >= limit { return }
-        guard position + 1 < limit, bytes[position + 1] == UInt8(ascii: ":") else { throw failure(.group, at: start) }
+        guard position + 1 < limit, bytes[position + 1] == UInt8(ascii: ":") else {
+            if javaScript, position + 1 < limit, Self.startsLookaround(bytes[position + 1]) {
+                throw failure(.lookaround, at: start)
+            }
+            throw failure(.group, at: start)
+        }
         position += 2
     }
 
+    /// The byte after `(?` in `(?=`, `(?!`, `(?<`.
+    private static func startsLookaround(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "=") || byte == UInt8(ascii: "!") || byte == UInt8(ascii: "<")
+    }
+
     /// `[…]` after its `[`: a leading `^` negates, a leading `]` is a member, `\` escapes one byte
-    /// (`\d \w \s` and their negations are refused), `a-z` is a range unless the `-` is last. Strict
-    /// reports any problem as `invalidCharacterClass` at the `[`.
+    /// (`\d \w \s` and their negations are refused; JavaScript reads `\d \w`), `a-z` is a range unless the
+    /// `-` is last. Strict reports any problem as `invalidCharacterClass` at the `[`.
     private mutating func parseClass(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
         let start = position - 1
         do {
@@ -189,7 +228,7 @@ public struct URLFilterParser: ~Copyable {
     }
 
     private mutating func parseClassBody(end: Int) throws(URLFilterSyntaxError) -> URLFilterCharacterClass {
-        var characterClass = URLFilterCharacterClass(ranges: [])
+        var characterClass = URLFilterCharacterClass(members: [])
         if position < end, bytes[position] == UInt8(ascii: "^") {
             characterClass.negated = true
             position += 1
@@ -205,34 +244,53 @@ public struct URLFilterParser: ~Copyable {
                 return characterClass
             }
             first = false
+            if javaScript, let shorthand = javaScriptClassShorthand(end: end) {
+                if buildsTree { characterClass.members.append(shorthand) }
+                continue
+            }
             let lowerStart = position
             let lower = try classMember(end: end)
             guard position + 1 < end, bytes[position] == UInt8(ascii: "-"), bytes[position + 1] != UInt8(ascii: "]")
             else {
-                if buildsTree { characterClass.ranges.append(lower...lower) }
+                if buildsTree { characterClass.members.append(.byte(lower)) }
                 continue
             }
             position += 1
             let upper = try classMember(end: end, isRangeEnd: true)
-            guard lower <= upper else { throw failure(.rangeOutOfOrder, at: lowerStart) }
-            if buildsTree { characterClass.ranges.append(lower...upper) }
+            guard lower.value <= upper.value else { throw failure(.rangeOutOfOrder, at: lowerStart) }
+            if buildsTree { characterClass.members.append(.range(lower, upper)) }
         }
     }
 
+    /// `\d` or `\w` where a member starts (a `-` after one is a literal, as in JavaScript).
+    private mutating func javaScriptClassShorthand(end: Int) -> URLFilterCharacterClass.Member? {
+        guard position + 1 < end, bytes[position] == UInt8(ascii: "\\") else { return nil }
+        let member: URLFilterCharacterClass.Member
+        switch bytes[position + 1] {
+        case UInt8(ascii: "d"): member = .digits
+        case UInt8(ascii: "w"): member = .wordCharacters
+        default: return nil
+        }
+        position += 2
+        return member
+    }
+
     /// One byte of a class, escaped or not. `\d \w \s` are refused where a range starts, not where it ends.
-    private mutating func classMember(end: Int, isRangeEnd: Bool = false) throws(URLFilterSyntaxError) -> UInt8 {
+    private mutating func classMember(end: Int, isRangeEnd: Bool = false) throws(URLFilterSyntaxError)
+        -> URLFilterClassByte
+    {
         let start = position
         var byte = bytes[position]
         position += 1
         if strict, byte >= 0x80 || byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "[") {
             throw failure(.invalidCharacterClass, at: start)
         }
-        guard byte == UInt8(ascii: "\\") else { return byte }
+        guard byte == UInt8(ascii: "\\") else { return URLFilterClassByte(byte) }
         guard position < end else { throw failure(.unterminatedCharacterClass, at: position) }
         byte = bytes[position]
         position += 1
         if strict, !URLFilterGrammar.isEscapablePunctuation(byte) { throw failure(.invalidCharacterClass, at: start) }
         if !isRangeEnd, URLFilterGrammar.isBuiltinClassEscape(byte) { throw failure(.builtinCharacterClass, at: start) }
-        return byte
+        return URLFilterClassByte(byte, escaped: true)
     }
 }

@@ -28,8 +28,8 @@ public struct URLFilterTerm: Sendable, Equatable {
 }
 
 public enum URLFilterAtom: Sendable, Equatable {
-    /// One byte, written as is or escaped (`\.`).
-    case literal(UInt8)
+    /// One byte, written as is or escaped (`\.`): readers match both alike, a rewriter keeps the spelling.
+    case literal(UInt8, escaped: Bool = false)
     /// `.`
     case any
     /// `[…]`
@@ -41,15 +41,53 @@ public enum URLFilterAtom: Sendable, Equatable {
     case backreference(UInt8)
 }
 
-/// `[…]`: the bytes listed, as written (before any case folding), or all others when negated.
+/// `[…]`: the members as written (before any case folding), matching their bytes, or all others when negated.
 public struct URLFilterCharacterClass: Sendable, Equatable {
-    public var negated: Bool
-    /// Single bytes are one-byte ranges.
-    public var ranges: [ClosedRange<UInt8>]
+    public enum Member: Sendable, Equatable {
+        /// One byte: `a`, or `\.` when escaped.
+        case byte(URLFilterClassByte)
+        /// `a-z`; either end may be escaped (`!-\/`).
+        case range(URLFilterClassByte, URLFilterClassByte)
+        /// `\d`: `0-9`. JavaScript source only, like `wordCharacters`.
+        case digits
+        /// `\w`: `A-Za-z0-9_`.
+        case wordCharacters
 
-    public init(negated: Bool = false, ranges: [ClosedRange<UInt8>]) {
+        /// The bytes the member lists.
+        public var ranges: [ClosedRange<UInt8>] {
+            switch self {
+            case .byte(let byte): [byte.value...byte.value]
+            case .range(let lower, let upper): [lower.value...upper.value]
+            case .digits: [UInt8(ascii: "0")...UInt8(ascii: "9")]
+            case .wordCharacters:
+                [
+                    UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_")...UInt8(ascii: "_"),
+                ]
+            }
+        }
+    }
+
+    public var negated: Bool
+    public var members: [Member]
+
+    public init(negated: Bool = false, members: [Member]) {
         self.negated = negated
-        self.ranges = ranges
+        self.members = members
+    }
+
+    /// The bytes listed, in the order written (a matcher's view: spelling left out).
+    public var ranges: [ClosedRange<UInt8>] { members.flatMap(\.ranges) }
+}
+
+/// One byte of a class as written: as is, or after a backslash.
+public struct URLFilterClassByte: Sendable, Equatable {
+    public var value: UInt8
+    public var escaped: Bool
+
+    public init(_ value: UInt8, escaped: Bool = false) {
+        self.value = value
+        self.escaped = escaped
     }
 }
 
@@ -62,7 +100,7 @@ public struct URLFilterSyntaxError: Error, Sendable, Equatable, CustomStringConv
         case unopenedGroup
         /// A `(` with no `)` after it, found at the end.
         case unclosedGroup
-        /// In `URLFilterParser.Mode.strict` only, like the four below.
+        /// In `URLFilterParser.Mode.strict` and `.javaScript` only, like the four below.
         case controlCharacter
         case unsupportedEscape
         case emptyGroup
@@ -72,6 +110,10 @@ public struct URLFilterSyntaxError: Error, Sendable, Equatable, CustomStringConv
         case trailingBackslash
         case unterminatedCharacterClass
         case rangeOutOfOrder
+        /// In `URLFilterParser.Mode.javaScript` only: `(?=`, `(?!` or `(?<` (lookarounds, and named groups).
+        case lookaround
+        /// In `URLFilterParser.Mode.javaScript` only: `\1`…`\9`.
+        case backreference
 
         /// WebKit's text for its refusals; a short description of the others.
         public var message: String {
@@ -87,6 +129,8 @@ public struct URLFilterSyntaxError: Error, Sendable, Equatable, CustomStringConv
             case .trailingBackslash: "a trailing backslash"
             case .unterminatedCharacterClass: "unterminated character class"
             case .rangeOutOfOrder: "a character class range out of order"
+            case .lookaround: "a lookaround assertion"
+            case .backreference: "a backreference"
             }
         }
     }

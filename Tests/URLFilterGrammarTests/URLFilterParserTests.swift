@@ -22,8 +22,8 @@ import URLFilterGrammar
         let pattern = try parse(#"a.\/\.b"#)
         #expect(
             pattern.terms == [
-                .init(.literal(byte("a"))), .init(.any), .init(.literal(byte("/"))), .init(.literal(byte("."))),
-                .init(.literal(byte("b"))),
+                .init(.literal(byte("a"))), .init(.any), .init(.literal(byte("/"), escaped: true)),
+                .init(.literal(byte("."), escaped: true)), .init(.literal(byte("b"))),
             ])
         #expect(!pattern.anchoredStart && !pattern.anchoredEnd)
     }
@@ -39,10 +39,13 @@ import URLFilterGrammar
         #expect(anchored.terms == [.init(.literal(byte("a"))), .init(.literal(byte("b")))])
         let escapedDollar = try parse(#"a\$"#)
         #expect(!escapedDollar.anchoredEnd)
-        #expect(escapedDollar.terms == [.init(.literal(byte("a"))), .init(.literal(byte("$")))])
+        #expect(escapedDollar.terms == [.init(.literal(byte("a"))), .init(.literal(byte("$"), escaped: true))])
         let escapedBackslashThenDollar = try parse(#"a\\$"#)
         #expect(escapedBackslashThenDollar.anchoredEnd)
-        #expect(escapedBackslashThenDollar.terms == [.init(.literal(byte("a"))), .init(.literal(byte("\\")))])
+        #expect(
+            escapedBackslashThenDollar.terms == [
+                .init(.literal(byte("a"))), .init(.literal(byte("\\"), escaped: true)),
+            ])
         #expect(try parse("^$") == URLFilterPattern(terms: [], anchoredStart: true, anchoredEnd: true))
     }
 
@@ -56,17 +59,31 @@ import URLFilterGrammar
         #expect(try parse("()").terms == [.init(.group([]))])
     }
 
-    @Test func classesHoldRangesSinglesAndNegation() throws {
+    private func member(_ character: Unicode.Scalar, escaped: Bool = false) -> URLFilterClassByte {
+        URLFilterClassByte(byte(character), escaped: escaped)
+    }
+
+    @Test func classesHoldRangesSinglesAndNegationAsWritten() throws {
         let pattern = try parse(#"[^a-c_\]-]"#)
         let expected = URLFilterCharacterClass(
             negated: true,
-            ranges: [byte("a")...byte("c"), byte("_")...byte("_"), byte("]")...byte("]"), byte("-")...byte("-")])
+            members: [
+                .range(member("a"), member("c")), .byte(member("_")), .byte(member("]", escaped: true)),
+                .byte(member("-")),
+            ])
         #expect(pattern.terms == [.init(.characterClass(expected))])
         #expect(
-            try parse("[]a]").terms == [
-                .init(.characterClass(.init(ranges: [byte("]")...byte("]"), byte("a")...byte("a")])))
+            expected.ranges == [
+                byte("a")...byte("c"), byte("_")...byte("_"), byte("]")...byte("]"), byte("-")...byte("-"),
             ])
-        #expect(try parse(#"[!-\/]"#).terms == [.init(.characterClass(.init(ranges: [byte("!")...byte("/")])))])
+        #expect(
+            try parse("[]a]").terms == [
+                .init(.characterClass(.init(members: [.byte(member("]")), .byte(member("a"))])))
+            ])
+        #expect(
+            try parse(#"[!-\/]"#).terms == [
+                .init(.characterClass(.init(members: [.range(member("!"), member("/", escaped: true))])))
+            ])
     }
 
     @Test func backreferencesAreKeptForTheReaderToJudge() throws {
