@@ -127,9 +127,8 @@ package struct ConvertStage: Sendable {
         }
         let bytes = Array(data)
         let rules = UpstreamBodyCheck.countRules(bytes)
-        state.upstreams[upstream.id] = PersistentState.Upstream(
-            etag: nil, lastModified: nil, source: UpstreamSource.bundledSnapshot, sourceDate: snapshotLabel,
-            fetchedAt: nil, rules: rules, sha256: SHA256Digest.hex(of: bytes))
+        state.upstreams[upstream.id] = PersistentState.Upstream.bundledSnapshot(
+            label: snapshotLabel, rules: rules, sha256: SHA256Digest.hex(of: bytes))
         outcome.snapshotsInUse.append(
             SnapshotInUse(id: upstream.id, url: upstream.url, label: snapshotLabel, rules: rules))
         return bytes
