@@ -19,8 +19,7 @@ package struct ConvertStage: Sendable {
     var snapshotLabel = BundledSnapshot.label
     /// Bounds of the search for lines WebKit rejects (`publish.isolation*`).
     var isolationBounds: PoisonIsolation.Bounds {
-        PoisonIsolation.Bounds(
-            compiles: configuration.publish.isolationMaxCompiles, seconds: configuration.publish.isolationMaxSeconds)
+        PoisonIsolation.Bounds(configuration.publish)
     }
     /// Test-only, see `IsolatingPublish.reviseOutput`.
     var reviseOutput: (@Sendable (inout ConversionOutput) -> Void)? = nil
