@@ -43,21 +43,20 @@ import Testing
         state.upstreams["easylist"] = .fetched(
             etag: "\"e1\"", lastModified: "Mon, 13 Oct 2025 00:00:00 GMT", at: Self.at, rules: 70, sha256: "ab")
         state.lastAttempts = ["easylist": .init(at: Self.at, result: "updated", httpStatus: 200, error: nil)]
-        let fetched = OperatorStatus.UpstreamStatus(
-            Configuration.Upstream(id: "easylist", url: "https://e"), state: state, snapshotLabel: "2025-10")
+        func seeded(_ id: String) -> OperatorStatus.UpstreamStatus {
+            .init(Configuration.Upstream(id: id, url: "https://" + id), state: state, snapshotLabel: "2025-10")
+        }
         #expect(
-            fetched
-                == OperatorStatus.UpstreamStatus(
-                    id: "easylist", url: "https://e", source: UpstreamSource.upstream,
+            seeded("easylist")
+                == .init(
+                    id: "easylist", url: "https://easylist", source: UpstreamSource.upstream,
                     sourceDate: ISO8601DateFormatter().string(from: Self.at), lastFetchAt: Self.at,
                     lastAttemptAt: Self.at, lastResult: "updated", lastHTTPStatus: 200, etag: "\"e1\"",
                     lastModified: "Mon, 13 Oct 2025 00:00:00 GMT", rules: 70))
-        let unknown = OperatorStatus.UpstreamStatus(
-            Configuration.Upstream(id: "easyprivacy", url: "https://p"), state: state, snapshotLabel: "2025-10")
         #expect(
-            unknown
-                == OperatorStatus.UpstreamStatus(
-                    id: "easyprivacy", url: "https://p", source: UpstreamSource.bundledSnapshot,
+            seeded("easyprivacy")
+                == .init(
+                    id: "easyprivacy", url: "https://easyprivacy", source: UpstreamSource.bundledSnapshot,
                     sourceDate: "2025-10"))
     }
 
