@@ -43,9 +43,7 @@ package enum ConfigurationLoader {
 
     private static func describe(_ error: DecodingError, file: String) -> ConfigurationError {
         func path(_ codingPath: [CodingKey]) -> String? {
-            let parts = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            if parts.isEmpty { return nil }
-            return parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            codingPath.isEmpty ? nil : ConfigKey.path(codingPath)
         }
         switch error {
         case .typeMismatch(let type, let context):
@@ -91,6 +89,12 @@ package struct ConfigKey: CodingKey {
     package init(_ string: String) { stringValue = string }
     package init?(stringValue: String) { self.stringValue = stringValue }
     package init?(intValue: Int) { return nil }
+
+    /// A coding path as the operator writes it: `upstreams[0].url`.
+    static func path(_ codingPath: [CodingKey]) -> String {
+        codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            .replacingOccurrences(of: ".[", with: "[")
+    }
 }
 
 /// A keyed reader that remembers which keys it was asked for and rejects the rest: the keys a
@@ -112,9 +116,9 @@ package final class StrictObject {
         let allowed = Set(asked)
         for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
         where !allowed.contains(key.stringValue) {
-            let path = (codingPath + [key]).map(\.stringValue).joined(separator: ".")
             throw ConfigurationError(
-                file: "", key: path, problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
+                file: "", key: ConfigKey.path(codingPath + [key]),
+                problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
         }
     }
 
@@ -142,7 +146,7 @@ package final class StrictObject {
         let number: T = try value(key, default: fallback)
         if number < 0 || (!allowZero && number == 0) {
             throw ConfigurationError(
-                file: "", key: (container.codingPath + [ConfigKey(key)]).map(\.stringValue).joined(separator: "."),
+                file: "", key: ConfigKey.path(container.codingPath + [ConfigKey(key)]),
                 problem: allowZero ? "must be zero or more" : "must be more than zero")
         }
         return number
@@ -223,8 +227,7 @@ private struct StrictUpstream: Decodable {
         let id: String = try object.require("id")
         let url: String? = try object.optional("url")
         let localPath: String? = try object.optional("path")
-        let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            .replacingOccurrences(of: ".[", with: "[")
+        let path = ConfigKey.path(decoder.codingPath)
         if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d })
         {
             throw ConfigurationError(
