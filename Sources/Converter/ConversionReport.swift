@@ -25,18 +25,6 @@ public struct ConversionReport: Codable, Sendable, Equatable {
         /// Parts of converted lines left out, by reason name (such as the `name.*` sites of a rule whose
         /// other sites were converted); each line is also counted in `converted`. Absent when none.
         public var skippedParts: [String: SkipTally]?
-
-        public init(
-            id: String, lines: Int, rules: Int, converted: Int, skipped: [String: SkipTally],
-            skippedParts: [String: SkipTally]? = nil
-        ) {
-            self.id = id
-            self.lines = lines
-            self.rules = rules
-            self.converted = converted
-            self.skipped = skipped
-            self.skippedParts = skippedParts
-        }
     }
 
     /// Per output list.
@@ -44,12 +32,6 @@ public struct ConversionReport: Codable, Sendable, Equatable {
         public var id: String
         public var rules: Int
         public var bytes: Int
-
-        public init(id: String, rules: Int, bytes: Int) {
-            self.id = id
-            self.rules = rules
-            self.bytes = bytes
-        }
     }
 
     public var sources: [SourceReport]

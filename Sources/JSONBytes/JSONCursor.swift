@@ -211,32 +211,10 @@ public struct JSONCursor {
         index += 1
         guard index < bytes.count else { throw fail("unterminated string") }
         let written: Int
-        switch bytes[index] {
-        case UInt8(ascii: "\""):
-            out[0] = 0x22
+        if let byte = Self.singleByteEscape(bytes[index]) {
+            out[0] = byte
             written = 1
-        case UInt8(ascii: "\\"):
-            out[0] = 0x5C
-            written = 1
-        case UInt8(ascii: "/"):
-            out[0] = 0x2F
-            written = 1
-        case UInt8(ascii: "b"):
-            out[0] = 0x08
-            written = 1
-        case UInt8(ascii: "f"):
-            out[0] = 0x0C
-            written = 1
-        case UInt8(ascii: "n"):
-            out[0] = 0x0A
-            written = 1
-        case UInt8(ascii: "r"):
-            out[0] = 0x0D
-            written = 1
-        case UInt8(ascii: "t"):
-            out[0] = 0x09
-            written = 1
-        case UInt8(ascii: "u"):
+        } else if bytes[index] == UInt8(ascii: "u") {
             var scalar = try hex4()
             if scalar >= 0xD800, scalar < 0xDC00 {
                 guard index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"),
@@ -252,11 +230,24 @@ public struct JSONCursor {
                 throw fail("unpaired surrogate")
             }
             written = Self.encodeUTF8(scalar, into: out)
-        default:
+        } else {
             throw fail("invalid escape")
         }
         index += 1
         return written
+    }
+
+    /// The byte a one-letter escape stands for (`n` of `\n` → 0x0A); nil for `u` and for invalid letters.
+    private static func singleByteEscape(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): letter
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
     }
 
     /// UTF-8 of a scalar value (never a surrogate here); at most 4 bytes, never more than its `\u` form.

@@ -43,9 +43,7 @@ package enum ConfigurationLoader {
 
     private static func describe(_ error: DecodingError, file: String) -> ConfigurationError {
         func path(_ codingPath: [CodingKey]) -> String? {
-            let parts = codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
-            if parts.isEmpty { return nil }
-            return parts.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+            codingPath.isEmpty ? nil : ConfigKey.path(codingPath)
         }
         switch error {
         case .typeMismatch(let type, let context):
@@ -91,6 +89,12 @@ package struct ConfigKey: CodingKey {
     package init(_ string: String) { stringValue = string }
     package init?(stringValue: String) { self.stringValue = stringValue }
     package init?(intValue: Int) { return nil }
+
+    /// A coding path as the operator writes it: `upstreams[0].url`.
+    static func path(_ codingPath: [CodingKey]) -> String {
+        codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            .replacingOccurrences(of: ".[", with: "[")
+    }
 }
 
 /// A keyed reader that remembers which keys it was asked for and rejects the rest: the keys a
@@ -112,9 +116,9 @@ package final class StrictObject {
         let allowed = Set(asked)
         for key in container.allKeys.sorted(by: { $0.stringValue < $1.stringValue })
         where !allowed.contains(key.stringValue) {
-            let path = (codingPath + [key]).map(\.stringValue).joined(separator: ".")
             throw ConfigurationError(
-                file: "", key: path, problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
+                file: "", key: ConfigKey.path(codingPath + [key]),
+                problem: "unknown key (allowed here: \(asked.joined(separator: ", ")))")
         }
     }
 
@@ -142,7 +146,7 @@ package final class StrictObject {
         let number: T = try value(key, default: fallback)
         if number < 0 || (!allowZero && number == 0) {
             throw ConfigurationError(
-                file: "", key: (container.codingPath + [ConfigKey(key)]).map(\.stringValue).joined(separator: "."),
+                file: "", key: ConfigKey.path(container.codingPath + [ConfigKey(key)]),
                 problem: allowZero ? "must be zero or more" : "must be more than zero")
         }
         return number
@@ -154,7 +158,7 @@ private struct StrictConfiguration: Decodable {
 
     init(from decoder: Decoder) throws {
         let object = try StrictObject(decoder)
-        value.listen = try object.value("listen", default: StrictListen(value.listen)).value
+        value.listen = try object.value("listen", default: StrictSection(value.listen)).value
         value.publicDir = try object.value("publicDir", default: value.publicDir)
         value.stateDir = try object.value("stateDir", default: value.stateDir)
         if let upstreams = try object.optional("upstreams", [StrictUpstream].self) {
@@ -167,11 +171,11 @@ private struct StrictConfiguration: Decodable {
                 throw ConfigurationError(file: "", key: "upstreams", problem: "needs at least one upstream")
             }
         }
-        value.refresh = try object.value("refresh", default: StrictRefresh(value.refresh)).value
-        value.fetch = try object.value("fetch", default: StrictFetch(value.fetch)).value
-        value.conversion = try object.value("conversion", default: StrictConversion(value.conversion)).value
-        value.publish = try object.value("publish", default: StrictPublish(value.publish)).value
-        value.http = try object.value("http", default: StrictHTTP(value.http)).value
+        value.refresh = try object.value("refresh", default: StrictSection(value.refresh)).value
+        value.fetch = try object.value("fetch", default: StrictSection(value.fetch)).value
+        value.conversion = try object.value("conversion", default: StrictSection(value.conversion)).value
+        value.publish = try object.value("publish", default: StrictSection(value.publish)).value
+        value.http = try object.value("http", default: StrictSection(value.http)).value
         value.follow = try object.optional("follow", StrictFollow.self)?.value
         if let sets = try object.optional("sets", [StrictSetDefinition].self) {
             value.sets = sets.map(\.value)
@@ -183,16 +187,30 @@ private struct StrictConfiguration: Decodable {
     }
 }
 
-private struct StrictListen: Decodable {
-    var value: Configuration.Listen
-    init(_ value: Configuration.Listen) { self.value = value }
+/// A section of optional keys, each with its default: it starts from `init()`, reads its keys with
+/// `read(_:)` (checking them as it goes), and `StrictSection` rejects every key it did not read.
+protocol StrictlyReadSection {
+    init()
+    mutating func read(_ object: StrictObject) throws
+}
+
+/// Decodes any `StrictlyReadSection` from its object; `init(_:)` holds the default for a missing one.
+struct StrictSection<Section: StrictlyReadSection>: Decodable {
+    var value: Section
+    init(_ value: Section) { self.value = value }
     init(from decoder: Decoder) throws {
         let object = try StrictObject(decoder)
-        value = Configuration.Listen()
-        value.address = try object.value("address", default: value.address)
-        value.port = try object.value("port", default: value.port)
+        value = Section()
+        try value.read(object)
         try object.rejectUnknownKeys()
-        if !ConfigurationLimits.port.contains(value.port) {
+    }
+}
+
+extension Configuration.Listen: StrictlyReadSection {
+    mutating func read(_ object: StrictObject) throws {
+        address = try object.value("address", default: address)
+        port = try object.value("port", default: port)
+        if !ConfigurationLimits.port.contains(port) {
             throw ConfigurationError(
                 file: "", key: "listen.port",
                 problem:
@@ -209,8 +227,7 @@ private struct StrictUpstream: Decodable {
         let id: String = try object.require("id")
         let url: String? = try object.optional("url")
         let localPath: String? = try object.optional("path")
-        let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            .replacingOccurrences(of: ".[", with: "[")
+        let path = ConfigKey.path(decoder.codingPath)
         if id.isEmpty || !id.utf8.allSatisfy({ ($0 >= 0x61 && $0 <= 0x7a) || ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2d })
         {
             throw ConfigurationError(
@@ -237,126 +254,96 @@ private struct StrictUpstream: Decodable {
     }
 }
 
-private struct StrictRefresh: Decodable {
-    var value: Configuration.Refresh
-    init(_ value: Configuration.Refresh) { self.value = value }
-    init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder)
-        var v = Configuration.Refresh()
-        v.intervalSeconds = try object.positive("intervalSeconds", default: v.intervalSeconds)
-        v.jitterSeconds = try object.positive("jitterSeconds", default: v.jitterSeconds, allowZero: true)
-        v.minimumRuleShare = try object.positive("minimumRuleShare", default: v.minimumRuleShare, allowZero: true)
-        if v.minimumRuleShare > 1 {
+extension Configuration.Refresh: StrictlyReadSection {
+    mutating func read(_ object: StrictObject) throws {
+        intervalSeconds = try object.positive("intervalSeconds", default: intervalSeconds)
+        jitterSeconds = try object.positive("jitterSeconds", default: jitterSeconds, allowZero: true)
+        minimumRuleShare = try object.positive("minimumRuleShare", default: minimumRuleShare, allowZero: true)
+        if minimumRuleShare > 1 {
             throw ConfigurationError(file: "", key: "refresh.minimumRuleShare", problem: "must be between 0 and 1")
         }
-        v.attempts = try object.positive("attempts", default: v.attempts)
-        v.retryBaseDelaySeconds = try object.positive(
-            "retryBaseDelaySeconds", default: v.retryBaseDelaySeconds, allowZero: true)
-        v.retryMaxDelaySeconds = try object.positive(
-            "retryMaxDelaySeconds", default: v.retryMaxDelaySeconds, allowZero: true)
-        v.retryAfterFailureSeconds = try object.positive(
-            "retryAfterFailureSeconds", default: v.retryAfterFailureSeconds)
-        v.deadlineSeconds = try object.positive("deadlineSeconds", default: v.deadlineSeconds)
-        try object.rejectUnknownKeys()
-        value = v
+        attempts = try object.positive("attempts", default: attempts)
+        retryBaseDelaySeconds = try object.positive(
+            "retryBaseDelaySeconds", default: retryBaseDelaySeconds, allowZero: true)
+        retryMaxDelaySeconds = try object.positive(
+            "retryMaxDelaySeconds", default: retryMaxDelaySeconds, allowZero: true)
+        retryAfterFailureSeconds = try object.positive(
+            "retryAfterFailureSeconds", default: retryAfterFailureSeconds)
+        deadlineSeconds = try object.positive("deadlineSeconds", default: deadlineSeconds)
     }
 }
 
-private struct StrictFetch: Decodable {
-    var value: Configuration.Fetch
-    init(_ value: Configuration.Fetch) { self.value = value }
-    init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder)
-        var v = Configuration.Fetch()
-        v.connectTimeoutSeconds = try object.positive("connectTimeoutSeconds", default: v.connectTimeoutSeconds)
-        v.totalTimeoutSeconds = try object.positive("totalTimeoutSeconds", default: v.totalTimeoutSeconds)
-        v.maxBodyBytes = try object.positive("maxBodyBytes", default: v.maxBodyBytes)
-        v.maxRedirects = try object.positive("maxRedirects", default: v.maxRedirects, allowZero: true)
-        v.userAgent = try object.value("userAgent", default: v.userAgent)
-        try object.rejectUnknownKeys()
-        value = v
+extension Configuration.Fetch: StrictlyReadSection {
+    mutating func read(_ object: StrictObject) throws {
+        connectTimeoutSeconds = try object.positive("connectTimeoutSeconds", default: connectTimeoutSeconds)
+        totalTimeoutSeconds = try object.positive("totalTimeoutSeconds", default: totalTimeoutSeconds)
+        maxBodyBytes = try object.positive("maxBodyBytes", default: maxBodyBytes)
+        maxRedirects = try object.positive("maxRedirects", default: maxRedirects, allowZero: true)
+        userAgent = try object.value("userAgent", default: userAgent)
     }
 }
 
-private struct StrictConversion: Decodable {
-    var value: Configuration.Conversion
-    init(_ value: Configuration.Conversion) { self.value = value }
-    init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder)
-        var v = Configuration.Conversion()
-        v.chunkSize = try object.positive("chunkSize", default: v.chunkSize)
-        if v.chunkSize > ConfigurationLimits.chunkSize.upperBound {
+extension Configuration.Conversion: StrictlyReadSection {
+    mutating func read(_ object: StrictObject) throws {
+        chunkSize = try object.positive("chunkSize", default: chunkSize)
+        if chunkSize > ConfigurationLimits.chunkSize.upperBound {
             throw ConfigurationError(
                 file: "", key: "conversion.chunkSize",
                 problem: "must be at most \(ConfigurationLimits.chunkSize.upperBound) (WebKit's limit per list)")
         }
-        v.maxLists = try object.positive("maxLists", default: v.maxLists)
-        v.removalGraceRuns = try object.positive("removalGraceRuns", default: v.removalGraceRuns, allowZero: true)
-        if v.removalGraceRuns > ConfigurationLimits.removalGraceRuns.upperBound {
+        maxLists = try object.positive("maxLists", default: maxLists)
+        removalGraceRuns = try object.positive("removalGraceRuns", default: removalGraceRuns, allowZero: true)
+        if removalGraceRuns > ConfigurationLimits.removalGraceRuns.upperBound {
             throw ConfigurationError(
                 file: "", key: "conversion.removalGraceRuns",
                 problem: "must be at most \(ConfigurationLimits.removalGraceRuns.upperBound)")
         }
-        try object.rejectUnknownKeys()
-        value = v
     }
 }
 
-private struct StrictPublish: Decodable {
-    var value: Configuration.Publish
-    init(_ value: Configuration.Publish) { self.value = value }
-    init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder)
-        var v = Configuration.Publish()
-        v.gracePeriodSeconds = try object.positive("gracePeriodSeconds", default: v.gracePeriodSeconds, allowZero: true)
-        v.verifyWithWebKit = try object.value("verifyWithWebKit", default: v.verifyWithWebKit)
-        v.signingKeyFile = try object.value("signingKeyFile", default: v.signingKeyFile)
-        v.signatureValiditySeconds = try object.positive(
-            "signatureValiditySeconds", default: v.signatureValiditySeconds, allowZero: false)
-        v.isolationMaxCompiles = try object.positive("isolationMaxCompiles", default: v.isolationMaxCompiles)
-        v.isolationMaxSeconds = try object.positive(
-            "isolationMaxSeconds", default: v.isolationMaxSeconds, allowZero: false)
-        v.compileRegressionRatio = try object.positive(
-            "compileRegressionRatio", default: v.compileRegressionRatio, allowZero: true)
-        v.compileRegressionRounds = try object.positive("compileRegressionRounds", default: v.compileRegressionRounds)
-        if !["auto", "on", "off"].contains(v.verifyWithWebKit) {
+extension Configuration.Publish: StrictlyReadSection {
+    mutating func read(_ object: StrictObject) throws {
+        gracePeriodSeconds = try object.positive("gracePeriodSeconds", default: gracePeriodSeconds, allowZero: true)
+        verifyWithWebKit = try object.value("verifyWithWebKit", default: verifyWithWebKit)
+        signingKeyFile = try object.value("signingKeyFile", default: signingKeyFile)
+        signatureValiditySeconds = try object.positive(
+            "signatureValiditySeconds", default: signatureValiditySeconds, allowZero: false)
+        isolationMaxCompiles = try object.positive("isolationMaxCompiles", default: isolationMaxCompiles)
+        isolationMaxSeconds = try object.positive(
+            "isolationMaxSeconds", default: isolationMaxSeconds, allowZero: false)
+        compileRegressionRatio = try object.positive(
+            "compileRegressionRatio", default: compileRegressionRatio, allowZero: true)
+        compileRegressionRounds = try object.positive("compileRegressionRounds", default: compileRegressionRounds)
+        if !["auto", "on", "off"].contains(verifyWithWebKit) {
             throw ConfigurationError(
                 file: "", key: "publish.verifyWithWebKit", problem: "must be \"auto\", \"on\" or \"off\"")
         }
-        try object.rejectUnknownKeys()
-        value = v
     }
 }
 
-private struct StrictHTTP: Decodable {
-    var value: Configuration.HTTP
-    init(_ value: Configuration.HTTP) { self.value = value }
-    init(from decoder: Decoder) throws {
-        let object = try StrictObject(decoder)
-        var v = Configuration.HTTP()
-        v.manifestMaxAgeSeconds = try object.positive(
-            "manifestMaxAgeSeconds", default: v.manifestMaxAgeSeconds, allowZero: true)
-        v.manifestStaleWhileRevalidateSeconds = try object.positive(
-            "manifestStaleWhileRevalidateSeconds", default: v.manifestStaleWhileRevalidateSeconds, allowZero: true)
-        v.manifestStaleIfErrorSeconds = try object.positive(
-            "manifestStaleIfErrorSeconds", default: v.manifestStaleIfErrorSeconds, allowZero: true)
-        v.maxHeaderBytes = try object.positive("maxHeaderBytes", default: v.maxHeaderBytes)
-        v.maxURIBytes = try object.positive("maxURIBytes", default: v.maxURIBytes)
-        v.headerReadTimeoutSeconds = try object.positive(
-            "headerReadTimeoutSeconds", default: v.headerReadTimeoutSeconds)
-        v.keepAliveIdleTimeoutSeconds = try object.positive(
-            "keepAliveIdleTimeoutSeconds", default: v.keepAliveIdleTimeoutSeconds)
-        v.maxConnections = try object.positive("maxConnections", default: v.maxConnections)
-        v.shutdownGraceSeconds = try object.positive(
-            "shutdownGraceSeconds", default: v.shutdownGraceSeconds, allowZero: true)
-        v.accessLog = try object.value("accessLog", default: v.accessLog)
-        v.adminTokenEnvironmentVariable = try object.value(
-            "adminTokenEnvironmentVariable", default: v.adminTokenEnvironmentVariable)
-        v.publicBaseURL = try object.value("publicBaseURL", default: v.publicBaseURL)
-        if let base = v.publicBaseURL, !PublicBaseURL.isValid(base) {
+extension Configuration.HTTP: StrictlyReadSection {
+    mutating func read(_ object: StrictObject) throws {
+        manifestMaxAgeSeconds = try object.positive(
+            "manifestMaxAgeSeconds", default: manifestMaxAgeSeconds, allowZero: true)
+        manifestStaleWhileRevalidateSeconds = try object.positive(
+            "manifestStaleWhileRevalidateSeconds", default: manifestStaleWhileRevalidateSeconds, allowZero: true)
+        manifestStaleIfErrorSeconds = try object.positive(
+            "manifestStaleIfErrorSeconds", default: manifestStaleIfErrorSeconds, allowZero: true)
+        maxHeaderBytes = try object.positive("maxHeaderBytes", default: maxHeaderBytes)
+        maxURIBytes = try object.positive("maxURIBytes", default: maxURIBytes)
+        headerReadTimeoutSeconds = try object.positive(
+            "headerReadTimeoutSeconds", default: headerReadTimeoutSeconds)
+        keepAliveIdleTimeoutSeconds = try object.positive(
+            "keepAliveIdleTimeoutSeconds", default: keepAliveIdleTimeoutSeconds)
+        maxConnections = try object.positive("maxConnections", default: maxConnections)
+        shutdownGraceSeconds = try object.positive(
+            "shutdownGraceSeconds", default: shutdownGraceSeconds, allowZero: true)
+        accessLog = try object.value("accessLog", default: accessLog)
+        adminTokenEnvironmentVariable = try object.value(
+            "adminTokenEnvironmentVariable", default: adminTokenEnvironmentVariable)
+        publicBaseURL = try object.value("publicBaseURL", default: publicBaseURL)
+        if let base = publicBaseURL, !PublicBaseURL.isValid(base) {
             throw ConfigurationError(file: "", key: "http.publicBaseURL", problem: PublicBaseURL.requirement)
         }
-        try object.rejectUnknownKeys()
-        value = v
     }
 }

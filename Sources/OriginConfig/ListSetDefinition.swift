@@ -59,8 +59,7 @@ struct StrictSetDefinition: Decodable {
 
     init(from decoder: Decoder) throws {
         let object = try StrictObject(decoder)
-        let path = decoder.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-            .replacingOccurrences(of: ".[", with: "[")
+        let path = ConfigKey.path(decoder.codingPath)
         let name: String = try object.require("name")
         let upstreams: [String] = try object.require("upstreams")
         let target: String = try object.value("target", default: ConversionTargetName.oldest)

@@ -39,6 +39,17 @@ import Testing
         #expect(value == "a\"bé😀/")
     }
 
+    @Test func everyOneLetterEscapeDecodesToItsByte() throws {
+        let json = Array(#"["a\b\f\n\r\t\"\\\/z"]"#.utf8)
+        let value = try json.withUnsafeBufferPointer { buffer in
+            try JSONCursor.reading(buffer) { cursor -> [UInt8] in
+                #expect(try cursor.beginArray())
+                return Array(try cursor.string())
+            }
+        }
+        #expect(value == [0x61, 0x08, 0x0C, 0x0A, 0x0D, 0x09, 0x22, 0x5C, 0x2F, 0x7A])
+    }
+
     @Test func utf8ScanAgreesWithTheStrictChecker() {
         let samples: [[UInt8]] = [
             [], Array("plain ascii, longer than one word".utf8), Array("bücher.example — 日本 😀".utf8),

@@ -63,6 +63,8 @@ import Testing
         #expect(top?.description.hasPrefix("test.json: lisen: unknown key") == true)
         let nested = error(#"{"http":{"maxHeaderByte":1}}"#)
         #expect(nested?.key == "http.maxHeaderByte")
+        let inArray = error(#"{"upstreams":[{"id":"a","url":"https://a","snapshop":"x"}]}"#)
+        #expect(inArray?.key == "upstreams[0].snapshop")
     }
 
     @Test func wrongTypeIsNamed() {

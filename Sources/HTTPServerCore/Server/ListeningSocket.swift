@@ -25,33 +25,23 @@ enum ListeningSocket {
         }
         _ = shim_set_int_option(fd, SOL_SOCKET, SO_REUSEADDR, 1)
         if reusePort, shim_set_int_option(fd, SOL_SOCKET, SO_REUSEPORT, 1) != 0 { throw fail("SO_REUSEPORT on") }
-        var bound: Int32
+        let bound: Int32?
         if isIPv6 {
             var socketAddress = sockaddr_in6()
             socketAddress.sin6_family = sa_family_t(AF_INET6)
             socketAddress.sin6_port = UInt16(port).bigEndian
-            guard inet_pton(AF_INET6, address, &socketAddress.sin6_addr) == 1 else {
-                close(fd)
-                throw Failure(description: "listen address \(address) is not an IPv6 literal")
-            }
-            bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
-            }
+            bound =
+                inet_pton(AF_INET6, address, &socketAddress.sin6_addr) == 1 ? bind(fd, to: socketAddress) : nil
         } else {
             var socketAddress = sockaddr_in()
             socketAddress.sin_family = sa_family_t(AF_INET)
             socketAddress.sin_port = UInt16(port).bigEndian
-            guard inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 else {
-                close(fd)
-                throw Failure(description: "listen address \(address) is not an IPv4 or IPv6 literal")
-            }
-            bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            bound = inet_pton(AF_INET, address, &socketAddress.sin_addr) == 1 ? bind(fd, to: socketAddress) : nil
+        }
+        guard let bound else {
+            close(fd)
+            let literal = isIPv6 ? "IPv6" : "IPv4 or IPv6"
+            throw Failure(description: "listen address \(address) is not an \(literal) literal")
         }
         guard bound == 0 else { throw fail("bind") }
         guard Glibc.listen(fd, backlog) == 0 else { throw fail("listen on") }
@@ -67,5 +57,14 @@ enum ListeningSocket {
                 : $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { UInt16(bigEndian: $0.pointee.sin_port) }
         }
         return (fd, Int(boundPort))
+    }
+
+    /// `bind(2)` with an IPv4 or IPv6 socket address; 0 or -1 as bind returns.
+    private static func bind<SocketAddress>(_ fd: Int32, to socketAddress: SocketAddress) -> Int32 {
+        withUnsafePointer(to: socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<SocketAddress>.size))
+            }
+        }
     }
 }

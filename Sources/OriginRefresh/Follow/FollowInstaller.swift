@@ -41,10 +41,7 @@ package struct FollowInstaller: Sendable {
                     throw PublishError.compression(entry.file, "\(error)")
                 }
             }
-            lists.append(
-                PlannedList(
-                    id: entry.id, rules: entry.rules, sha256: entry.sha256, fileName: entry.file, identity: identity,
-                    gzip: gzip, patches: set.patches[entry.file] ?? []))
+            lists.append(PlannedList(entry, identity: identity, gzip: gzip, patches: set.patches[entry.file] ?? []))
         }
         let report =
             set.sidecars[PublishPlan.reportName]

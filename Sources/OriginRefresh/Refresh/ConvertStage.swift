@@ -19,8 +19,7 @@ package struct ConvertStage: Sendable {
     var snapshotLabel = BundledSnapshot.label
     /// Bounds of the search for lines WebKit rejects (`publish.isolation*`).
     var isolationBounds: PoisonIsolation.Bounds {
-        PoisonIsolation.Bounds(
-            compiles: configuration.publish.isolationMaxCompiles, seconds: configuration.publish.isolationMaxSeconds)
+        PoisonIsolation.Bounds(configuration.publish)
     }
     /// Test-only, see `IsolatingPublish.reviseOutput`.
     var reviseOutput: (@Sendable (inout ConversionOutput) -> Void)? = nil
@@ -127,9 +126,8 @@ package struct ConvertStage: Sendable {
         }
         let bytes = Array(data)
         let rules = UpstreamBodyCheck.countRules(bytes)
-        state.upstreams[upstream.id] = PersistentState.Upstream(
-            etag: nil, lastModified: nil, source: UpstreamSource.bundledSnapshot, sourceDate: snapshotLabel,
-            fetchedAt: nil, rules: rules, sha256: SHA256Digest.hex(of: bytes))
+        state.upstreams[upstream.id] = PersistentState.Upstream.bundledSnapshot(
+            label: snapshotLabel, rules: rules, sha256: SHA256Digest.hex(of: bytes))
         outcome.snapshotsInUse.append(
             SnapshotInUse(id: upstream.id, url: upstream.url, label: snapshotLabel, rules: rules))
         return bytes

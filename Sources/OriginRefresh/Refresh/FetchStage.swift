@@ -111,9 +111,9 @@ package struct FetchStage: Sendable {
         } catch {
             return .keepFailed(error)
         }
-        let copy = PersistentState.Upstream(
-            etag: newValidators.etag, lastModified: newValidators.lastModified, source: UpstreamSource.upstream,
-            sourceDate: ISO8601DateFormatter().string(from: now), fetchedAt: now, rules: accepted.rules, sha256: hash)
+        let copy = PersistentState.Upstream.fetched(
+            etag: newValidators.etag, lastModified: newValidators.lastModified, at: now, rules: accepted.rules,
+            sha256: hash)
         state.upstreams[upstream.id] = copy
         return .updated(copy, bytes: accepted.text.count)
     }

@@ -116,10 +116,7 @@ package struct IsolatingPublish: Sendable {
                         "WebKit rejects rule \(offender.rule) of \(list.id) (\(offender.reason)) but no ABP line is known for it; nothing published"
                     )
                 }
-                found += lines.map {
-                    IsolatedLine(
-                        upstream: $0.upstream, line: $0.line, text: $0.text, list: list.id, error: offender.reason)
-                }
+                found += lines.map { IsolatedLine($0, list: list.id, error: offender.reason) }
             }
         }
         return found

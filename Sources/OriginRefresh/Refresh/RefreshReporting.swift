@@ -27,10 +27,7 @@ package struct RefreshReporting: Sendable {
         for upstream in outcome.upstreams { report(upstream) }
         for snapshot in outcome.snapshotsInUse {
             status.update { board in
-                var entry =
-                    board.upstreams.first { $0.id == snapshot.id }
-                    ?? OperatorStatus.UpstreamStatus(
-                        id: snapshot.id, url: snapshot.url, source: UpstreamSource.bundledSnapshot)
+                var entry = board.upstream(id: snapshot.id, url: snapshot.url)
                 entry.source = UpstreamSource.bundledSnapshot
                 entry.sourceDate = snapshot.label
                 entry.rules = snapshot.rules
@@ -69,7 +66,7 @@ package struct RefreshReporting: Sendable {
         let error: String? = if case .failed(let reason) = result { reason } else { outcome.problemsBesidePublish }
         status.update {
             $0.lastRefresh = OperatorStatus.RefreshStatus(
-                at: outcome.startedAt, result: result.label, error: error, nextAt: $0.lastRefresh?.nextAt)
+                at: outcome.startedAt, result: result, error: error, nextAt: $0.lastRefresh?.nextAt)
         }
         do {
             try history?.append(RefreshRecord(outcome, previous: heldLists, compiled: compileTimes?.take() ?? [:]))
@@ -122,20 +119,9 @@ package struct RefreshReporting: Sendable {
 
     /// Fills the list part of /status from a set just published.
     private func recordPublished(_ outcome: Publisher.Outcome, report: ConversionReport, at now: Date) {
-        let lists = outcome.plan.lists.map {
-            OperatorStatus.ListStatus(
-                id: $0.id, file: $0.fileName, rules: $0.rules, bytes: $0.identity.count, gzipBytes: $0.gzip?.count ?? 0)
-        }
-        var skippedByReason: [String: Int] = [:]
-        for source in report.sources {
-            for (reason, tally) in source.skipped { skippedByReason[reason, default: 0] += tally.count }
-        }
+        let lists = outcome.plan.lists.map(OperatorStatus.ListStatus.init)
         let summary = OperatorStatus.ConversionSummary(
-            inputRules: report.sources.reduce(0) { $0 + $1.rules },
-            converted: report.sources.reduce(0) { $0 + $1.converted },
-            skipped: skippedByReason.values.reduce(0, +),
-            skippedByReason: skippedByReason,
-            outputRules: outcome.plan.lists.reduce(0) { $0 + $1.rules })
+            report, outputRules: outcome.plan.lists.reduce(0) { $0 + $1.rules })
         status.update {
             if outcome.manifestChanged || $0.manifestSHA256 != outcome.plan.manifestSHA256 {
                 $0.manifestSHA256 = outcome.plan.manifestSHA256
@@ -150,16 +136,8 @@ package struct RefreshReporting: Sendable {
     /// Fills /status from the state directory, before anything runs.
     package func seed(upstreams: [Configuration.Upstream], state: PersistentState) {
         status.update { board in
-            board.upstreams = upstreams.map { upstream in
-                let record = state.upstreams[upstream.id]
-                let attempt = state.lastAttempts?[upstream.id]
-                return OperatorStatus.UpstreamStatus(
-                    id: upstream.id, url: upstream.url, source: record?.source ?? UpstreamSource.bundledSnapshot,
-                    sourceDate: record?.sourceDate ?? (record == nil ? BundledSnapshot.label : nil),
-                    lastFetchAt: record?.fetchedAt,
-                    lastAttemptAt: attempt?.at, lastResult: attempt?.result, lastHTTPStatus: attempt?.httpStatus,
-                    etag: record?.etag, lastModified: record?.lastModified, lastError: attempt?.error,
-                    rules: record?.rules)
+            board.upstreams = upstreams.map {
+                OperatorStatus.UpstreamStatus($0, state: state, snapshotLabel: BundledSnapshot.label)
             }
         }
     }
@@ -174,22 +152,14 @@ package struct RefreshReporting: Sendable {
         status.update { board in
             board.manifestSHA256 = set.content.manifest?.sha256
             board.generatedAt = set.content.manifest?.lastModified
-            board.lists = set.manifest.lists.map { list in
-                let entry = set.content.files[list.file]
-                return OperatorStatus.ListStatus(
-                    id: list.id, file: list.file, rules: list.rules,
-                    bytes: entry?.identity.count ?? 0, gzipBytes: entry?.gzip?.count ?? 0)
-            }
+            board.lists = OperatorStatus.ListStatus.lists(of: set)
             if let skipped { board.skippedRules = skipped }
         }
     }
 
     private func update(_ upstream: UpstreamReport, _ change: (inout OperatorStatus.UpstreamStatus) -> Void) {
         status.update { board in
-            var entry =
-                board.upstreams.first { $0.id == upstream.id }
-                ?? OperatorStatus.UpstreamStatus(
-                    id: upstream.id, url: upstream.url, source: UpstreamSource.bundledSnapshot)
+            var entry = board.upstream(id: upstream.id, url: upstream.url)
             entry.lastAttemptAt = upstream.at
             if upstream.outcome.isCurrent { entry.lastFetchAt = upstream.at }
             change(&entry)

@@ -1,7 +1,8 @@
 import Foundation
 import OriginStore
 
-/// The JSON body of `GET /status`: everything in `OperatorStatus` plus the server's own counters.
+/// The JSON body of `GET /status`: one object with the fields of `OperatorStatus` (less the
+/// skipped-rule examples, which only the page shows) beside the server's own.
 package struct StatusDocument: Encodable {
     package struct HTTPCounters: Encodable {
         var openConnections: Int
@@ -13,59 +14,51 @@ package struct StatusDocument: Encodable {
         var requests: [String: [String: Int]]
     }
 
-    package var version: String
-    package var startedAt: Date
-    var uptimeSeconds: Int
-    var healthy: Bool
-    package var manifestSHA256: String?
-    package var generatedAt: Date?
-    var servedManifestSHA256: String?
-    var servedManifestPublishedAt: Date?
-    package var lists: [OperatorStatus.ListStatus]
-    package var upstreams: [OperatorStatus.UpstreamStatus]
-    package var lastRefresh: OperatorStatus.RefreshStatus?
-    package var conversion: OperatorStatus.ConversionSummary?
-    package var signing: SigningStatus?
-    package var follow: FollowStatus?
-    /// Follower mode: seconds since the primary last confirmed the served set, and generations behind.
-    var followLagSeconds: Int?
-    var followLagGenerations: Int?
-    /// ABP lines left out of the published set because WebKit rejected their rules, with its error.
-    var isolatedLines: [IsolatedLine]?
-    /// New list versions' WebKit compile times against the versions they replace, and whether that held the publish.
-    var compileRegression: CompileRegressionGate.Comparison?
-    package var http: HTTPCounters
-    /// Every set served (name, target, upstreams, manifest, lists, rules).
-    var sets: [ServedSetActivity]
+    /// What only the server knows: its version, uptime, the manifest it serves and its counters.
+    struct ServerFields: Encodable {
+        var version: String
+        var startedAt: Date
+        var uptimeSeconds: Int
+        var healthy: Bool
+        var servedManifestSHA256: String?
+        var servedManifestPublishedAt: Date?
+        /// Follower mode: seconds since the primary last confirmed the served set, and generations behind.
+        var followLagSeconds: Int?
+        var followLagGenerations: Int?
+        var http: HTTPCounters
+        /// Every set served (name, target, upstreams, manifest, lists, rules).
+        var sets: [ServedSetActivity]
+    }
+
+    /// What the refresh side wrote, as it wrote it.
+    var status: OperatorStatus
+    var server: ServerFields
 
     package init(status: OperatorStatus, activity: ServerActivity) {
-        version = activity.version
-        startedAt = activity.startedAt
-        uptimeSeconds = max(0, Int(activity.now.timeIntervalSince(activity.startedAt)))
-        healthy = activity.manifestInstalled
-        sets = activity.sets
-        manifestSHA256 = status.manifestSHA256
-        generatedAt = status.generatedAt
-        servedManifestSHA256 = activity.servedManifestSHA256
-        servedManifestPublishedAt = activity.servedManifestPublishedAt
-        lists = status.lists
-        upstreams = status.upstreams
-        lastRefresh = status.lastRefresh
-        conversion = status.conversion
-        signing = status.signing
-        follow = status.follow
-        followLagSeconds = status.follow?.lagSeconds(now: activity.now)
-        followLagGenerations = status.follow?.lagGenerations
-        isolatedLines = status.isolatedLines
-        compileRegression = status.compileRegression
+        self.status = status
+        self.status.skippedRules = nil
         var byRoute: [String: [String: Int]] = [:]
         for count in activity.metrics.requestCounts {
             byRoute[count.route, default: [:]][count.status] = count.count
         }
-        http = HTTPCounters(
-            openConnections: activity.openConnections, requestsTotal: activity.metrics.totalRequests,
-            errorResponsesTotal: activity.metrics.errorResponses, bytesSent: activity.metrics.bytesSent,
-            refusedConnections: activity.metrics.refusedConnections, requests: byRoute)
+        server = ServerFields(
+            version: activity.version, startedAt: activity.startedAt,
+            uptimeSeconds: max(0, Int(activity.now.timeIntervalSince(activity.startedAt))),
+            healthy: activity.manifestInstalled, servedManifestSHA256: activity.servedManifestSHA256,
+            servedManifestPublishedAt: activity.servedManifestPublishedAt,
+            followLagSeconds: status.follow?.lagSeconds(now: activity.now),
+            followLagGenerations: status.follow?.lagGenerations,
+            http: HTTPCounters(
+                openConnections: activity.openConnections, requestsTotal: activity.metrics.totalRequests,
+                errorResponsesTotal: activity.metrics.errorResponses, bytesSent: activity.metrics.bytesSent,
+                refusedConnections: activity.metrics.refusedConnections, requests: byRoute),
+            sets: activity.sets)
+    }
+
+    /// Both halves into one object: a second keyed container on the same encoder adds to the first.
+    package func encode(to encoder: any Encoder) throws {
+        try status.encode(to: encoder)
+        try server.encode(to: encoder)
     }
 
     package func encoded() -> [UInt8] {

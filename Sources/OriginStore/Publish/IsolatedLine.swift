@@ -1,3 +1,4 @@
+import Converter
 import Foundation
 
 /// An ABP line dropped because WebKit rejected the rules it became, with WebKit's error.
@@ -9,12 +10,11 @@ package struct IsolatedLine: Sendable, Equatable, Codable {
     /// The list WebKit rejected.
     package var list: String
     package var error: String
+}
 
-    package init(upstream: String, line: Int, text: String, list: String, error: String) {
-        self.upstream = upstream
-        self.line = line
-        self.text = text
-        self.list = list
-        self.error = error
+extension IsolatedLine {
+    /// `source` dropped from `list`, whose rule from it WebKit rejected with `error`.
+    package init(_ source: SourceLine, list: String, error: String) {
+        self.init(upstream: source.upstream, line: source.line, text: source.text, list: list, error: error)
     }
 }

@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import OriginConfig
 
 /// Finds the rules WebKit rejects inside a list it refused as a whole, by compiling halves of the
 /// rules through the publish gate (one batch per level, so both halves compile in parallel) until
@@ -12,11 +13,6 @@ package struct PoisonIsolation: Sendable {
         package var compiles: Int
         /// Wall-clock seconds, over all the lists of one publish.
         package var seconds: Double
-
-        package init(compiles: Int, seconds: Double) {
-            self.compiles = compiles
-            self.seconds = seconds
-        }
     }
 
     /// A rule WebKit rejects on its own: its index in the list's JSON array and WebKit's error.
@@ -132,5 +128,12 @@ package struct PoisonIsolation: Sendable {
         }
         guard rules.allSatisfy({ $0.first == UInt8(ascii: "{") && $0.last == UInt8(ascii: "}") }) else { return nil }
         return rules
+    }
+}
+
+extension PoisonIsolation.Bounds {
+    /// The operator's bounds, `publish.isolationMaxCompiles` and `publish.isolationMaxSeconds`.
+    package init(_ publish: Configuration.Publish) {
+        self.init(compiles: publish.isolationMaxCompiles, seconds: publish.isolationMaxSeconds)
     }
 }

@@ -24,18 +24,14 @@ package struct PlannedList: Sendable, Equatable {
             id: id, file: fileName, sha256: sha256, rules: rules, bytes: identity.count,
             patches: patches.map(\.manifestEntry))
     }
+}
 
-    package init(
-        id: String, rules: Int, sha256: String, fileName: String, identity: [UInt8], gzip: [UInt8]? = nil,
-        patches: [PlannedPatch] = []
-    ) {
-        self.id = id
-        self.rules = rules
-        self.sha256 = sha256
-        self.fileName = fileName
-        self.identity = identity
-        self.gzip = gzip
-        self.patches = patches
+extension PlannedList {
+    /// A list a manifest names, with its bytes as fetched (a follower installing a primary's set).
+    package init(_ entry: Manifest.Entry, identity: [UInt8], gzip: [UInt8]?, patches: [PlannedPatch]) {
+        self.init(
+            id: entry.id, rules: entry.rules, sha256: entry.sha256, fileName: entry.file, identity: identity,
+            gzip: gzip, patches: patches)
     }
 }
 

@@ -21,17 +21,19 @@ package struct PersistentState: Codable, Sendable, Equatable {
         package var rules: Int
         package var sha256: String
 
-        package init(
-            etag: String? = nil, lastModified: String? = nil, source: String, sourceDate: String? = nil,
-            fetchedAt: Date? = nil, rules: Int, sha256: String
-        ) {
-            self.etag = etag
-            self.lastModified = lastModified
-            self.source = source
-            self.sourceDate = sourceDate
-            self.fetchedAt = fetchedAt
-            self.rules = rules
-            self.sha256 = sha256
+        /// A copy fetched from upstream at `fetchedAt`, with the validators it came with.
+        package static func fetched(
+            etag: String?, lastModified: String?, at fetchedAt: Date, rules: Int, sha256: String
+        ) -> Self {
+            Self(
+                etag: etag, lastModified: lastModified, source: UpstreamSource.upstream,
+                sourceDate: ISO8601DateFormatter().string(from: fetchedAt), fetchedAt: fetchedAt, rules: rules,
+                sha256: sha256)
+        }
+
+        /// The bundled snapshot labelled `label` (it has no validators and was never fetched).
+        package static func bundledSnapshot(label: String, rules: Int, sha256: String) -> Self {
+            Self(source: UpstreamSource.bundledSnapshot, sourceDate: label, rules: rules, sha256: sha256)
         }
     }
 

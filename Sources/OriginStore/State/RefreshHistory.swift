@@ -16,19 +16,6 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
         package var compileSeconds: Double?
         /// True when this version is new to devices (they fetch and compile it).
         package var changed: Bool
-
-        package init(
-            id: String, file: String, rules: Int, bytes: Int, gzipBytes: Int, compileSeconds: Double? = nil,
-            changed: Bool
-        ) {
-            self.id = id
-            self.file = file
-            self.rules = rules
-            self.bytes = bytes
-            self.gzipBytes = gzipBytes
-            self.compileSeconds = compileSeconds
-            self.changed = changed
-        }
     }
 
     /// What the update costs one device that held the previous set.
@@ -38,12 +25,6 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
         /// Bytes fetched if every changed list is downloaded whole (gzip).
         package var bytesWhole: Int
         package var listsToRecompile: Int
-
-        package init(bytesWithPatches: Int, bytesWhole: Int, listsToRecompile: Int) {
-            self.bytesWithPatches = bytesWithPatches
-            self.bytesWhole = bytesWhole
-            self.listsToRecompile = listsToRecompile
-        }
     }
 
     package var at: Date
@@ -65,20 +46,6 @@ package struct RefreshRecord: Codable, Sendable, Equatable {
         let last = id[id.index(after: dash)...]
         guard last == "recent" || (!last.isEmpty && last.allSatisfy(\.isNumber)) else { return id }
         return String(id[..<dash])
-    }
-
-    package init(
-        at: Date, result: String, summary: String, listsChanged: [String] = [], lists: [ListFigures] = [],
-        deviceCost: DeviceCost = DeviceCost(bytesWithPatches: 0, bytesWhole: 0, listsToRecompile: 0),
-        rulesByFamily: [String: Int] = [:]
-    ) {
-        self.at = at
-        self.result = result
-        self.summary = summary
-        self.listsChanged = listsChanged
-        self.lists = lists
-        self.deviceCost = deviceCost
-        self.rulesByFamily = rulesByFamily
     }
 }
 

@@ -9,14 +9,6 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var rules: Int
         package var bytes: Int
         package var gzipBytes: Int
-
-        package init(id: String, file: String, rules: Int, bytes: Int, gzipBytes: Int) {
-            self.id = id
-            self.file = file
-            self.rules = rules
-            self.bytes = bytes
-            self.gzipBytes = gzipBytes
-        }
     }
 
     package struct UpstreamStatus: Codable, Sendable, Equatable {
@@ -37,25 +29,6 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var lastModified: String?
         package var lastError: String?
         package var rules: Int?
-
-        package init(
-            id: String, url: String, source: String, sourceDate: String? = nil, lastFetchAt: Date? = nil,
-            lastAttemptAt: Date? = nil, lastResult: String? = nil, lastHTTPStatus: Int? = nil, etag: String? = nil,
-            lastModified: String? = nil, lastError: String? = nil, rules: Int? = nil
-        ) {
-            self.id = id
-            self.url = url
-            self.source = source
-            self.sourceDate = sourceDate
-            self.lastFetchAt = lastFetchAt
-            self.lastAttemptAt = lastAttemptAt
-            self.lastResult = lastResult
-            self.lastHTTPStatus = lastHTTPStatus
-            self.etag = etag
-            self.lastModified = lastModified
-            self.lastError = lastError
-            self.rules = rules
-        }
     }
 
     package struct RefreshStatus: Codable, Sendable, Equatable {
@@ -66,13 +39,6 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var nextAt: Date?
 
         package var succeeded: Bool { result != RefreshResult.failedLabel }
-
-        package init(at: Date, result: String, error: String? = nil, nextAt: Date? = nil) {
-            self.at = at
-            self.result = result
-            self.error = error
-            self.nextAt = nextAt
-        }
     }
 
     package struct ConversionSummary: Codable, Sendable, Equatable {
@@ -81,14 +47,6 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var skipped: Int
         package var skippedByReason: [String: Int]
         package var outputRules: Int
-
-        package init(inputRules: Int, converted: Int, skipped: Int, skippedByReason: [String: Int], outputRules: Int) {
-            self.inputRules = inputRules
-            self.converted = converted
-            self.skipped = skipped
-            self.skippedByReason = skippedByReason
-            self.outputRules = outputRules
-        }
     }
 
     /// Skipped ABP lines by reason with one example each, for the status page (not in the JSON).
@@ -96,12 +54,6 @@ package struct OperatorStatus: Codable, Sendable, Equatable {
         package var reason: String
         package var count: Int
         package var example: String?
-
-        package init(reason: String, count: Int, example: String? = nil) {
-            self.reason = reason
-            self.count = count
-            self.example = example
-        }
     }
 
     package var manifestSHA256: String?

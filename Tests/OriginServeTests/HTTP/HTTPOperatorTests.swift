@@ -44,6 +44,7 @@ import Testing
                 at: generated, result: "published", error: nil, nextAt: nil)
             status.conversion = OperatorStatus.ConversionSummary(
                 inputRules: 10, converted: 8, skipped: 2, skippedByReason: ["cosmetic": 2], outputRules: 8)
+            status.skippedRules = [OperatorStatus.SkippedRules(reason: "cosmetic", count: 2, example: "##.ad")]
         }
         let harness = try ServerHarness(status: board)
         defer { harness.stop() }
@@ -54,6 +55,13 @@ import Testing
         #expect(response.header("Cache-Control") == "no-store")
         #expect(response.header("Content-Type") == "application/json")
         let json = try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+        // The status's fields and the server's in one object; the skipped-rule examples are the page's only.
+        #expect(
+            Set(json.keys) == [
+                "version", "startedAt", "uptimeSeconds", "healthy", "manifestSHA256", "generatedAt",
+                "servedManifestSHA256", "servedManifestPublishedAt", "lists", "upstreams", "lastRefresh", "conversion",
+                "http", "sets",
+            ])
         #expect(json["version"] as? String == HTTPServer.version)
         #expect(json["uptimeSeconds"] is Int)
         #expect(json["manifestSHA256"] as? String == "abc123")
