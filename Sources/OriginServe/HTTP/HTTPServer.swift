@@ -14,6 +14,8 @@ package final class HTTPServer: @unchecked Sendable {
     private let configuration: Configuration.HTTP
     private let listen: Configuration.Listen
     private let core: HTTP1Server
+    /// The default set's board; its `sets` hold the other sets' status.
+    private let status: StatusBoard
     /// `/explain`'s engine, dropped when another set is installed.
     let explainCache: ExplainEngineCache
     private let startedAt = Date()
@@ -41,6 +43,7 @@ package final class HTTPServer: @unchecked Sendable {
     ) {
         self.configuration = configuration
         self.listen = listen
+        self.status = status
         var settings = HTTPServerConfiguration()
         settings.address = listen.address
         settings.port = listen.port
@@ -112,7 +115,8 @@ package final class HTTPServer: @unchecked Sendable {
             let isDefault = definition.name == defaultSetName
             return ServedSetActivity(
                 definition: definition, isDefault: isDefault,
-                content: isDefault ? installed : installedOthers[definition.name])
+                content: isDefault ? installed : installedOthers[definition.name],
+                status: isDefault ? status.current : status.sets[definition.name]?.current)
         }
     }
 
