@@ -63,7 +63,8 @@ extension MetricsRenderer {
         family("listserver_set_lists", "Lists in the set's served manifest.") { String($0.lists) }
         family("listserver_set_rules", "Rules in the set's served manifest.") { String($0.rules) }
         family(
-            "listserver_set_isolated_lines", "ABP lines the set's last publish dropped because WebKit rejected their rules."
+            "listserver_set_isolated_lines",
+            "ABP lines the set's last publish dropped because WebKit rejected their rules."
         ) { $0.isolatedLines.map { String($0.count) } }
         family("listserver_set_last_refresh_success", "1 when the set's last refresh published or had nothing new.") {
             $0.lastRefresh.map { $0.succeeded ? "1" : "0" }

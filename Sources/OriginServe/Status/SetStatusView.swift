@@ -25,7 +25,9 @@ struct SetStatusView {
         var view = activity
         let prefix = "sets/\(name)/"
         view.fileDates = Dictionary(
-            activity.fileDates.compactMap { $0.key.hasPrefix(prefix) ? (String($0.key.dropFirst(prefix.count)), $0.value) : nil },
+            activity.fileDates.compactMap {
+                $0.key.hasPrefix(prefix) ? (String($0.key.dropFirst(prefix.count)), $0.value) : nil
+            },
             uniquingKeysWith: { first, _ in first })
         view.manifestInstalled = served.manifestSHA256 != nil
         view.servedManifestSHA256 = served.manifestSHA256
