@@ -98,13 +98,17 @@ package final class HTTPServer: @unchecked Sendable {
         installLocked(content)
     }
 
-    /// Names the sets `/sets/` lists; call before `start()`.
+    /// Names the sets `/sets/` lists. Called again (a follower whose primary added or dropped a
+    /// set), the site is rebuilt: a set no longer described is no longer served.
     package func describeSets(_ definitions: [ListSetDefinition], defaultSet: String) {
         installLock.lock()
         defer { installLock.unlock() }
         setDefinitions = definitions
         defaultSetName = defaultSet
+        let names = Set(definitions.map(\.name))
+        installedOthers = installedOthers.filter { names.contains($0.key) }
         explainCache.setDefaultSet(defaultSet)
+        if let installed { installLocked(installed) }
     }
 
     /// Every described set with what is installed for it now.
