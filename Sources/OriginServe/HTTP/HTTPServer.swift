@@ -16,7 +16,7 @@ package final class HTTPServer: @unchecked Sendable {
     private let core: HTTP1Server
     /// The default set's board; its `sets` hold the other sets' status.
     private let status: StatusBoard
-    /// `/explain`'s engine, dropped when another set is installed.
+    /// `/explain`'s engine of each set, dropped when that set's generation changes.
     let explainCache: ExplainEngineCache
     private let startedAt = Date()
     /// Serialises installs; the last generation is kept so `start()` can rebuild the alias index
@@ -152,7 +152,11 @@ package final class HTTPServer: @unchecked Sendable {
                 cacheControl: SiteContent.manifestCacheControl(configuration), lastModified: newest)
         }
         core.install(StaticSite(resources: resources))
-        explainCache.installed(manifestSHA256: content.manifest?.sha256)
+        explainCache.installed(
+            manifestSHA256: content.manifest?.sha256,
+            others: installedOthers.compactMapValues { $0.manifest?.sha256 }.filter { name, _ in
+                setDefinitions.contains { $0.name == name && $0.name != defaultSetName }
+            })
     }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle
