@@ -81,12 +81,17 @@ struct FollowedSets: Sendable {
         writer.removeStaleTempFiles()
         let installer = FollowInstaller(writer: writer, gracePeriod: resolved.configuration.publish.gracePeriodSeconds)
         let published = try? installer.loader.load(history: state.history)
-        let install = self.install
-        if let published { install(entry.name, published) }
+        let board = status.sets.board(for: entry.name)
+        let reporting = RefreshReporting(status: board, log: log.child(entry.name))
+        let install: @Sendable (PublishedSet) -> Void = { [install = self.install] set in
+            install(entry.name, set)
+            reporting.recordLoaded(set)
+        }
+        if let published { install(published) }
         return FollowSource(
             follower: try SetFollower(manifestURL: url, trustedKeys: keys, fetcher: fetcher), installer: installer,
-            store: store, state: state, published: published, status: status.sets.board(for: entry.name),
-            log: log.child(entry.name), interval: interval, install: { install(entry.name, $0) })
+            store: store, state: state, published: published, status: board, log: log.child(entry.name),
+            interval: interval, install: install)
     }
 }
 

@@ -16,8 +16,10 @@ package struct ServedSetActivity: Encodable, Sendable, Equatable {
     var generation: Int?
     var lists: Int
     var rules: Int
-    /// The set's own last refresh (a failure names only this set's problem) and the ABP lines its
-    /// last publish dropped because WebKit rejected their rules; nil until reported.
+    /// The set's last refresh and the ABP lines its last publish dropped because WebKit rejected
+    /// their rules; nil until reported. A set other than the default one has its own (a failure
+    /// names only its problem); the default set's is the whole refresh's, whose error names any set
+    /// that failed.
     var lastRefresh: OperatorStatus.RefreshStatus?
     var isolatedLines: [IsolatedLine]?
 

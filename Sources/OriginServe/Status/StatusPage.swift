@@ -242,7 +242,9 @@ package struct StatusPage {
         out += "<label>Page <input name=\"page\" type=\"url\" placeholder=\"https://news.example.org/\"></label>"
         out += "<label>Type <select name=\"type\"><option value=\"\">any</option>"
         for type in Self.resourceTypes { out += "<option>\(type)</option>" }
-        return out + "</select></label><button type=\"submit\">Explain</button></form></section>"
+        out += "</select></label>"
+        if let setName { out += "<input type=\"hidden\" name=\"set\" value=\"\(e(setName))\">" }
+        return out + "<button type=\"submit\">Explain</button></form></section>"
     }
 
     static let style = """

@@ -1,4 +1,5 @@
 import Foundation
+import ListFormat
 import OriginTestSupport
 import TestSupport
 import Testing
@@ -71,6 +72,12 @@ import Testing
         #expect(
             (setStatus["follow"] as? [String: Any])?["lastResult"] as? String == "installed",
             "the new set's own follow status: \(setStatus["follow"] ?? "none")")
+        let liteLists = try Manifest.decode(
+            Data(RawHTTPResponse.get(port: port, path: "/sets/lite/manifest.json").body)
+        ).lists.map(\.file)
+        #expect(
+            (setStatus["lists"] as? [[String: Any]])?.compactMap { $0["file"] as? String } == liteLists,
+            "the set's page lists the set's own lists")
 
         // The primary drops it: the follower stops serving it too, and keeps serving the default set.
         #expect(primary.terminate() == 0)

@@ -44,7 +44,8 @@ import Testing
         #expect(board.current.isolatedLines?.map(\.text) == ["||poison.example^"])
         #expect(status.current.isolatedLines == [], "the default set dropped nothing")
 
-        let server = try ServerHarness(content: try #require(published).content, status: status)
+        let server = try ServerHarness(
+            content: try #require(published).content, admin: AdminCredential(token: "t"), status: status)
         defer { server.stop() }
         server.server.describeSets(configuration.publishedSets, defaultSet: "default")
         server.server.install(try #require(others[0].published).content, set: "modern")
@@ -67,6 +68,8 @@ import Testing
             ).body, as: UTF8.self)
         #expect(page.contains("set modern") && page.contains("<code>||poison.example^</code>"))
         #expect(page.contains("Invalid or unsupported regular expression."))
+        #expect(
+            page.contains("<input type=\"hidden\" name=\"set\" value=\"modern\">"), "its explain form asks that set")
         let setJSON = try #require(
             try JSONSerialization.jsonObject(
                 with: Data(RawHTTPResponse.get(port: server.port, path: "/status?set=modern").body)) as? [String: Any])
