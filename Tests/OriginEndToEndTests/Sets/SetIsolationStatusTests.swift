@@ -43,6 +43,11 @@ import Testing
         let board = try #require(status.sets["modern"])
         #expect(board.current.isolatedLines?.map(\.text) == ["||poison.example^"])
         #expect(status.current.isolatedLines == [], "the default set dropped nothing")
+        // Each set's history has the gate's compile time of each of its own new lists.
+        for history in [board.history, status.history] {
+            let record = try #require(history?.current.last)
+            #expect(!record.lists.isEmpty && record.lists.allSatisfy { $0.compileSeconds != nil }, "\(record.lists)")
+        }
 
         let server = try ServerHarness(
             content: try #require(published).content, admin: AdminCredential(token: "t"), status: status)
