@@ -69,9 +69,11 @@ import Testing
         let setStatus = try #require(
             try JSONSerialization.jsonObject(
                 with: Data(RawHTTPResponse.get(port: follower.port, path: "/status?set=lite").body)) as? [String: Any])
+        let follow = setStatus["follow"] as? [String: Any] ?? [:]
         #expect(
-            (setStatus["follow"] as? [String: Any])?["lastResult"] as? String == "installed",
-            "the new set's own follow status: \(setStatus["follow"] ?? "none")")
+            ["installed", "not-modified"].contains(follow["lastResult"] as? String ?? "")
+                && follow["primary"] as? String == primary.url("/sets/lite/manifest.json").absoluteString,
+            "the new set's own follow status: \(follow)")
         let liteLists = try Manifest.decode(
             Data(RawHTTPResponse.get(port: port, path: "/sets/lite/manifest.json").body)
         ).lists.map(\.file)
