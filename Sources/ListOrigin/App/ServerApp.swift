@@ -137,8 +137,8 @@ extension ServerApp {
     }
 
     /// Follower mode: no converter, no gate, no signing key; the primary's signed sets are mirrored
-    /// (each set other than its default one by its own `FollowSource`), and the last good sets are
-    /// served from disk at once.
+    /// (each set other than its default one by its own `FollowSource`, as the primary's `/sets/`
+    /// lists them at each poll), and the last good sets are served from disk at once.
     private func makeFollowSource(_ follow: Configuration.Follow, server: HTTPServer) throws -> any SetSource {
         let configuration = resolved.configuration
         guard let url = URL(string: follow.manifest) else {
@@ -160,20 +160,13 @@ extension ServerApp {
         writer.removeStaleTempFiles()
         let installer = FollowInstaller(writer: writer, gracePeriod: configuration.publish.gracePeriodSeconds)
         let reporting = RefreshReporting(status: status, log: log.child("follow"))
-        let sets = FollowedSets(resolved: resolved, log: log.child("follow"))
         let fetcher = CurlFetcher(configuration: configuration.fetch)
-        var others: [FollowSource] = []
-        if let index = sets.discover(manifest: url, fetcher: fetcher) {
-            server.describeSets(FollowedSets.definitions(index), defaultSet: index.defaultSet)
-            do {
-                others = try sets.sources(index, keys: keys, fetcher: fetcher, interval: follow.intervalSeconds) {
-                    name, set in
-                    server.install(set.content, set: name)
-                }
-            } catch {
-                throw StartupError(description: "following the primary's sets: \(error)")
-            }
-        }
+        let sets = FollowedSets(
+            resolved: resolved, log: log.child("follow"), manifest: url, keys: keys, fetcher: fetcher,
+            interval: follow.intervalSeconds, status: status,
+            install: { name, set in server.install(set.content, set: name) },
+            describe: { definitions, defaultSet in server.describeSets(definitions, defaultSet: defaultSet) })
+        let index = sets.discover()
         let status = status
         let show: @Sendable (PublishedSet) -> Void = { set in
             server.install(set.content)
@@ -201,6 +194,10 @@ extension ServerApp {
             installer: installer, store: store, state: state, published: published, status: status,
             log: log.child("follow"),
             interval: follow.intervalSeconds, install: show)
-        return others.isEmpty ? defaultSource : FollowSources(sources: [defaultSource] + others)
+        do {
+            return try FollowSources(defaultSource: defaultSource, sets: sets, index: index)
+        } catch {
+            throw StartupError(description: "following the primary's sets: \(error)")
+        }
     }
 }

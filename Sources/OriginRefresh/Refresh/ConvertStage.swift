@@ -84,6 +84,7 @@ package struct ConvertStage: Sendable {
             return
         }
         state.publishedSources = hashes
+        outcome.compiledSeconds = publisher.gate?.compileTimes?.take()
         published = result.outcome.published
         outcome.published = result.outcome.published
         outcome.isolatedLines = result.isolated

@@ -14,7 +14,8 @@ extension Configuration {
 extension RefreshStages {
     /// The sets other than the default one, each with its state and its published set read from
     /// disk (a set never published yet starts empty and converts at the next refresh). Each set
-    /// publishes through the default set's gate and signer into its own directory.
+    /// publishes through the default set's gate and signer into its own directory, and reports to
+    /// its own board in the default board's `sets`, with its history in its state directory.
     package func loadOtherSets() throws -> [OtherSet] {
         let configuration = resolved.configuration
         return try resolved.otherSets.map { definition in
@@ -30,8 +31,14 @@ extension RefreshStages {
             convertStage.log = convertStage.log.child(definition.name)
             convertStage.converter.configuration.target = definition.conversionTarget
             let published = try? publisher.loader.load(history: state.history)
+            let log = reporting.log.child(definition.name)
+            let setReporting = RefreshReporting(
+                status: reporting.status.sets.board(for: definition.name), log: log,
+                history: RefreshHistory(store: RefreshHistoryStore(directory: store.directory), log: log))
+            if let published { setReporting.recordLoaded(published) }
             return OtherSet(
-                definition: definition, store: store, convertStage: convertStage, state: state, published: published)
+                definition: definition, store: store, convertStage: convertStage, state: state, published: published,
+                reporting: setReporting)
         }
     }
 }

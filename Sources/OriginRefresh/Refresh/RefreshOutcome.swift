@@ -20,6 +20,9 @@ package struct RefreshOutcome: Sendable {
     package var isolatedLines: [IsolatedLine] = []
     /// The other sets, in configuration order (the default set's is `set`).
     package var otherSets: [OtherSetOutcome] = []
+    /// The gate's compile seconds of this set's new lists, by list id, taken right after its
+    /// publish (sets share the gate and list ids); nil: take them when reporting.
+    var compiledSeconds: [String: Double]?
 
     /// The refresh as a whole: published, unchanged, or failed with every problem found.
     package var result: RefreshResult {

@@ -69,7 +69,9 @@ package struct RefreshReporting: Sendable {
                 at: outcome.startedAt, result: result, error: error, nextAt: $0.lastRefresh?.nextAt)
         }
         do {
-            try history?.append(RefreshRecord(outcome, previous: heldLists, compiled: compileTimes?.take() ?? [:]))
+            try history?.append(
+                RefreshRecord(
+                    outcome, previous: heldLists, compiled: outcome.compiledSeconds ?? compileTimes?.take() ?? [:]))
         } catch {
             log.error("refresh history: \(error)")
         }

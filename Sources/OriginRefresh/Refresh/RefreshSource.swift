@@ -81,15 +81,14 @@ package final class RefreshSource: SetSource, @unchecked Sendable {
 
     package func trigger() { job.trigger() }
 
-    /// Records an admin change to the unprotected sites and publishes the manifest that carries
-    /// them, between refreshes (on the job). Returns at once.
+    /// Records an admin change to the unprotected sites and publishes every set's manifest that
+    /// carries them, between refreshes (on the job). Returns at once.
     package func changeUnprotectedSite(_ change: UnprotectedSiteChange) {
         job.submit {
-            if let set = self.stages.publishUnprotectedSites(
-                state: &self.state, published: &self.published, change: change)
-            {
-                self.install(set.content)
-            }
+            let published = self.stages.publishUnprotectedSites(
+                state: &self.state, published: &self.published, others: &self.others, change: change)
+            if let set = published.default { self.install(set.content) }
+            for (name, set) in published.others { self.installOther(name, set.content) }
         }
     }
 

@@ -84,10 +84,15 @@ package struct RefreshStages: Sendable {
         others: inout [OtherSet]
     ) -> RefreshOutcome {
         var outcome = fetchStage.run(mode, state: &state, published: &published, others: &others)
-        if let withSites = publishUnprotectedSites(state: &state, published: &published) {
-            outcome.published = withSites
+        let withSites = publishUnprotectedSites(state: &state, published: &published, others: &others)
+        if let set = withSites.default { outcome.published = set }
+        for index in outcome.otherSets.indices {
+            if let set = withSites.others[outcome.otherSets[index].name] { outcome.otherSets[index].published = set }
         }
         reporting.report(outcome)
+        for (index, other) in outcome.otherSets.enumerated() where others.indices.contains(index) {
+            others[index].reporting.report(other.outcome)
+        }
         return outcome
     }
 

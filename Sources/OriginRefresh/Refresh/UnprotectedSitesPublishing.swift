@@ -3,13 +3,25 @@ import OriginConfig
 import OriginStore
 
 extension RefreshStages {
-    /// Brings the served manifest's unprotected sites in line with the config and the admin edits
-    /// (after applying `change`, if any, and keeping it in `stateDir`). Returns the new set when a
-    /// manifest was published; with nothing published yet, the next publish carries the sites.
+    /// Brings the default set's served manifest in line with the config and the admin edits; see
+    /// `publishUnprotectedSites(state:published:others:change:now:)`.
     package func publishUnprotectedSites(
         state: inout PersistentState, published: inout PublishedSet?,
         change: UnprotectedSiteChange? = nil, now: Date = Date()
     ) -> PublishedSet? {
+        var none: [OtherSet] = []
+        return publishUnprotectedSites(state: &state, published: &published, others: &none, change: change, now: now)
+            .default
+    }
+
+    /// Brings every set's served manifest in line with the config and the admin edits (after
+    /// applying `change`, if any, and keeping it in `stateDir`): a device reads them from whichever
+    /// set it follows. Returns the sets whose manifest was published (the default one apart, others
+    /// by name); a set with nothing published yet carries the sites from its next publish.
+    package func publishUnprotectedSites(
+        state: inout PersistentState, published: inout PublishedSet?, others: inout [OtherSet],
+        change: UnprotectedSiteChange? = nil, now: Date = Date()
+    ) -> (default: PublishedSet?, others: [String: PublishedSet]) {
         let log = reporting.log
         var edits: UnprotectedSiteEdits
         do {
@@ -21,10 +33,29 @@ extension RefreshStages {
             }
         } catch {
             log.error("unprotected sites unchanged: \(error)")
-            return nil
+            return (nil, [:])
         }
-        guard let current = published else { return nil }
         let sites = edits.effective(configured: resolved.configuration.unprotectedSites)
+        let defaultSet = carry(
+            sites, publisher: publisher, store: store, state: &state, published: &published, now: now)
+        var changed: [String: PublishedSet] = [:]
+        for index in others.indices {
+            var other = others[index]
+            changed[other.definition.name] = carry(
+                sites, publisher: other.publisher, store: other.store, state: &other.state,
+                published: &other.published, now: now)
+            others[index] = other
+        }
+        return (defaultSet, changed)
+    }
+
+    /// Publishes one set's manifest with `sites` when it carries others; nil when it already does
+    /// or nothing is published yet.
+    private func carry(
+        _ sites: [String], publisher: Publisher, store: StateStore, state: inout PersistentState,
+        published: inout PublishedSet?, now: Date
+    ) -> PublishedSet? {
+        guard let current = published else { return nil }
         do {
             guard
                 let next = try publisher.publishUnprotectedSites(
@@ -34,7 +65,7 @@ extension RefreshStages {
             try store.save(state)
             return next
         } catch {
-            log.error(
+            publisher.log.error(
                 "publishing the unprotected sites failed: \(error); the served manifest stays, retried at the next refresh"
             )
             return nil

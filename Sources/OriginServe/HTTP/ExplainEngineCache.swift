@@ -5,12 +5,14 @@ import ListFormat
 import OriginStore
 import PublicSuffix
 
-/// The decision engine for the installed set, built on first use off the event loop and kept for
-/// that manifest's hash only. A request that finds it still loading is told to retry: the event
-/// loop never waits the seconds a load of ~130,000 rules takes. A request against a newer set
-/// drops the old engine and starts loading the new one; nothing is loaded until a valid explain
-/// asks, so a server nobody asks keeps its memory. Rules' ABP lines come from the set's
-/// `provenance.txt` in the public directory, trusted only for the list files it was written for.
+/// The decision engine of each installed set, built on first use off the event loop and kept for
+/// that set's manifest hash only: one engine per set, so explaining one set does not drop
+/// another's. A request that finds it still loading is told to retry: the event loop never waits
+/// the seconds a load of ~130,000 rules takes. A request against a newer generation of a set drops
+/// that set's old engine and starts loading the new one; nothing is loaded until a valid explain
+/// asks, so a server nobody asks keeps its memory (each engine of the full lists is hundreds of
+/// MB). Rules' ABP lines come from the set's `provenance.txt` in the public directory, trusted
+/// only for the list files it was written for.
 package final class ExplainEngineCache: @unchecked Sendable {
     package enum Lookup {
         case ready(ContentBlockerEngine, SetProvenance, manifestSHA256: String)
@@ -19,15 +21,24 @@ package final class ExplainEngineCache: @unchecked Sendable {
         case noSet
     }
 
-    private enum Entry {
+    private enum State {
         case loading
         case ready(ContentBlockerEngine, SetProvenance)
         case failed(String)
     }
 
+    /// One set's engine, for one manifest.
+    private struct Entry {
+        var manifestSHA256: String
+        var state: State
+    }
+
+    /// The key of the set served at the root in `entries`; other sets go by name.
+    private static let defaultKey = ""
+
     private let lock = NSLock()
-    private var manifestSHA256: String?
-    private var entry: Entry?
+    /// By set (`defaultKey` for the default set), under `lock`.
+    private var entries: [String: Entry] = [:]
     private var suffixes: PublicSuffixList?
     private let queue = DispatchQueue(label: "listserver.explain-load", qos: .utility)
     private let publicSuffixPath: String
@@ -56,30 +67,31 @@ package final class ExplainEngineCache: @unchecked Sendable {
     }
 
     /// The engine for the manifest of `set` (nil: the default set) in `site`, or why there is none
-    /// yet; starts a load when needed. One engine is kept, for whichever set was asked last.
+    /// yet; starts a load when needed.
     func lookup(_ site: StaticSite, set: String? = nil) -> Lookup {
         let scoped = set.flatMap { isDefault($0) ? nil : $0 }
         let prefix = scoped.map { "sets/\($0)/" } ?? ""
         guard let manifest = site.resource(named: prefix + SiteContent.manifestName)?.source else { return .noSet }
         let directory = provenanceDirectory.map { directory in scoped.map { directory + "/sets/" + $0 } ?? directory }
+        let key = scoped ?? Self.defaultKey
         lock.lock()
         defer { lock.unlock() }
-        if manifestSHA256 == manifest.sha256, let entry {
-            switch entry {
+        if let entry = entries[key], entry.manifestSHA256 == manifest.sha256 {
+            switch entry.state {
             case .ready(let engine, let provenance): return .ready(engine, provenance, manifestSHA256: manifest.sha256)
             case .loading: return .loading
             case .failed(let reason): return .failed(reason)
             }
         }
-        manifestSHA256 = manifest.sha256
-        entry = .loading  // the previous set's engine is released here
+        // This set's previous engine is released here.
+        entries[key] = Entry(manifestSHA256: manifest.sha256, state: .loading)
         queue.async { [self] in
             let result = Result { try build(site, manifest: manifest, prefix: prefix, directory: directory) }
             lock.lock()
-            if manifestSHA256 == manifest.sha256 {
+            if entries[key]?.manifestSHA256 == manifest.sha256 {
                 switch result {
-                case .success(let (engine, provenance)): entry = .ready(engine, provenance)
-                case .failure(let error): entry = .failed("\(error)")
+                case .success(let (engine, provenance)): entries[key]?.state = .ready(engine, provenance)
+                case .failure(let error): entries[key]?.state = .failed("\(error)")
                 }
             }
             lock.unlock()
@@ -89,21 +101,32 @@ package final class ExplainEngineCache: @unchecked Sendable {
         return .loading
     }
 
-    /// A new set is being served: the engine of any other set goes now (hundreds of MB for the
-    /// full lists), not at the next explain call; a load still running for it is discarded.
-    package func installed(manifestSHA256: String?) {
+    /// New generations are being served (the default set's manifest hash, and each other set's by
+    /// name): the engine of a set whose generation changed, or that is no longer served, goes now
+    /// (hundreds of MB for the full lists), not at the next explain call; a load still running for
+    /// it is discarded.
+    package func installed(manifestSHA256: String?, others: [String: String] = [:]) {
         lock.lock()
         defer { lock.unlock() }
-        guard manifestSHA256 != self.manifestSHA256 else { return }
-        self.manifestSHA256 = nil
-        entry = nil
+        entries = entries.filter { key, entry in
+            entry.manifestSHA256 == (key == Self.defaultKey ? manifestSHA256 : others[key])
+        }
     }
 
     /// Whether an engine is held now (loaded, for any set).
     var holdsEngine: Bool {
         lock.lock()
         defer { lock.unlock() }
-        if case .ready = entry { return true }
+        return entries.values.contains {
+            if case .ready = $0.state { true } else { false }
+        }
+    }
+
+    /// Whether the engine of `set` (nil: the default set) is held now.
+    func holdsEngine(set: String?) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if case .ready = entries[set ?? Self.defaultKey]?.state { return true }
         return false
     }
 

@@ -14,7 +14,9 @@ package final class HTTPServer: @unchecked Sendable {
     private let configuration: Configuration.HTTP
     private let listen: Configuration.Listen
     private let core: HTTP1Server
-    /// `/explain`'s engine, dropped when another set is installed.
+    /// The default set's board; its `sets` hold the other sets' status.
+    private let status: StatusBoard
+    /// `/explain`'s engine of each set, dropped when that set's generation changes.
     let explainCache: ExplainEngineCache
     private let startedAt = Date()
     /// Serialises installs; the last generation is kept so `start()` can rebuild the alias index
@@ -41,6 +43,7 @@ package final class HTTPServer: @unchecked Sendable {
     ) {
         self.configuration = configuration
         self.listen = listen
+        self.status = status
         var settings = HTTPServerConfiguration()
         settings.address = listen.address
         settings.port = listen.port
@@ -95,13 +98,17 @@ package final class HTTPServer: @unchecked Sendable {
         installLocked(content)
     }
 
-    /// Names the sets `/sets/` lists; call before `start()`.
+    /// Names the sets `/sets/` lists. Called again (a follower whose primary added or dropped a
+    /// set), the site is rebuilt: a set no longer described is no longer served.
     package func describeSets(_ definitions: [ListSetDefinition], defaultSet: String) {
         installLock.lock()
         defer { installLock.unlock() }
         setDefinitions = definitions
         defaultSetName = defaultSet
+        let names = Set(definitions.map(\.name))
+        installedOthers = installedOthers.filter { names.contains($0.key) }
         explainCache.setDefaultSet(defaultSet)
+        if let installed { installLocked(installed) }
     }
 
     /// Every described set with what is installed for it now.
@@ -112,7 +119,8 @@ package final class HTTPServer: @unchecked Sendable {
             let isDefault = definition.name == defaultSetName
             return ServedSetActivity(
                 definition: definition, isDefault: isDefault,
-                content: isDefault ? installed : installedOthers[definition.name])
+                content: isDefault ? installed : installedOthers[definition.name],
+                status: isDefault ? status.current : status.sets[definition.name]?.current)
         }
     }
 
@@ -144,7 +152,11 @@ package final class HTTPServer: @unchecked Sendable {
                 cacheControl: SiteContent.manifestCacheControl(configuration), lastModified: newest)
         }
         core.install(StaticSite(resources: resources))
-        explainCache.installed(manifestSHA256: content.manifest?.sha256)
+        explainCache.installed(
+            manifestSHA256: content.manifest?.sha256,
+            others: installedOthers.compactMapValues { $0.manifest?.sha256 }.filter { name, _ in
+                setDefinitions.contains { $0.name == name && $0.name != defaultSetName }
+            })
     }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace` seconds, closes idle

@@ -106,20 +106,32 @@ package struct OriginResponder: HTTPResponder {
                 status: healthy ? 200 : 503, route: route.route, contentType: "application/json", body: body,
                 into: &output)
         case .status:
+            var status = state.status.current
+            var activity = state.activity()
+            var history = state.status.history?.current ?? []
+            var setName: String?
+            if let set = try? ExplainQuery.queryFields(target: request.value(request.head.target))["set"],
+                !state.explain.isDefault(set)
+            {
+                guard let view = SetStatusView(set: set, board: state.status, activity: activity) else {
+                    return request.error(
+                        404, "no set named \(set) is served; /sets/ names them", route: route.route, into: &output)
+                }
+                (status, activity, history, setName) = (view.status, view.activity, view.history, set)
+            }
             if OriginRoute.equals(name, "status.html")
                 || MediaTypeNegotiation.prefersHTMLOverJSON(
                     accept: request.head.accept.map { String(decoding: request.value($0), as: UTF8.self) })
             {
-                var statusPage = StatusPage(
-                    status: state.status.current, activity: state.activity(),
-                    history: state.status.history?.current ?? [])
+                var statusPage = StatusPage(status: status, activity: activity, history: history)
+                statusPage.setName = setName
                 statusPage.explainOffBecauseUnset = state.admin == nil ? state.adminTokenVariable : nil
                 let page = statusPage.render()
                 return request.respond(
                     status: 200, route: route.route, contentType: StatusPage.contentType, body: page,
                     fields: StatusPage.fields, into: &output)
             }
-            let body = StatusDocument(status: state.status.current, activity: state.activity()).encoded()
+            let body = StatusDocument(status: status, activity: activity).encoded()
             return request.respond(
                 status: 200, route: route.route, contentType: "application/json", body: body, into: &output)
         case .metrics:

@@ -16,14 +16,22 @@ package struct ServedSetActivity: Encodable, Sendable, Equatable {
     var generation: Int?
     var lists: Int
     var rules: Int
+    /// The set's last refresh and the ABP lines its last publish dropped because WebKit rejected
+    /// their rules; nil until reported. A set other than the default one has its own (a failure
+    /// names only its problem); the default set's is the whole refresh's, whose error names any set
+    /// that failed.
+    var lastRefresh: OperatorStatus.RefreshStatus?
+    var isolatedLines: [IsolatedLine]?
 
     private enum CodingKeys: String, CodingKey {
         case name, target, upstreams
         case isDefault = "default"
-        case manifestSHA256, publishedAt, generation, lists, rules
+        case manifestSHA256, publishedAt, generation, lists, rules, lastRefresh, isolatedLines
     }
 
-    init(definition: ListSetDefinition, isDefault: Bool, content: SiteContent?) {
+    init(definition: ListSetDefinition, isDefault: Bool, content: SiteContent?, status: OperatorStatus? = nil) {
+        lastRefresh = status?.lastRefresh
+        isolatedLines = status?.isolatedLines
         name = definition.name
         target = definition.target
         upstreams = definition.upstreams
@@ -56,6 +64,13 @@ extension MetricsRenderer {
         }
         family("listserver_set_lists", "Lists in the set's served manifest.") { String($0.lists) }
         family("listserver_set_rules", "Rules in the set's served manifest.") { String($0.rules) }
+        family(
+            "listserver_set_isolated_lines",
+            "ABP lines the set's last publish dropped because WebKit rejected their rules."
+        ) { $0.isolatedLines.map { String($0.count) } }
+        family("listserver_set_last_refresh_success", "1 when the set's last refresh published or had nothing new.") {
+            $0.lastRefresh.map { $0.succeeded ? "1" : "0" }
+        }
         return out
     }
 }
@@ -67,16 +82,22 @@ extension StatusPage {
         func e(_ text: String) -> String { StatusFormat.html(text) }
         var out = "<section id=\"sets\"><h2>Sets</h2><p class=\"note\">Devices choose at <a href=\"sets/\">/sets/</a>; "
         out +=
-            "the lists above are the default set's.</p><div class=\"scroll\"><table id=\"set-table\"><thead><tr><th>Set</th><th>Target</th>"
+            "each set's own page has its lists, refreshes and isolated lines.</p><div class=\"scroll\"><table id=\"set-table\"><thead><tr><th>Set</th><th>Target</th>"
         out +=
-            "<th>Upstreams</th><th class=\"num\">Lists</th><th class=\"num\">Rules</th><th>Published</th></tr></thead><tbody>"
+            "<th>Upstreams</th><th class=\"num\">Lists</th><th class=\"num\">Rules</th><th>Published</th><th>Last refresh</th>"
+        out += "<th class=\"num\">Isolated lines</th><th>Manifest</th></tr></thead><tbody>"
         for set in activity.sets {
+            let page = set.isDefault ? "status" : "status?set=\(e(set.name))"
             out +=
-                "<tr data-set=\"\(e(set.name))\"><td><a href=\"sets/\(e(set.name))/manifest.json\">\(e(set.name))</a>\(set.isDefault ? " (default)" : "")</td>"
+                "<tr data-set=\"\(e(set.name))\"><td><a href=\"\(page)\">\(e(set.name))</a>\(set.isDefault ? " (default)" : "")</td>"
             out +=
                 "<td>\(e(set.target))</td><td>\(e(set.upstreams.joined(separator: ", ")))</td><td class=\"num\">\(set.lists)</td>"
             out +=
-                "<td class=\"num\">\(StatusFormat.count(set.rules))</td><td>\(set.publishedAt.map { e(StatusFormat.time($0)) } ?? "not yet")</td></tr>"
+                "<td class=\"num\">\(StatusFormat.count(set.rules))</td><td>\(set.publishedAt.map { e(StatusFormat.time($0)) } ?? "not yet")</td>"
+            let refresh = set.lastRefresh.map { e(StatusFormat.time($0.at)) + ": " + e($0.result) } ?? "—"
+            out +=
+                "<td class=\"wrap\" title=\"\(e(set.lastRefresh?.error ?? ""))\">\(refresh)</td><td class=\"num\">\(set.isolatedLines?.count ?? 0)</td>"
+            out += "<td><a href=\"sets/\(e(set.name))/manifest.json\">manifest</a></td></tr>"
         }
         return out + "</tbody></table></div></section>"
     }

@@ -33,6 +33,8 @@ package struct StatusPage {
     package var history: [RefreshRecord]
     /// Set when `/explain` is off because no admin token is configured: the variable to set.
     var explainOffBecauseUnset: String?
+    /// The set this page shows when it is not the default one (`/status?set=<name>`).
+    var setName: String?
 
     package func render() -> [UInt8] {
         var html = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
@@ -77,7 +79,7 @@ package struct StatusPage {
             !activity.manifestInstalled
             ? "No set is being served" : healthy ? "Healthy" : "Serving, but the last refresh failed"
         return
-            "<header class=\"\(healthy ? "ok" : "bad")\"><div><h1>ListServer status</h1><p id=\"verdict\">\(e(state))</p></div></header>"
+            "<header class=\"\(healthy ? "ok" : "bad")\"><div><h1>ListServer status\(setName.map { " · set " + e($0) } ?? "")</h1><p id=\"verdict\">\(e(state))</p></div></header>"
     }
 
     // MARK: Health
@@ -240,7 +242,9 @@ package struct StatusPage {
         out += "<label>Page <input name=\"page\" type=\"url\" placeholder=\"https://news.example.org/\"></label>"
         out += "<label>Type <select name=\"type\"><option value=\"\">any</option>"
         for type in Self.resourceTypes { out += "<option>\(type)</option>" }
-        return out + "</select></label><button type=\"submit\">Explain</button></form></section>"
+        out += "</select></label>"
+        if let setName { out += "<input type=\"hidden\" name=\"set\" value=\"\(e(setName))\">" }
+        return out + "<button type=\"submit\">Explain</button></form></section>"
     }
 
     static let style = """

@@ -78,6 +78,8 @@ package final class StatusBoard: @unchecked Sendable {
     private let lock = NSLock()
     private var status: OperatorStatus
     private var attachedHistory: RefreshHistory?
+    /// The other sets' boards; this one is the default set's.
+    package let sets = SetStatusBoards()
 
     package init(_ status: OperatorStatus = OperatorStatus()) {
         self.status = status

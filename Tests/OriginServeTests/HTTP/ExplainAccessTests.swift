@@ -1,10 +1,13 @@
+import Converter
 import Foundation
 import OriginTestSupport
 import TestSupport
 import Testing
 
 @testable import ListOrigin
+@testable import OriginConfig
 @testable import OriginServe
+@testable import OriginStore
 
 /// `/explain` is for operators: the status page says how to turn it on when no admin token is
 /// configured, and a client that keeps failing the token is refused (429) for a while, on
@@ -101,5 +104,53 @@ import Testing
         #expect(cache.holdsEngine)
         fixture.server.server.install(try ServerHarness.sampleContent(generation: "next"))
         #expect(!cache.holdsEngine, "the previous set's engine must go when a new set is installed")
+    }
+
+    /// Each set keeps its own engine: explaining one set and then another does not reload the
+    /// first, and a new generation of one set drops that set's engine only.
+    @Test func eachSetKeepsItsEngineUntilItsOwnGenerationChanges() async throws {
+        let fixture = try ExplainFixture()
+        func publish(_ abp: String, into directory: String) throws -> SiteContent {
+            let output = try ListConverter().convert([FilterListSource(id: "small", bytes: Array(abp.utf8))])
+            let publisher = Publisher(
+                writer: SetWriter(directory: directory), gracePeriod: 3600, gate: nil, log: LogLines().log)
+            var history: [PersistentState.PublishRecord] = []
+            return try publisher.publish(output, over: nil, history: &history, now: Date()).published.content
+        }
+        let server = fixture.server.server
+        server.describeSets(
+            [
+                ListSetDefinition(name: "default", upstreams: ["small"]),
+                ListSetDefinition(name: "de", upstreams: ["small"]),
+            ], defaultSet: "default")
+        server.install(
+            try publish("[Adblock Plus 2.0]\n||werbung.example^\n", into: fixture.scratch.sub("public/sets/de")),
+            set: "de")
+        let regional = ExplainFixture.query("https://werbung.example/a.js", type: "script")
+        func verdict(_ response: HTTPTestResponse) -> String? {
+            let object = (try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]) ?? [:]
+            return (object["explanation"] as? [String: Any])?["verdict"] as? String
+        }
+        #expect(verdict(try await fixture.answer(regional + "&set=de")) == "blocked")
+        #expect(verdict(try await fixture.answer(regional)) != "blocked", "the default set has no such rule")
+        let cache = server.explainCache
+        #expect(cache.holdsEngine(set: nil) && cache.holdsEngine(set: "de"))
+        // Both loaded: each answers at once, in any order, without a load in between.
+        for target in [regional + "&set=de", regional, regional + "&set=de", regional + "&set=default"] {
+            let response = try fixture.get(target)
+            #expect(response.status == 200, "\(target) answered \(response.status) instead of from its kept engine")
+        }
+        // A new generation of de drops de's engine and keeps the default set's.
+        server.install(
+            try publish("[Adblock Plus 2.0]\n||reklame.example^\n", into: fixture.scratch.sub("public/sets/de")),
+            set: "de")
+        #expect(!cache.holdsEngine(set: "de"))
+        #expect(cache.holdsEngine(set: nil))
+        #expect(try fixture.get(regional).status == 200)
+        // A set no longer described is no longer served, and its engine goes.
+        _ = try await fixture.answer(regional + "&set=de")
+        server.describeSets([ListSetDefinition(name: "default", upstreams: ["small"])], defaultSet: "default")
+        #expect(!cache.holdsEngine(set: "de"))
+        #expect(try fixture.get(regional + "&set=de").status == 404)
     }
 }
