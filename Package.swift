@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "HTTPFuzz", dependencies: ["HTTPServerCore"]),
         // The origin in stages (docs/architecture.md); each module may import only those below it.
         // What the origin is told: config.json, strictly read, its paths resolved, and the version.
-        .target(name: "OriginConfig", dependencies: ["ListFormat", "Converter"]),
+        .target(name: "OriginConfig", dependencies: ["ListFormat", "Converter", "HTTPServerCore"]),
         // Layout and publish: sets on disk (hashed files, gzip, patches, signed manifest), the state
         // and history kept between runs, durable writes, and the status board both sides share. No HTTP.
         .target(name: "OriginStore", dependencies: ["OriginConfig", "Converter", "CNIOShim", "CZlibShim", "DurableFile", "ListFormat", "ManifestSigning", "DictionaryPatch", "DictionaryPatchOrigin"]),

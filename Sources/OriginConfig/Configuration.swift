@@ -1,5 +1,6 @@
 import Converter
 import Foundation
+import HTTPServerCore
 
 /// Everything `config.json` can set. Every key is optional in the file and documented in the
 /// README; a missing key takes the default shown here. Relative paths resolve against the
@@ -87,11 +88,13 @@ package struct Configuration: Sendable, Equatable {
         package var manifestMaxAgeSeconds = 300
         package var manifestStaleWhileRevalidateSeconds = 600
         package var manifestStaleIfErrorSeconds = 86_400
-        package var maxHeaderBytes = 16_384
-        package var maxURIBytes = 2_048
-        package var headerReadTimeoutSeconds = 10.0
-        package var keepAliveIdleTimeoutSeconds = 60.0
-        package var maxConnections = 10_000
+        /// The server's own limits are its defaults: `HTTPServerCore` owns them.
+        private static let server = HTTPServerConfiguration()
+        package var maxHeaderBytes = server.maxHeaderBytes
+        package var maxURIBytes = server.maxURIBytes
+        package var headerReadTimeoutSeconds = server.headerReadTimeoutSeconds
+        package var keepAliveIdleTimeoutSeconds = server.keepAliveIdleTimeoutSeconds
+        package var maxConnections = server.maxConnections
         /// Seconds SIGTERM waits for in-flight responses.
         package var shutdownGraceSeconds = 10.0
         package var accessLog = false
