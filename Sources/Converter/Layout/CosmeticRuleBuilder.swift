@@ -13,8 +13,12 @@ import JSONBytes
 /// shows what each form hides). Groups follow list order,
 /// and list order keeps survivors in place and appends newcomers, so a new selector lands in the
 /// last group of its kind instead of reshuffling the others.
+///
+/// An entity site (`amazon.*`, kept only for targets that name entity domains) is a group of its
+/// own too, with one rule per url-filter of `EntityDomainFilters`, all with the same selectors.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
+    var entityFilters: EntityDomainFilters? = nil
 
     /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then site
     /// groups; with the input lines of each rule (`origins` by selector, nil when unknown).
@@ -46,6 +50,15 @@ struct CosmeticRuleBuilder: Sendable {
             }
         }
         for (domains, group) in sites.groups {
+            if let name = EntityDomains.name(ofSite: domains[0]) {
+                for filter in entityFilters?.filters(name: name) ?? [] {
+                    for chunk in chunks(group) {
+                        out.append(rule(selectors: chunk, documentFilter: filter))
+                        close(chunk)
+                    }
+                }
+                continue
+            }
             let documentFilter = CosmeticRuleBuilder.documentFilter(site: domains[0])
             for chunk in chunks(group) {
                 if let documentFilter {

@@ -57,7 +57,9 @@ struct ListLayout: Sendable {
     }
 
     private func builder(_ input: LayoutInput) -> ListBuilder {
-        ListBuilder(input: input, selectorsPerRule: configuration.genericSelectorsPerRule)
+        ListBuilder(
+            input: input, selectorsPerRule: configuration.genericSelectorsPerRule,
+            entityFilters: configuration.entityDomainFilters)
     }
 
     // MARK: placement

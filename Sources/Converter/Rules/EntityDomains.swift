@@ -7,14 +7,20 @@ struct EntityDomains {
     struct Split: Equatable {
         var included: [ArraySlice<UInt8>] = []
         var excluded: [ArraySlice<UInt8>] = []
-        var entityIncluded = false
+        var entityIncluded: Bool { !entityNames.isEmpty }
         var entityExcluded = false
+        /// The included entity domains, `name.*` as written.
+        var entityNames: [ArraySlice<UInt8>] = []
     }
 
     static func split(included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>]) -> Split {
         var split = Split()
         for domain in included {
-            if DomainNormalizer.isEntity(domain) { split.entityIncluded = true } else { split.included.append(domain) }
+            if DomainNormalizer.isEntity(domain) {
+                split.entityNames.append(domain)
+            } else {
+                split.included.append(domain)
+            }
         }
         for domain in excluded {
             if DomainNormalizer.isEntity(domain) { split.entityExcluded = true } else { split.excluded.append(domain) }
@@ -36,5 +42,17 @@ struct EntityDomains {
         guard split.entityIncluded else { return .success((included, excluded, nil)) }
         if split.included.isEmpty { return .failure(SkipReasonError(reason: .entityDomain)) }
         return .success((split.included, split.excluded, .entityDomainPart))
+    }
+
+    /// An included entity domain as a hiding rule's site: the normalized name with `.*` (nil when
+    /// the name is not a host name, so the site is left out).
+    static func site(_ raw: ArraySlice<UInt8>) -> String? {
+        guard case .domain(let name) = DomainNormalizer.normalize(raw.dropLast(2)) else { return nil }
+        return name + ".*"
+    }
+
+    /// The entity name of a hiding rule's site made by `site(_:)`; nil for a plain site.
+    static func name(ofSite site: String) -> String? {
+        site.hasSuffix(".*") ? String(site.dropLast(2)) : nil
     }
 }

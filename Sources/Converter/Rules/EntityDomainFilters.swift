@@ -1,0 +1,108 @@
+import PublicSuffix
+
+/// The document url-filters that name the hosts of an ABP entity domain `name.*` (the name under a
+/// public suffix, and its subdomains) without naming any other host, so a hiding rule for it can
+/// act exactly in those documents, in frames too (`CosmeticRuleBuilder`). WebKit's url-filter
+/// grammar has no alternation, so the set is a union of regexes, each a rule of its own:
+/// - under a one-label suffix: `^[^:]+://+([^:/]+\.)?amazon\.[^./:]+[/:]`, with the labels whose
+///   `amazon.L` is itself a public suffix or holds one (`*.ck`: `www.amazon.ck` is registrable as a
+///   whole) left out of the label class: character classes split by the labels' letters;
+/// - under two-label suffixes: only the ICANN country-code suffixes whose first label is one of
+///   `firstLabels` (`co.uk`, `com.au`), grouped into character classes that name exactly those.
+/// Hosts under other suffixes of two labels or more (`amazon.blogspot.com`) are not named: the
+/// rule hides less than ABP there, never more.
+struct EntityDomainFilters: Sendable {
+    /// The registries' commercial labels: where a brand registers under a country-code domain.
+    static let commercialLabels: Set<String> = ["co", "com"]
+
+    private let publicSuffixes: PublicSuffixList
+    private let countryCodeSuffixes: [String]
+
+    init(publicSuffixes: PublicSuffixList, firstLabels: Set<String> = commercialLabels) {
+        self.publicSuffixes = publicSuffixes
+        countryCodeSuffixes = publicSuffixes.countryCodeSuffixes(firstLabels: firstLabels)
+    }
+
+    /// The url-filters of `name.*` (`name` normalized, without `.*`), in a fixed order.
+    func filters(name: String) -> [[UInt8]] {
+        var filters: [[UInt8]] = []
+        let excluded = publicSuffixes.lastLabelsReaching(into: name)
+        if let labels = Self.labelPatterns(excluding: excluded) {
+            for label in labels { filters.append(Self.filter(name: name, suffix: Array(label.utf8))) }
+        }
+        let exact = countryCodeSuffixes.filter { !publicSuffixes.suffixReaches(into: name, below: $0) }
+        for suffix in Self.suffixPatterns(exact) { filters.append(Self.filter(name: name, suffix: suffix)) }
+        return filters
+    }
+
+    /// `^[^:]+://+([^:/]+\.)?name\.SUFFIX[/:]`, the dots of `name` escaped; `suffix` is already a regex.
+    private static func filter(name: String, suffix: [UInt8]) -> [UInt8] {
+        var bytes = URLFilterBuilder.hostAnchorPrefix
+        for byte in name.utf8 {
+            if byte == UInt8(ascii: ".") { bytes.append(UInt8(ascii: "\\")) }
+            bytes.append(byte)
+        }
+        bytes += Array(#"\."#.utf8)
+        bytes += suffix
+        bytes += URLFilterBuilder.hostEndClass
+        return bytes
+    }
+
+    /// Regexes that together match exactly the host labels not in `excluded`, one per branch of
+    /// the excluded labels' letter tree: `[^c./:][^./:]*`, `c([^k./:][^./:]*)?`, `ck[^./:]+`
+    /// for `ck`. Nil when an excluded label has a character a class cannot simply list.
+    static func labelPatterns(excluding excluded: Set<String>) -> [String]? {
+        let letters = excluded.flatMap(\.utf8)
+        guard
+            letters.allSatisfy({
+                $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
+            })
+        else { return nil }
+        var patterns: [String] = []
+        func cover(prefix: String, remaining: Set<Substring>) {
+            let firsts = Set(remaining.compactMap(\.first)).sorted()
+            let next = "[^" + String(firsts) + "./:][^./:]*"
+            // A label may end at `prefix` unless `prefix` itself is excluded (a label is never empty).
+            let mayEnd = !prefix.isEmpty && !remaining.contains("")
+            patterns.append(prefix + (mayEnd ? "(" + next + ")?" : next))
+            for first in firsts {
+                cover(
+                    prefix: prefix + String(first),
+                    remaining: Set(remaining.filter { $0.first == first }.map { $0.dropFirst() }))
+            }
+        }
+        cover(prefix: "", remaining: Set(excluded.map { Substring($0) }))
+        return patterns
+    }
+
+    /// Two-label suffixes `first.cc` as few regexes as character classes allow, each naming
+    /// exactly some of them: `co\.[jk][pr]` only where `co.jp`, `co.jr`, `co.kp`, `co.kr` all are.
+    /// Rows are (first label, first letter of `cc`) with their second letters; rows with the same
+    /// second letters share a regex.
+    static func suffixPatterns(_ suffixes: [String]) -> [[UInt8]] {
+        var rows: [String: [Character: Set<Character>]] = [:]
+        for suffix in suffixes {
+            let labels = suffix.split(separator: ".")
+            guard labels.count == 2, labels[1].count == 2 else { continue }
+            let code = Array(labels[1])
+            rows[String(labels[0]), default: [:]][code[0], default: []].insert(code[1])
+        }
+        var patterns: [[UInt8]] = []
+        for first in rows.keys.sorted() {
+            var groups: [[Character]: [Character]] = [:]
+            for (letter, seconds) in rows[first]! { groups[seconds.sorted(), default: []].append(letter) }
+            let ordered = groups.map { (firsts: $0.value.sorted(), seconds: $0.key) }.sorted {
+                String($0.firsts) < String($1.firsts)
+            }
+            for group in ordered {
+                patterns.append(
+                    Array((first + #"\."# + characterClass(group.firsts) + characterClass(group.seconds)).utf8))
+            }
+        }
+        return patterns
+    }
+
+    private static func characterClass(_ letters: [Character]) -> String {
+        letters.count == 1 ? String(letters[0]) : "[" + String(letters) + "]"
+    }
+}
