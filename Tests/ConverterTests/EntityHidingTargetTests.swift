@@ -61,7 +61,7 @@ import Testing
         let json = String(
             decoding: try #require(output.lists.first { $0.id.hasPrefix("cosmetic-sites") }).json, as: UTF8.self)
         let expected = [
-            #"[^c./:][^./:]*"#, #"c([^k./:][^./:]*)?"#, #"ck[^./:][^./:]*"#,
+            #"[^./:]([^./:][^./:]+)?"#, #"[^c./:][^./:]"#, #"c[^k./:]"#,
             #"co\\.jp"#, #"co\\.uk"#, #"com\\.au"#,
         ].map { hide($0, ".x") }
         #expect(json == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
@@ -83,11 +83,10 @@ import Testing
             filters == [
                 #"^[^:]+://+([^:/]+\.)?b\.example[/:]"#,
                 // github.io is a public suffix: no github.io host is github.* in ABP's sense.
-                #"^[^:]+://+([^:/]+\.)?github\.[^ci./:][^./:]*[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.c([^k./:][^./:]*)?[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.ck[^./:][^./:]*[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.i([^o./:][^./:]*)?[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.io[^./:][^./:]*[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.[^./:]([^./:][^./:]+)?[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.[^ci./:][^./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.c[^k./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.i[^o./:][/:]"#,
                 #"^[^:]+://+([^:/]+\.)?github\.co\.jp[/:]"#,
                 #"^[^:]+://+([^:/]+\.)?github\.co\.uk[/:]"#,
                 #"^[^:]+://+([^:/]+\.)?github\.com\.au[/:]"#,
@@ -136,6 +135,26 @@ import Testing
         let suffix = registrable.split(separator: ".", maxSplits: 1).last.map(String.init) ?? ""
         let withoutSuffix = host.dropLast(suffix.count + 1)
         return withoutSuffix == name || withoutSuffix.hasSuffix("." + name)
+    }
+
+    /// The label regexes match every label over a small alphabet, up to five characters, except
+    /// the excluded ones: labels of one length (the wildcard country codes) and of mixed lengths.
+    @Test(arguments: [["ck"], ["ck", "bd", "cd"], ["c", "ck", "abc"], ["abc"], ["k"]])
+    func labelPatternsLeaveOutExactlyTheExcludedLabels(_ excluded: [String]) throws {
+        let patterns = try #require(EntityDomainFilters.labelPatterns(excluding: Set(excluded)))
+        let regexes = try patterns.map { try NSRegularExpression(pattern: "^" + $0 + "$") }
+        var labels = [""]
+        for _ in 1...5 {
+            labels += labels.filter { $0.count == labels.last!.count }.flatMap { l in
+                ["a", "b", "c", "d", "k"].map { l + $0 }
+            }
+        }
+        for label in Set(labels) where !label.isEmpty {
+            let matches = regexes.filter {
+                $0.firstMatch(in: label, range: NSRange(label.startIndex..., in: label)) != nil
+            }
+            #expect(matches.count == (excluded.contains(label) ? 0 : 1), "\(label) against \(patterns)")
+        }
     }
 
     @Test func publicSuffixesSayWhereANameHoldsASuffix() {

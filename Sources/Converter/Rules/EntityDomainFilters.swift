@@ -48,9 +48,11 @@ struct EntityDomainFilters: Sendable {
         return bytes
     }
 
-    /// Regexes that together match exactly the host labels not in `excluded`, one per branch of
-    /// the excluded labels' letter tree: `[^c./:][^./:]*`, `c([^k./:][^./:]*)?`, `ck[^./:]+`
-    /// for `ck`. Nil when an excluded label has a character a class cannot simply list.
+    /// Regexes that together match exactly the host labels not in `excluded`. Labels all of one
+    /// length `n` (the wildcard country codes): one regex for the other lengths, then the labels of
+    /// length `n` by the excluded labels' letter tree, `[^bc./:][^./:]`, `b[^d./:]`, `c[^k./:]` for
+    /// `bd` and `ck`; mixed lengths: the letter tree alone, `[^c./:][^./:]*`, `c([^k./:][^./:]*)?`,
+    /// `ck[^./:]+`. Nil when an excluded label has a character other than a letter or a digit.
     static func labelPatterns(excluding excluded: Set<String>) -> [String]? {
         let letters = excluded.flatMap(\.utf8)
         guard
@@ -58,20 +60,44 @@ struct EntityDomainFilters: Sendable {
                 $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
             })
         else { return nil }
-        var patterns: [String] = []
-        func cover(prefix: String, remaining: Set<Substring>) {
-            let firsts = Set(remaining.compactMap(\.first)).sorted()
-            let next = "[^" + String(firsts) + "./:][^./:]*"
-            // A label may end at `prefix` unless `prefix` itself is excluded (a label is never empty).
-            let mayEnd = !prefix.isEmpty && !remaining.contains("")
-            patterns.append(prefix + (mayEnd ? "(" + next + ")?" : next))
-            for first in firsts {
-                cover(
-                    prefix: prefix + String(first),
-                    remaining: Set(remaining.filter { $0.first == first }.map { $0.dropFirst() }))
-            }
+        let lengths = Set(excluded.map(\.utf8.count))
+        guard lengths.count == 1, let length = lengths.first else {
+            return letterTree(excluded.map { Substring($0) }, prefix: "", length: nil)
         }
-        cover(prefix: "", remaining: Set(excluded.map { Substring($0) }))
+        return [otherLengths(than: length)] + letterTree(excluded.map { Substring($0) }, prefix: "", length: length)
+    }
+
+    private static let labelCharacter = "[^./:]"
+
+    /// A label of any length but `length`: `[^./:]([^./:][^./:]+)?` for 2 (1, or 3 and more).
+    private static func otherLengths(than length: Int) -> String {
+        // Lengths 0 and 2 or more, then each step one more character in front: 0…k-1 and k+1 or more.
+        var pattern = "(" + labelCharacter + labelCharacter + "+)?"
+        for _ in 1..<length { pattern = "(" + labelCharacter + pattern + ")?" }
+        // Drop the outer optional group's `(` … `)?`: a label has at least one character.
+        return String(pattern.dropFirst().dropLast(2))
+    }
+
+    /// The labels after `prefix` that are not in `remaining` (the excluded labels less `prefix`),
+    /// one regex per node: all of `length` characters, or of any length when `length` is nil.
+    private static func letterTree(_ remaining: [Substring], prefix: String, length: Int?) -> [String] {
+        let firsts = Set(remaining.compactMap(\.first)).sorted()
+        let depth = prefix.count
+        var patterns: [String]
+        if let length {
+            if depth == length { return [] }
+            let tail = String(repeating: labelCharacter, count: length - depth - 1)
+            patterns = [prefix + "[^" + String(firsts) + "./:]" + tail]
+        } else {
+            let next = "[^" + String(firsts) + "./:]" + labelCharacter + "*"
+            // A label may end at `prefix` unless `prefix` itself is excluded (a label is never empty).
+            let mayEnd = depth > 0 && !remaining.contains("")
+            patterns = [prefix + (mayEnd ? "(" + next + ")?" : next)]
+        }
+        for first in firsts {
+            let below = remaining.filter { $0.first == first }.map { $0.dropFirst() }
+            patterns += letterTree(below, prefix: prefix + String(first), length: length)
+        }
         return patterns
     }
 
