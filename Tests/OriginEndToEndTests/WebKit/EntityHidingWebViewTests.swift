@@ -10,8 +10,6 @@ import Testing
 /// site, and nowhere else: not on `amazon.evil.example`, nor under a wildcard suffix (`*.ck`).
 @Suite struct EntityHidingWebViewTests {
     @Test func entityHidingActsInTheEntitysDocumentsOnly() throws {
-        let xvfb = "/usr/bin/xvfb-run"
-        try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
         let filters = """
             [Adblock Plus 2.0]
             amazon.*##.ad-a
@@ -39,17 +37,7 @@ import Testing
                 page("http://amazon.evil.example/p", ["http://www.google.co.jp/f"]),
             ],
         ]
-        let planFile = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "entity-plan-\(UUID().uuidString).json")
-        try JSONSerialization.data(withJSONObject: plan).write(to: planFile)
-        defer { try? FileManager.default.removeItem(at: planFile) }
-
-        let finished = try WebKitTestSupport.runScript(
-            "hiding_check.py", [planFile.path], under: [xvfb, "-a"], timeout: 300)
-        try #require(finished.status == 0, "hiding_check.py: \(finished.stderr)")
-        let hidden = try #require(
-            try JSONSerialization.jsonObject(with: finished.stdout) as? [String: [String: [String]]],
-            "\(String(decoding: finished.stdout, as: UTF8.self)) \(finished.stderr)")
+        let hidden = try WebKitTestSupport.hidingCheck(plan)
         let none = [String]()
         #expect(
             hidden == [
@@ -68,6 +56,6 @@ import Testing
                 "http://amazon.evil.example/p": [
                     "http://amazon.evil.example/p": none, "http://www.google.co.jp/f": ["ad-g"],
                 ],
-            ], "\(String(decoding: finished.stdout, as: UTF8.self))")
+            ])
     }
 }
