@@ -8,14 +8,11 @@ public protocol RegistrableDomainProvider: Sendable {
 /// longest matching rule, `*` wildcards, `!` exceptions, and the implicit rule `*`. Built from the
 /// list's text, so it stays pure; `PublicSuffixFile` reads Debian's copy for the executables.
 public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
-    private let rules: Set<String>
+    /// The list's rules, lowercase ASCII (`*.ck`, `co.uk`), read by `SuffixReach` too.
+    let rules: Set<String>
     private let exceptions: Set<String>
     /// The rules of the list's ICANN section (the registries' own suffixes, not private domains).
     private let icannRules: Set<String>
-    /// Every shorter label suffix of a rule (`b.c` and `c` of `a.b.c`): what a longer rule ends in.
-    private let ruleTails: Set<String>
-    /// Rules of two labels or more by their next-to-last label (`*` for wildcards), as last labels.
-    private let lastLabelsByNeighbour: [String: Set<String>]
 
     /// `toASCII` turns a Unicode rule into punycode (hosts arrive in punycode); a rule it cannot
     /// convert is left out. The default keeps ASCII rules only.
@@ -36,20 +33,9 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
                 if inICANNSection { icannRules.insert(lowered) }
             }
         }
-        var ruleTails = Set<String>()
-        var lastLabelsByNeighbour: [String: Set<String>] = [:]
-        for rule in rules {
-            let labels = rule.split(separator: ".")
-            for start in labels.indices.dropFirst() { ruleTails.insert(labels[start...].joined(separator: ".")) }
-            if labels.count >= 2 {
-                lastLabelsByNeighbour[String(labels[labels.count - 2]), default: []].insert(String(labels.last!))
-            }
-        }
         self.rules = rules
         self.exceptions = exceptions
         self.icannRules = icannRules
-        self.ruleTails = ruleTails
-        self.lastLabelsByNeighbour = lastLabelsByNeighbour
     }
 
     /// eTLD+1 of `host`; the host itself for IP addresses and for hosts that are public suffixes.
@@ -73,28 +59,6 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
             }
         }
         return 1
-    }
-
-    /// Whether some host `….name.suffix` (any labels before `name`) has a public suffix longer than
-    /// `suffix`: a rule reaches into `name` (`*.ck` for `amazon.ck`, `github.io` for `github.io`).
-    /// Exception rules are not consulted, so the answer errs towards yes: an ABP entity domain
-    /// `name.*` encoded as `name.suffix` must leave such hosts out.
-    public func suffixReaches(into name: String, below suffix: String) -> Bool {
-        var tail = suffix
-        for label in name.split(separator: ".").reversed() {
-            if rules.contains("*." + tail) { return true }
-            tail = label + "." + tail
-            if rules.contains(tail) { return true }
-        }
-        return ruleTails.contains(tail)
-    }
-
-    /// The labels `L` for which `suffixReaches(into: name, below: L)`: the top-level labels under
-    /// which `name.L` is, or holds, a public suffix.
-    public func lastLabelsReaching(into name: String) -> Set<String> {
-        guard let last = name.split(separator: ".").last else { return [] }
-        let candidates = (lastLabelsByNeighbour["*"] ?? []).union(lastLabelsByNeighbour[String(last)] ?? [])
-        return candidates.filter { suffixReaches(into: name, below: $0) }
     }
 
     /// The ICANN suffixes of two labels `first.cc` under a two-letter (country-code) top-level

@@ -159,10 +159,11 @@ import Testing
 
     @Test func publicSuffixesSayWhereANameHoldsASuffix() {
         let suffixes = Self.suffixes
-        #expect(suffixes.lastLabelsReaching(into: "amazon") == ["ck"])
-        #expect(suffixes.lastLabelsReaching(into: "github") == ["ck", "io"])
-        #expect(suffixes.suffixReaches(into: "co", below: "com"))
-        #expect(!suffixes.suffixReaches(into: "amazon", below: "co.uk"))
+        let reach = SuffixReach(suffixes)
+        #expect(reach.lastLabels(reachingInto: "amazon") == ["ck"])
+        #expect(reach.lastLabels(reachingInto: "github") == ["ck", "io"])
+        #expect(reach.reaches(into: "co", below: "com"))
+        #expect(!reach.reaches(into: "amazon", below: "co.uk"))
         #expect(suffixes.countryCodeSuffixes(firstLabels: ["co", "com"]) == ["co.jp", "co.uk", "com.au"])
     }
 }

@@ -23,7 +23,14 @@ struct ListLayout: Sendable {
     /// every list costs each page load a lookup, and tiny lists save little when they change.
     static let minimumStableListBytes = 150_000
 
-    var configuration: ConverterConfiguration
+    let configuration: ConverterConfiguration
+    /// Built once per layout from `configuration` (see `ConverterConfiguration.entityDomainFilters`).
+    private let entityFilters: EntityDomainFilters?
+
+    init(configuration: ConverterConfiguration) {
+        self.configuration = configuration
+        entityFilters = configuration.entityDomainFilters
+    }
 
     /// - Parameters:
     ///   - previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
@@ -59,7 +66,7 @@ struct ListLayout: Sendable {
     private func builder(_ input: LayoutInput) -> ListBuilder {
         ListBuilder(
             input: input, selectorsPerRule: configuration.genericSelectorsPerRule,
-            entityFilters: configuration.entityDomainFilters)
+            entityFilters: entityFilters)
     }
 
     // MARK: placement

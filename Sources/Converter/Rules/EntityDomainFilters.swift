@@ -15,22 +15,22 @@ struct EntityDomainFilters: Sendable {
     /// The registries' commercial labels: where a brand registers under a country-code domain.
     static let commercialLabels: Set<String> = ["co", "com"]
 
-    private let publicSuffixes: PublicSuffixList
+    private let reach: SuffixReach
     private let countryCodeSuffixes: [String]
 
     init(publicSuffixes: PublicSuffixList, firstLabels: Set<String> = commercialLabels) {
-        self.publicSuffixes = publicSuffixes
+        reach = SuffixReach(publicSuffixes)
         countryCodeSuffixes = publicSuffixes.countryCodeSuffixes(firstLabels: firstLabels)
     }
 
     /// The url-filters of `name.*` (`name` normalized, without `.*`), in a fixed order.
     func filters(name: String) -> [[UInt8]] {
         var filters: [[UInt8]] = []
-        let excluded = publicSuffixes.lastLabelsReaching(into: name)
+        let excluded = reach.lastLabels(reachingInto: name)
         if let labels = Self.labelPatterns(excluding: excluded) {
             for label in labels { filters.append(Self.filter(name: name, suffix: Array(label.utf8))) }
         }
-        let exact = countryCodeSuffixes.filter { !publicSuffixes.suffixReaches(into: name, below: $0) }
+        let exact = countryCodeSuffixes.filter { !reach.reaches(into: name, below: $0) }
         for suffix in Self.suffixPatterns(exact) { filters.append(Self.filter(name: name, suffix: suffix)) }
         return filters
     }
