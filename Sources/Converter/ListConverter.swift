@@ -37,7 +37,7 @@ public struct ListConverter: Sendable {
     ) throws -> ConversionOutput {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
-        var layout = try ListLayout(configuration: configuration).layOut(
+        var layout = try ListLayout(configuration: configuration, namesEntities: rules.hasEntitySites).layOut(
             rules, previous: previous, previousLists: previousLists)
         let state = layout.state
         let isFresh = layout.isFresh

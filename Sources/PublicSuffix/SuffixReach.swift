@@ -13,10 +13,17 @@ public struct SuffixReach: Sendable {
         var ruleTails = Set<String>()
         var lastLabelsByNeighbour: [String: Set<String>] = [:]
         for rule in list.rules {
-            let labels = rule.split(separator: ".")
-            guard labels.count >= 2 else { continue }
-            for start in labels.indices.dropFirst() { ruleTails.insert(labels[start...].joined(separator: ".")) }
-            lastLabelsByNeighbour[String(labels[labels.count - 2]), default: []].insert(String(labels.last!))
+            // Dots from the right: the last label, the next-to-last label, then every longer tail.
+            guard let lastDot = rule.lastIndex(of: ".") else { continue }
+            let last = String(rule[rule.index(after: lastDot)...])
+            let head = rule[..<lastDot]
+            let neighbourStart = head.lastIndex(of: ".").map { head.index(after: $0) } ?? head.startIndex
+            lastLabelsByNeighbour[String(head[neighbourStart...]), default: []].insert(last)
+            var dot = head.lastIndex(of: ".")
+            while let at = dot {
+                ruleTails.insert(String(rule[rule.index(after: at)...]))
+                dot = rule[..<at].lastIndex(of: ".")
+            }
         }
         rules = list.rules
         self.ruleTails = ruleTails

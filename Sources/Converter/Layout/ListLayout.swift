@@ -24,12 +24,15 @@ struct ListLayout: Sendable {
     static let minimumStableListBytes = 150_000
 
     let configuration: ConverterConfiguration
-    /// Built once per layout from `configuration` (see `ConverterConfiguration.entityDomainFilters`).
+    /// Built once per layout from `configuration` (see `ConverterConfiguration.entityDomainFilters`),
+    /// when the rules have entity sites.
     private let entityFilters: EntityDomainFilters?
 
-    init(configuration: ConverterConfiguration) {
+    /// - Parameter namesEntities: whether the rules have entity sites (`name.*`) to name; without,
+    ///   the Public Suffix List is not indexed.
+    init(configuration: ConverterConfiguration, namesEntities: Bool = true) {
         self.configuration = configuration
-        entityFilters = configuration.entityDomainFilters
+        entityFilters = namesEntities ? configuration.entityDomainFilters : nil
     }
 
     /// - Parameters:

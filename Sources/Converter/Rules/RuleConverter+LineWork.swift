@@ -119,7 +119,9 @@ extension RuleConverter {
         case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
         case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
         }
-        if keepsEntities, filter.excludedDomains.isEmpty {
+        if keepsEntities, filter.excludedDomains.isEmpty,
+            filter.includedDomains.contains(where: DomainNormalizer.isEntity)
+        {
             let split = EntityDomains.split(included: filter.includedDomains, excluded: [])
             if split.entityIncluded {
                 return entityHidingRule(filter, split: split, key: key, sourceID: sourceID, churn: churn)
