@@ -1,7 +1,9 @@
 /// ABP entity domains (`google.*`: the name under any public suffix, and its subdomains) have no
-/// WebKit equivalent: `if-domain` names one registrable site, and the set of public suffixes is not
+/// trigger condition: `if-domain` names one registrable site, and the set of public suffixes is not
 /// something a trigger can list. So a rule's entity domains are set apart from its plain ones, and
-/// only a part whose loss can never make WebKit hide or block more than ABP is left out.
+/// only a part whose loss can never make WebKit hide or block more than ABP is left out. Hiding
+/// rules of targets that name entity domains keep them as sites instead (`site(_:)`), whose
+/// documents `EntityDomainFilters` names through url-filters.
 struct EntityDomains {
     /// The plain domains of a rule's domain list, and what it named beyond them.
     struct Split: Equatable {

@@ -123,9 +123,7 @@ extension RuleConverter {
             filter.includedDomains.contains(where: DomainNormalizer.isEntity)
         {
             let split = EntityDomains.split(included: filter.includedDomains, excluded: [])
-            if split.entityIncluded {
-                return entityHidingRule(filter, split: split, key: key, sourceID: sourceID, churn: churn)
-            }
+            return entityHidingRule(filter, split: split, key: key, sourceID: sourceID, churn: churn)
         }
         let plain: (included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>], skippedPart: SkipReason?)
         switch EntityDomains.plainPart(included: filter.includedDomains, excluded: filter.excludedDomains) {
