@@ -13,6 +13,11 @@ public enum ConversionTarget: String, Sendable, CaseIterable, Equatable {
     /// the frame that makes the load) instead of a top-page domain condition.
     var judgesDomainsInFrame: Bool { self == .safari26 }
 
+    /// Hiding rules of entity domains (`amazon.*##sel`) name the entity's hosts through document
+    /// url-filters built from the Public Suffix List (`EntityDomainFilters`). Exact on every WebKit,
+    /// but it adds rules, so only the target that asks for the most exact set gets it.
+    var namesEntityDomainsInHiding: Bool { self == .safari26 }
+
     /// Whether this target's conditions need registrable domains (`ConverterConfiguration.publicSuffixes`).
     public var needsPublicSuffixes: Bool { self == .safari26 }
 }

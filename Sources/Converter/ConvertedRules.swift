@@ -7,6 +7,13 @@ struct ConvertedRules: Sendable, Equatable {
     var network: [NetworkRule] = []
     /// Element-hiding selectors after `#@#` exceptions were folded in.
     var cosmetic: [CosmeticSelector] = []
+    /// Whether some selector is limited to an entity site (`name.*`, see `EntityDomainFilters`).
+    var hasEntitySites: Bool {
+        cosmetic.contains { selector in
+            guard case .only(let sites) = selector.domains else { return false }
+            return sites.contains { EntityDomains.name(ofSite: $0) != nil }
+        }
+    }
     /// Rules that switch blocking or hiding off for whole sites, placed by layout at the end of
     /// the lists they must cancel.
     var siteExceptions: [SiteException] = []

@@ -1,4 +1,5 @@
 import PublicSuffix
+
 /// The converter's public surface: ABP filter-list bytes in, WebKit content-blocker lists and a
 /// report out. Pure: no files, no sockets, no clocks, so the same input gives the same bytes.
 
@@ -53,7 +54,7 @@ public struct ConverterConfiguration: Sendable, Equatable {
     /// The WebKit the lists are written for (see `ConversionTarget`).
     public var target = ConversionTarget.safari17
     /// Registrable domains, for conditions that must name a site exactly (a frame-relative party
-    /// test). Nil: a rule that would need them keeps the conversion that does not.
+    /// test, the hosts of an entity domain `name.*`). Nil: a rule that would need them keeps the conversion that does not.
     public var publicSuffixes: PublicSuffixList?
 
     public init(
@@ -66,6 +67,16 @@ public struct ConverterConfiguration: Sendable, Equatable {
         self.maxLists = maxLists
         self.genericSelectorsPerRule = genericSelectorsPerRule
         self.recentListLimit = recentListLimit
+    }
+
+    /// Whether hiding rules keep their entity sites (see `entityDomainFilters`).
+    var namesEntityDomainsInHiding: Bool { target.namesEntityDomainsInHiding && publicSuffixes != nil }
+
+    /// The url-filters of entity domains in hiding rules, for targets that name them and when the
+    /// public suffixes are given (nil: entity sites are left out of hiding rules, see `EntityDomains`).
+    var entityDomainFilters: EntityDomainFilters? {
+        guard namesEntityDomainsInHiding, let publicSuffixes else { return nil }
+        return EntityDomainFilters(publicSuffixes: publicSuffixes)
     }
 
     /// The most rules a list gets: the chunk size, never above what WebKit compiles.

@@ -19,7 +19,9 @@ public struct ListConverter: Sendable {
         previousLists: [String: [UInt8]] = [:]
     ) throws -> ConversionOutput {
         let input = consume sources
-        let (rules, reports, skipped) = try RuleConverter(target: configuration.target).convert(
+        let (rules, reports, skipped) = try RuleConverter(
+            target: configuration.target, keepsEntityHiding: configuration.namesEntityDomainsInHiding
+        ).convert(
             input, limit: LayoutCapacity(configuration))
         // The input bytes stay for provenance: its line texts are slices of them, cut only when written.
         return try assemble(
@@ -35,7 +37,7 @@ public struct ListConverter: Sendable {
     ) throws -> ConversionOutput {
         let previous = try previousLayout.map(LayoutState.decode)
         guard !(rules.network.isEmpty && rules.cosmetic.isEmpty) else { throw ConversionError.nothingToConvert }
-        var layout = try ListLayout(configuration: configuration).layOut(
+        var layout = try ListLayout(configuration: configuration, namesEntities: rules.hasEntitySites).layOut(
             rules, previous: previous, previousLists: previousLists)
         let state = layout.state
         let isFresh = layout.isFresh

@@ -74,6 +74,23 @@ package enum WebKitTestSupport {
         return (finished.status, finished.stdout, finished.stderr)
     }
 
+    /// Runs hiding_check.py under Xvfb on `plan` (see the script for its keys), written to a
+    /// temporary file: what each document hid, `{page: {document: [hidden ids]}}`.
+    package static func hidingCheck(_ plan: [String: Any], timeout: Double = 300) throws -> [String: [String: [String]]]
+    {
+        let xvfb = "/usr/bin/xvfb-run"
+        try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
+        let planFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "hiding-plan-\(UUID().uuidString).json")
+        try JSONSerialization.data(withJSONObject: plan).write(to: planFile)
+        defer { try? FileManager.default.removeItem(at: planFile) }
+        let finished = try runScript("hiding_check.py", [planFile.path], under: [xvfb, "-a"], timeout: timeout)
+        try #require(finished.status == 0, "hiding_check.py: \(finished.stderr)")
+        return try #require(
+            try JSONSerialization.jsonObject(with: finished.stdout) as? [String: [String: [String]]],
+            "\(String(decoding: finished.stdout, as: UTF8.self)) \(finished.stderr)")
+    }
+
     package static func rule(_ trigger: String) -> String {
         #"{"trigger":{\#(trigger)},"action":{"type":"block"}}"#
     }

@@ -13,8 +13,12 @@ import JSONBytes
 /// shows what each form hides). Groups follow list order,
 /// and list order keeps survivors in place and appends newcomers, so a new selector lands in the
 /// last group of its kind instead of reshuffling the others.
+///
+/// An entity site (`amazon.*`, kept only for targets that name entity domains) is a group of its
+/// own too, with one rule per url-filter of `EntityDomainFilters`, all with the same selectors.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
+    var entityFilters: EntityDomainFilters? = nil
 
     /// Rules for `selectors` (in list order): everywhere groups, then `unless-domain`, then site
     /// groups; with the input lines of each rule (`origins` by selector, nil when unknown).
@@ -46,6 +50,18 @@ struct CosmeticRuleBuilder: Sendable {
             }
         }
         for (domains, group) in sites.groups {
+            if let name = EntityDomains.name(ofSite: domains[0]) {
+                // Every filter repeats the same selectors: their JSON is written once per chunk.
+                let groupChunks = chunks(group)
+                let actions = groupChunks.map(action)
+                for filter in entityFilters?.filters(name: name) ?? [] {
+                    for (chunk, action) in zip(groupChunks, actions) {
+                        out.append(rule(documentFilter: filter, action: action))
+                        close(chunk)
+                    }
+                }
+                continue
+            }
             let documentFilter = CosmeticRuleBuilder.documentFilter(site: domains[0])
             for chunk in chunks(group) {
                 if let documentFilter {
@@ -101,6 +117,23 @@ struct CosmeticRuleBuilder: Sendable {
         var out: [UInt8] = []
         JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         trigger(&out)
+        out += action(selectors)
+        return out
+    }
+
+    /// A document rule whose rule text after the trigger's fields is `action` (made by `action(_:)`).
+    private func rule(documentFilter: [UInt8], action: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.appendLiteral(#"{"trigger":{"url-filter":"#, to: &out)
+        JSONWriter.appendString(documentFilter, to: &out)
+        JSONWriter.appendLiteral(#","resource-type":["document"]"#, to: &out)
+        out += action
+        return out
+    }
+
+    /// The end of a rule: `},"action":{"type":"css-display-none","selector":"a, b"}}`.
+    private func action(_ selectors: ArraySlice<SourcedSelector>) -> [UInt8] {
+        var out: [UInt8] = []
         JSONWriter.appendLiteral(#"},"action":{"type":"css-display-none","selector":"#, to: &out)
         JSONWriter.appendString(selectors.map(\.selector).joined(separator: ", "), to: &out)
         JSONWriter.appendLiteral("}}", to: &out)

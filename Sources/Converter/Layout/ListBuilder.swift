@@ -4,6 +4,8 @@
 struct ListBuilder: Sendable {
     var input: LayoutInput
     var selectorsPerRule: Int
+    /// The url-filters of the entity sites (`name.*`) hiding rules kept; nil when none were kept.
+    var entityFilters: EntityDomainFilters? = nil
 
     /// Builds every list, the lists spread over the cores (each is independent of the others).
     func build(_ placed: [PlacedList]) -> [LaidOutList] {
@@ -122,7 +124,7 @@ struct ListBuilder: Sendable {
     private func cosmeticRules(_ indices: [Int]) -> ([[UInt8]], ListOrigins) {
         let known = input.rules.origins
         let lines = indices.map { $0 < known.cosmetic.count ? known.cosmetic[$0] : nil }
-        return CosmeticRuleBuilder(perRule: selectorsPerRule).rules(
+        return CosmeticRuleBuilder(perRule: selectorsPerRule, entityFilters: entityFilters).rules(
             indices.map { input.rules.cosmetic[$0] }, origins: lines)
     }
 }

@@ -23,7 +23,17 @@ struct ListLayout: Sendable {
     /// every list costs each page load a lookup, and tiny lists save little when they change.
     static let minimumStableListBytes = 150_000
 
-    var configuration: ConverterConfiguration
+    let configuration: ConverterConfiguration
+    /// Built once per layout from `configuration` (see `ConverterConfiguration.entityDomainFilters`),
+    /// when the rules have entity sites.
+    private let entityFilters: EntityDomainFilters?
+
+    /// - Parameter namesEntities: whether the rules have entity sites (`name.*`) to name; without,
+    ///   the Public Suffix List is not indexed.
+    init(configuration: ConverterConfiguration, namesEntities: Bool = true) {
+        self.configuration = configuration
+        entityFilters = namesEntities ? configuration.entityDomainFilters : nil
+    }
 
     /// - Parameters:
     ///   - previousLists: last run's published bytes by list id, for `DeferredRemoval`; may be empty.
@@ -57,7 +67,9 @@ struct ListLayout: Sendable {
     }
 
     private func builder(_ input: LayoutInput) -> ListBuilder {
-        ListBuilder(input: input, selectorsPerRule: configuration.genericSelectorsPerRule)
+        ListBuilder(
+            input: input, selectorsPerRule: configuration.genericSelectorsPerRule,
+            entityFilters: entityFilters)
     }
 
     // MARK: placement

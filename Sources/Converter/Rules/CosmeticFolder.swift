@@ -73,6 +73,9 @@ struct CosmeticFolder {
         case .only(let sites):
             var kept: [String] = []
             for site in sites {
+                // An entity site's hosts are not checked against the exception's sites: any
+                // site exception of the selector leaves the entity out, so it never hides there.
+                if EntityDomains.name(ofSite: site) != nil, !exceptions.domains.isEmpty { continue }
                 if exceptions.domains.contains(where: { DomainNormalizer.isSameOrSubdomain(site, of: $0) }) { continue }
                 if exceptions.domains.contains(where: { DomainNormalizer.isSameOrSubdomain($0, of: site) }) {
                     return .skipped(.cosmeticExceptionInexact)

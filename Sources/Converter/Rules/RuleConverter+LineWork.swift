@@ -5,7 +5,7 @@ extension RuleConverter {
     /// - Parameter exceptedSelectors: the input's `#@#` selectors, to mark sure members (nil: mark none).
     static func parse(
         _ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>],
-        exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17
+        exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17, keepsEntityHiding: Bool = false
     ) -> ParsedChunk {
         let source = sources[chunk.source]
         var outcomes: [LineOutcome] = []
@@ -40,7 +40,10 @@ extension RuleConverter {
                     case .success(let parsed) where parsed.isException:
                         filter = .cosmeticException(exception(parsed))
                     case .success(let parsed):
-                        filter = .hiding(hidingRule(parsed, key: key, sourceID: source.id, churn: churn))
+                        filter = .hiding(
+                            hidingRule(
+                                parsed, key: key, sourceID: source.id, churn: churn,
+                                keepsEntities: keepsEntityHiding))
                     }
                 default:
                     switch NetworkFilterParser.parse(slice) {
@@ -105,14 +108,22 @@ extension RuleConverter {
                 skippedPart: filter.excludedDomains.isEmpty ? nil : .exceptionExclusionWidened))
     }
 
+    /// - Parameter keepsEntities: entity sites stay sites of the rule (`EntityDomains.site`) when
+    ///   the line names no `~` site; otherwise they are left out (`EntityDomains.plainPart`).
     private static func hidingRule(
         _ filter: CosmeticFilter, key: String, sourceID: String,
-        churn: ChurnClass
+        churn: ChurnClass, keepsEntities: Bool
     ) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
         switch CSSSelectorChecker.check(filter.selector) {
         case .valid: break
         case .extendedCSS: return .failure(SkipReasonError(reason: .extendedCSS))
         case .invalid: return .failure(SkipReasonError(reason: .invalidSelector))
+        }
+        if keepsEntities, filter.excludedDomains.isEmpty,
+            filter.includedDomains.contains(where: DomainNormalizer.isEntity)
+        {
+            let split = EntityDomains.split(included: filter.includedDomains, excluded: [])
+            return entityHidingRule(filter, split: split, key: key, sourceID: sourceID, churn: churn)
         }
         let plain: (included: [ArraySlice<UInt8>], excluded: [ArraySlice<UInt8>], skippedPart: SkipReason?)
         switch EntityDomains.plainPart(included: filter.includedDomains, excluded: filter.excludedDomains) {
@@ -132,5 +143,26 @@ extension RuleConverter {
                 key: key, selector: String(decoding: filter.selector, as: UTF8.self),
                 domains: domains, sourceID: sourceID, churn: churn,
                 skippedPart: plain.skippedPart))
+    }
+
+    /// A hiding rule on plain and entity sites, none excluded: every site stays, entity sites as `name.*`.
+    private static func entityHidingRule(
+        _ filter: CosmeticFilter, split: EntityDomains.Split, key: String, sourceID: String, churn: ChurnClass
+    ) -> Result<CosmeticFolder.HidingRule, SkipReasonError> {
+        var sites: [String] = []
+        if !split.included.isEmpty {
+            switch DomainCondition.resolve(included: split.included, excluded: []) {
+            case .failure(let error): return .failure(error)
+            case .success(.only(let plain)): sites = plain
+            case .success: return .failure(SkipReasonError(reason: .invalidDomain))
+            }
+        }
+        let entities = split.entityNames.compactMap(EntityDomains.site)
+        if sites.isEmpty && entities.isEmpty { return .failure(SkipReasonError(reason: .entityDomain)) }
+        return .success(
+            CosmeticFolder.HidingRule(
+                key: key, selector: String(decoding: filter.selector, as: UTF8.self),
+                domains: .only(Array(Set(sites + entities)).sorted()), sourceID: sourceID, churn: churn,
+                skippedPart: entities.count < split.entityNames.count ? .entityDomainPart : nil))
     }
 }

@@ -9,9 +9,13 @@
 struct RuleConverter: Sendable {
     /// What the emitted rules may use.
     var target: ConversionTarget
+    /// Hiding rules keep their entity sites (`name.*`), which the layout names through
+    /// `EntityDomainFilters`; false leaves them out (`EntityDomains.plainPart`).
+    var keepsEntityHiding: Bool
 
-    init(target: ConversionTarget = .safari17) {
+    init(target: ConversionTarget = .safari17, keepsEntityHiding: Bool = false) {
         self.target = target
+        self.keepsEntityHiding = keepsEntityHiding
     }
 
     /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
@@ -148,11 +152,12 @@ struct RuleConverter: Sendable {
         for waveStart in stride(from: 0, to: chunks.count, by: Self.chunksPerWave) {
             let wave = waveStart..<min(waveStart + Self.chunksPerWave, chunks.count)
             let target = target
+            let keepsEntityHiding = keepsEntityHiding
             let done = Parallel.map(wave.count) { offset -> ParsedChunk in
                 let chunk = chunks[wave.lowerBound + offset]
                 return Self.parse(
                     chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors,
-                    target: target)
+                    target: target, keepsEntityHiding: keepsEntityHiding)
             }
             for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
             first.read(chunks, parsed, wave: wave, tallies: &tallies)
