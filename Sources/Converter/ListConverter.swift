@@ -19,7 +19,9 @@ public struct ListConverter: Sendable {
         previousLists: [String: [UInt8]] = [:]
     ) throws -> ConversionOutput {
         let input = consume sources
-        let (rules, reports, skipped) = try RuleConverter(target: configuration.target).convert(
+        let (rules, reports, skipped) = try RuleConverter(
+            target: configuration.target, publicSuffixes: configuration.publicSuffixes
+        ).convert(
             input, limit: LayoutCapacity(configuration))
         // The input bytes stay for provenance: its line texts are slices of them, cut only when written.
         return try assemble(

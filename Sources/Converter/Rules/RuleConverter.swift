@@ -1,3 +1,5 @@
+import PublicSuffix
+
 /// Rule conversion entry point: ABP list bytes → every WebKit rule they express (`ConvertedRules`),
 /// plus per-source coverage. Each filter line ends up converted (or folded) or skipped with a reason.
 ///
@@ -9,9 +11,12 @@
 struct RuleConverter: Sendable {
     /// What the emitted rules may use.
     var target: ConversionTarget
+    /// Registrable domains, for party tests the target judges in the frame (nil: on the top page).
+    var publicSuffixes: PublicSuffixList?
 
-    init(target: ConversionTarget = .safari17) {
+    init(target: ConversionTarget = .safari17, publicSuffixes: PublicSuffixList? = nil) {
         self.target = target
+        self.publicSuffixes = publicSuffixes
     }
 
     /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
@@ -148,11 +153,12 @@ struct RuleConverter: Sendable {
         for waveStart in stride(from: 0, to: chunks.count, by: Self.chunksPerWave) {
             let wave = waveStart..<min(waveStart + Self.chunksPerWave, chunks.count)
             let target = target
+            let publicSuffixes = publicSuffixes
             let done = Parallel.map(wave.count) { offset -> ParsedChunk in
                 let chunk = chunks[wave.lowerBound + offset]
                 return Self.parse(
                     chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors,
-                    target: target)
+                    target: target, publicSuffixes: publicSuffixes)
             }
             for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
             first.read(chunks, parsed, wave: wave, tallies: &tallies)
