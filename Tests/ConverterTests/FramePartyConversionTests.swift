@@ -51,12 +51,10 @@ import Testing
                 == [rule(#","resource-type":["script"],"if-frame-url":["\#(Self.ads)"]"#)])
     }
 
-    /// One trigger: `load-type` judges the document loads (WebKitGTK matches their frame condition on
-    /// `about:blank`, where `unless-frame-url` holds), the frame condition narrows the subresources.
-    @Test func typelessThirdPartyKeepsOneTrigger() {
-        #expect(
-            convert("||ads.example/x$third-party").json
-                == [rule(#","load-type":["third-party"],"unless-frame-url":["\#(Self.ads)"]"#)])
+    /// A typeless `$third-party` rule with no `$domain` keeps `load-type`: it blocks the site's
+    /// iframes on other sites' pages itself (and judging it in the frame cost 11 % of a first compile).
+    @Test func typelessThirdPartyKeepsTheTopPageTest() {
+        #expect(convert("||ads.example/x$third-party").json == [rule(#","load-type":["third-party"]"#)])
     }
 
     /// `if-frame-url` would never let a document load through: those keep `load-type`, in a trigger of their own.
