@@ -104,7 +104,7 @@ let package = Package(
         .executableTarget(name: "ConvertTiming", dependencies: ["Converter"]),
         // Helpers both test targets share: seeded randomness, child processes, loopback sockets, bounded waits.
         .target(name: "TestSupport", dependencies: ["ProcessRunner"], path: "Tests/Support"),
-        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes"]),
+        .testTarget(name: "ConverterTests", dependencies: ["Converter", "ConverterFuzz", "TestSupport", "CZlibShim", "URLFilterGrammar", "ContentBlockerEngine", "JSONBytes", "PublicSuffix"]),
         .testTarget(name: "JSONBytesTests", dependencies: ["JSONBytes"]),
         // Fixtures and harnesses the origin's test targets share: the in-process server, scripted origins,
         // a Varnish edge, WebKit runs, followers, the upstream lists the tests convert.

@@ -18,6 +18,10 @@ public enum ConversionTarget: String, Sendable, CaseIterable, Equatable {
     /// but it adds rules, so only the target that asks for the most exact set gets it.
     var namesEntityDomainsInHiding: Bool { self == .safari26 }
 
+    /// `$third-party` of a rule that fixes the request's site becomes a frame-URL condition on that
+    /// site instead of `load-type`, which compares with the top page (`FramePartyCondition`).
+    var judgesPartyInFrame: Bool { self == .safari26 }
+
     /// Whether this target's conditions need registrable domains (`ConverterConfiguration.publicSuffixes`).
     public var needsPublicSuffixes: Bool { self == .safari26 }
 }

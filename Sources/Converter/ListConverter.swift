@@ -20,7 +20,8 @@ public struct ListConverter: Sendable {
     ) throws -> ConversionOutput {
         let input = consume sources
         let (rules, reports, skipped) = try RuleConverter(
-            target: configuration.target, keepsEntityHiding: configuration.namesEntityDomainsInHiding
+            target: configuration.target, keepsEntityHiding: configuration.namesEntityDomainsInHiding,
+            publicSuffixes: configuration.publicSuffixes
         ).convert(
             input, limit: LayoutCapacity(configuration))
         // The input bytes stay for provenance: its line texts are slices of them, cut only when written.

@@ -13,6 +13,8 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     private let exceptions: Set<String>
     /// The ICANN section's rules of two labels under a two-letter top-level domain (`co.uk`), sorted.
     private let countryCodeSecondLevel: [String]
+    /// Every domain the list names a public suffix below (`amazonaws.com` for `s3.amazonaws.com`).
+    private let parentsOfSuffixes: Set<String>
 
     /// `toASCII` turns a Unicode rule into punycode (hosts arrive in punycode); a rule it cannot
     /// convert is left out. The default keeps ASCII rules only.
@@ -38,29 +40,68 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
         self.rules = rules
         self.exceptions = exceptions
         self.countryCodeSecondLevel = countryCodeSecondLevel.sorted()
+        var parents = Set<String>()
+        for rule in rules.union(exceptions) {
+            var rest = rule[...]
+            while let dot = rest.firstIndex(of: ".") {
+                rest = rest[rest.index(after: dot)...]
+                parents.insert(String(rest))
+            }
+        }
+        self.parentsOfSuffixes = parents
+    }
+
+    /// The registrable domain that `host` and every host below it share, or nil when they do not
+    /// share one: `host` is a public suffix (each name below it is a site of its own), or the list
+    /// names a public suffix below its registrable domain (`s3.amazonaws.com` below `amazonaws.com`).
+    /// A rule anchored to such a host fixes the site of every request it matches.
+    public func sharedRegistrableDomain(of host: String) -> String? {
+        let host = Self.trimmed(host)
+        if Self.isAddress(host) { return host }
+        let (starts, suffix) = suffixLabels(host)
+        guard starts.count > suffix else { return nil }
+        let site = String(host[starts[starts.count - suffix - 1]...])
+        return parentsOfSuffixes.contains(site) ? nil : site
     }
 
     /// eTLD+1 of `host`; the host itself for IP addresses and for hosts that are public suffixes.
     public func registrableDomain(of host: String) -> String {
-        var host = host.lowercased()
-        while host.hasSuffix(".") { host.removeLast() }
-        if host.hasPrefix("[") || host.split(separator: ".").allSatisfy({ $0.allSatisfy(\.isNumber) }) { return host }
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        let suffix = suffixLength(labels)
-        guard labels.count > suffix else { return host }
-        return labels.suffix(suffix + 1).joined(separator: ".")
+        let host = Self.trimmed(host)
+        if Self.isAddress(host) { return host }
+        let (starts, suffix) = suffixLabels(host)
+        guard starts.count > suffix else { return host }
+        return String(host[starts[starts.count - suffix - 1]...])
     }
 
-    private func suffixLength(_ labels: [String]) -> Int {
-        for start in 0..<labels.count {
-            let candidate = labels[start...].joined(separator: ".")
-            if exceptions.contains(candidate) { return labels.count - start - 1 }
-            if rules.contains(candidate) { return labels.count - start }
-            if start + 1 <= labels.count - 1, rules.contains((["*"] + labels[(start + 1)...]).joined(separator: ".")) {
-                return labels.count - start
+    private static func trimmed(_ host: String) -> String {
+        var host = host.lowercased()
+        while host.hasSuffix(".") { host.removeLast() }
+        return host
+    }
+
+    /// An IP address: no registrable domain, and no names below it.
+    private static func isAddress(_ host: String) -> Bool {
+        host.hasPrefix("[") || host.allSatisfy { $0 == "." || $0.isNumber }
+    }
+
+    /// Where each label of `host` starts, and how many labels its public suffix has (the longest
+    /// matching rule, `!` exceptions first, the implicit `*`). Slices of `host`, so no label is joined again.
+    private func suffixLabels(_ host: String) -> (starts: [String.Index], count: Int) {
+        var starts = [host.startIndex]
+        var index = host.startIndex
+        while let dot = host[index...].firstIndex(of: ".") {
+            index = host.index(after: dot)
+            starts.append(index)
+        }
+        for (label, start) in starts.enumerated() {
+            let candidate = String(host[start...])
+            if exceptions.contains(candidate) { return (starts, starts.count - label - 1) }
+            if rules.contains(candidate) { return (starts, starts.count - label) }
+            if label + 1 < starts.count, rules.contains("*." + host[starts[label + 1]...]) {
+                return (starts, starts.count - label)
             }
         }
-        return 1
+        return (starts, 1)
     }
 
     /// The ICANN suffixes of two labels `first.cc` under a two-letter (country-code) top-level

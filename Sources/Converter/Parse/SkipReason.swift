@@ -47,6 +47,10 @@ enum SkipReason: String, CaseIterable, Sendable {
     /// `$genericblock` on a URL pattern: the layout keeps generic blocks apart from site blocks
     /// by whole sites only, so no list order makes it cancel exactly the generic blocks on those pages.
     case genericblockPattern = "genericblock-pattern"
+    /// `$third-party` whose `$domain` sites are all the request's own site, or `~third-party` with only
+    /// other sites, on a rule that fixes the request's site: ABP never applies it (targets that judge
+    /// the party in the frame).
+    case partyContradictsDomain = "party-contradicts-domain"
     /// A block rule that would match every URL with no condition at all.
     case matchesEverything = "matches-everything"
     // Cosmetic filters.

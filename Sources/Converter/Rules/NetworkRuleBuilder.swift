@@ -1,4 +1,5 @@
 import JSONBytes
+import PublicSuffix
 
 /// Builds the WebKit rule objects for one parsed network filter: url-filter variants × request-type
 /// groups, with party, domain and case conditions. Pure bytes in, JSON bytes out.
@@ -53,9 +54,11 @@ struct NetworkRuleBuilder {
     /// - Parameter scratch: where each rule is written before it is copied out at its exact size
     ///   (the rules live until layout ends, and a grown buffer's slack was about half their
     ///   memory); reused from line to line by the caller, so a line costs no buffer allocation.
-    static func build(_ filter: NetworkFilter, scratch: inout [UInt8], target: ConversionTarget = .safari17) -> Result<
-        Built, SkipReasonError
-    > {
+    /// - Parameter publicSuffixes: registrable domains, for a party test judged in the frame (nil: on the top page).
+    static func build(
+        _ filter: NetworkFilter, scratch: inout [UInt8], target: ConversionTarget = .safari17,
+        publicSuffixes: PublicSuffixList? = nil
+    ) -> Result<Built, SkipReasonError> {
         func fail(_ reason: SkipReason) -> Result<Built, SkipReasonError> { .failure(SkipReasonError(reason: reason)) }
         let options = filter.options
         if options.siteException != nil { return fail(filter.isException ? .siteExceptionPattern : .unsupportedOption) }
@@ -109,19 +112,25 @@ struct NetworkRuleBuilder {
             if first == nil { first = rule } else { more.append(rule) }
         }
         scratch.reserveCapacity(512)
-        func json(_ variant: [UInt8], _ group: TypeGroup, _ condition: ConditionValues?, _ action: StaticString)
-            -> [UInt8]
-        {
+        let frame = FrameConditions(
+            filter, condition: condition, anchorHost: urlFilter.anchorHost, target: target,
+            publicSuffixes: publicSuffixes)
+        func json(
+            _ variant: [UInt8], _ group: TypeGroup, _ condition: ConditionValues?, _ action: StaticString,
+            party: Bool?
+        ) -> [UInt8] {
             scratch.removeAll(keepingCapacity: true)
-            appendRuleJSON(variant, options, group, condition: condition, action: action, to: &scratch)
+            appendRuleJSON(variant, options, group, condition: condition, action: action, party: party, to: &scratch)
             return scratch.withUnsafeBufferPointer { Array($0) }
         }
-        let inFrame = target.judgesDomainsInFrame && condition != .any
-        let ruleGroups = inFrame ? FrameDomainCondition.groups(splitting: groups) : groups
+        let ruleGroups = frame.splitsTypeless ? FrameDomainCondition.groups(splitting: groups) : groups
         for variant in urlFilter.variants {
             for group in ruleGroups {
                 let types = group.resourceTypes.map(WebKitResourceTypes.init)
-                let framed = inFrame && !FrameDomainCondition.loadsDocument(group)
+                let framed = frame.judgesInFrame(group)
+                if framed, frame.never { continue }
+                let condition = framed ? frame.condition : condition
+                let party = frame.party(in: group, framed: framed)
                 func sites(_ domains: [String], included: Bool) -> ConditionValues {
                     framed
                         ? ConditionValues(
@@ -132,28 +141,31 @@ struct NetworkRuleBuilder {
                 }
                 switch condition {
                 case .any:
-                    add(BuiltRule(json: json(variant, group, nil, action), resourceTypes: types))
+                    add(BuiltRule(json: json(variant, group, nil, action, party: party), resourceTypes: types))
                 case .only(let domains):
                     add(
                         BuiltRule(
-                            json: json(variant, group, sites(domains, included: true), action), resourceTypes: types,
+                            json: json(variant, group, sites(domains, included: true), action, party: party),
+                            resourceTypes: types,
                             judgedInFrame: framed))
                 case .except(let domains):
                     add(
                         BuiltRule(
-                            json: json(variant, group, sites(domains, included: false), action), resourceTypes: types,
+                            json: json(variant, group, sites(domains, included: false), action, party: party),
+                            resourceTypes: types,
                             judgedInFrame: framed))
                 case .carvedOut(let included, let excluded):
                     add(
                         BuiltRule(
-                            json: json(variant, group, sites(included, included: true), action),
-                            carveOut: json(variant, group, sites(excluded, included: true), "ignore-previous-rules"),
+                            json: json(variant, group, sites(included, included: true), action, party: party),
+                            carveOut: json(
+                                variant, group, sites(excluded, included: true), "ignore-previous-rules", party: party),
                             resourceTypes: types,
                             judgedInFrame: framed))
                 }
             }
         }
-        guard let first else { return fail(.emptyTypeSet) }
+        guard let first else { return fail(frame.never ? .partyContradictsDomain : .emptyTypeSet) }
         return .success(
             Built(
                 first: first, more: more, kind: kind, anchorHost: urlFilter.anchorHost, condition: condition,
@@ -207,7 +219,7 @@ struct NetworkRuleBuilder {
 
     static func appendRuleJSON(
         _ urlFilter: [UInt8], _ options: NetworkOptions, _ group: TypeGroup,
-        condition: ConditionValues?, action: StaticString, to out: inout [UInt8]
+        condition: ConditionValues?, action: StaticString, party thirdParty: Bool?, to out: inout [UInt8]
     ) {
         JSONWriter.appendLiteral(#"{"trigger":{"#, to: &out)
         JSONWriter.appendKey("url-filter", to: &out)
@@ -218,7 +230,7 @@ struct NetworkRuleBuilder {
         if let resourceTypes = group.resourceTypes {
             appendResourceTypes(WebKitResourceTypes(resourceTypes), to: &out)
         }
-        if let thirdParty = options.thirdParty {
+        if let thirdParty {
             JSONWriter.appendLiteral(
                 thirdParty ? #","load-type":["third-party"]"# : #","load-type":["first-party"]"#, to: &out)
         }

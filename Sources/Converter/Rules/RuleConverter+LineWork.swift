@@ -1,3 +1,5 @@
+import PublicSuffix
+
 /// The per-line work of `RuleConverter`: what one filter line means, computed from the line alone.
 extension RuleConverter {
     /// The per-line work for one chunk: classify, parse and build, for every filter line (comments,
@@ -5,7 +7,8 @@ extension RuleConverter {
     /// - Parameter exceptedSelectors: the input's `#@#` selectors, to mark sure members (nil: mark none).
     static func parse(
         _ chunk: Chunk, sources: [FilterListSource], lineRanges: [Range<Int>],
-        exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17, keepsEntityHiding: Bool = false
+        exceptedSelectors: Set<String>? = nil, target: ConversionTarget = .safari17, keepsEntityHiding: Bool = false,
+        publicSuffixes: PublicSuffixList? = nil
     ) -> ParsedChunk {
         let source = sources[chunk.source]
         var outcomes: [LineOutcome] = []
@@ -55,7 +58,9 @@ extension RuleConverter {
                         } else if let site = SiteExceptionBuilder.build(parsed) {
                             filter = .siteException(site)
                         } else {
-                            filter = .network(NetworkRuleBuilder.build(parsed, scratch: &scratch, target: target))
+                            filter = .network(
+                                NetworkRuleBuilder.build(
+                                    parsed, scratch: &scratch, target: target, publicSuffixes: publicSuffixes))
                         }
                     }
                 }

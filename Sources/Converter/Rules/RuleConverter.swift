@@ -1,3 +1,5 @@
+import PublicSuffix
+
 /// Rule conversion entry point: ABP list bytes → every WebKit rule they express (`ConvertedRules`),
 /// plus per-source coverage. Each filter line ends up converted (or folded) or skipped with a reason.
 ///
@@ -12,10 +14,14 @@ struct RuleConverter: Sendable {
     /// Hiding rules keep their entity sites (`name.*`), which the layout names through
     /// `EntityDomainFilters`; false leaves them out (`EntityDomains.plainPart`).
     var keepsEntityHiding: Bool
+    /// Registrable domains, for party tests the target judges in the frame (nil: on the top page).
+    var publicSuffixes: PublicSuffixList?
 
-    init(target: ConversionTarget = .safari17, keepsEntityHiding: Bool = false) {
+    init(target: ConversionTarget = .safari17, keepsEntityHiding: Bool = false, publicSuffixes: PublicSuffixList? = nil)
+    {
         self.target = target
         self.keepsEntityHiding = keepsEntityHiding
+        self.publicSuffixes = publicSuffixes
     }
 
     /// Lines one piece of parallel work parses: big enough to outweigh scheduling, small enough to balance two cores.
@@ -153,11 +159,12 @@ struct RuleConverter: Sendable {
             let wave = waveStart..<min(waveStart + Self.chunksPerWave, chunks.count)
             let target = target
             let keepsEntityHiding = keepsEntityHiding
+            let publicSuffixes = publicSuffixes
             let done = Parallel.map(wave.count) { offset -> ParsedChunk in
                 let chunk = chunks[wave.lowerBound + offset]
                 return Self.parse(
                     chunk, sources: sources, lineRanges: lineRanges[chunk.source], exceptedSelectors: exceptedSelectors,
-                    target: target, keepsEntityHiding: keepsEntityHiding)
+                    target: target, keepsEntityHiding: keepsEntityHiding, publicSuffixes: publicSuffixes)
             }
             for (offset, chunk) in done.enumerated() { parsed[wave.lowerBound + offset] = chunk }
             first.read(chunks, parsed, wave: wave, tallies: &tallies)

@@ -1,6 +1,7 @@
 import Converter
 import Foundation
 import OriginTestSupport
+import PublicSuffix
 import Testing
 
 /// What the `safari-26` target's rules decide in a real WebKitGTK WebView (hiding_check.py under
@@ -20,13 +21,15 @@ import Testing
         """
 
     /// Runs hiding_check.py on `target`'s lists of `filters` with `pages`.
-    static func run(_ target: ConversionTarget, filters: String = filters, pages: [[String: Any]]) throws -> [String:
-        [String: [String]?]]
-    {
+    static func run(
+        _ target: ConversionTarget, filters: String = filters, pages: [[String: Any]],
+        publicSuffixes: PublicSuffixList? = nil
+    ) throws -> [String: [String: [String]?]] {
         let xvfb = "/usr/bin/xvfb-run"
         try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
         var configuration = ConverterConfiguration()
         configuration.target = target
+        configuration.publicSuffixes = publicSuffixes
         let output = try ListConverter(configuration: configuration).convert([
             FilterListSource(id: "test", bytes: Array(filters.utf8))
         ])
@@ -97,6 +100,47 @@ import Testing
         #expect(top["http://top.example/p"] == ["box-ad"], "#?# with :-abp-has hides through native :has()")
         let elsewhere = try #require(result["http://elsewhere.example/p"])
         #expect(elsewhere["requests"] == ["http://adframe.example/f"])
+    }
+
+    /// A rule anchored to a host fixes the request's site, so `safari-26` judges its party in the frame
+    /// that asks: a tracker's frame may load its own images, another site's frame may not; and a
+    /// `~third-party` rule acts in its site's frame under a foreign top page.
+    @Test func safari26JudgesAnchoredPartyInTheRequestingFrame() throws {
+        let filters = """
+            [Adblock Plus 2.0]
+            ||tracker.example^$image,third-party
+            ||tracker.example/typeless.gif$third-party
+            ||own.example/mine.gif$image,~third-party
+            """
+        func images(_ tag: String) -> [String] {
+            ["tracker.example/pixel.gif", "tracker.example/typeless.gif", "own.example/mine.gif"].map {
+                "http://\($0)?in=\(tag)"
+            }
+        }
+        let pages: [[String: Any]] = [
+            [
+                "url": "http://top.example/p", "elements": ["keep"], "images": images("top"),
+                "frames": [
+                    ["url": "http://tracker.example/f", "elements": [String](), "images": images("tracker")],
+                    ["url": "http://own.example/f", "elements": [String](), "images": images("own")],
+                    ["url": "http://other.example/f", "elements": [String](), "images": images("other")],
+                ],
+            ]
+        ]
+        let result = try Self.run(
+            .safari26, filters: filters, pages: pages, publicSuffixes: try PublicSuffixFile.load())
+        let top = try #require(result["http://top.example/p"])
+        #expect(
+            top["requests"]
+                == [
+                    "http://tracker.example/f", "http://own.example/f", "http://other.example/f",
+                    // The tracker's own frame is first-party to it, whatever the top page; a typeless
+                    // rule keeps the top-page test.
+                    "http://tracker.example/pixel.gif?in=tracker",
+                    // ~third-party: only in own.example's frame.
+                    "http://own.example/mine.gif?in=top", "http://own.example/mine.gif?in=tracker",
+                    "http://own.example/mine.gif?in=other",
+                ].sorted())
     }
 
     /// A `$generichide` exception on a URL pattern (both targets: `if-top-url`) turns generic hiding
