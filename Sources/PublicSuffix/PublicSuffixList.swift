@@ -16,6 +16,11 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     /// Every domain the list names a public suffix below (`amazonaws.com` for `s3.amazonaws.com`).
     private let parentsOfSuffixes: Set<String>
 
+    private static let sectionMarker = Array("// ===".utf8)
+    private static let icannBegin = Array("// ===BEGIN ICANN DOMAINS===".utf8)
+    private static let icannEnd = Array("// ===END ICANN DOMAINS===".utf8)
+    private static let commentMarker = Array("//".utf8)
+
     /// `toASCII` turns a Unicode rule into punycode (hosts arrive in punycode); a rule it cannot
     /// convert is left out. The default keeps ASCII rules only.
     public init(text: String, toASCII: (String) -> String? = { $0.utf8.allSatisfy { $0 < 0x80 } ? $0 : nil }) {
@@ -23,13 +28,32 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
         var exceptions = Set<String>()
         var countryCodeSecondLevel: [String] = []
         var inICANNSection = false
-        for line in text.split(whereSeparator: \.isNewline) {
-            if line.hasPrefix("// ===") {
-                if line.hasPrefix("// ===BEGIN ICANN DOMAINS===") { inICANNSection = true }
-                if line.hasPrefix("// ===END ICANN DOMAINS===") { inICANNSection = false }
+        // Bytes, not Characters: the list has some 10,000 lines and a `safari-26` conversion reads it.
+        let bytes = Array(text.utf8)
+        var lineStart = 0
+        while lineStart < bytes.count {
+            var lineEnd = lineStart
+            while lineEnd < bytes.count, bytes[lineEnd] != 0x0A, bytes[lineEnd] != 0x0D { lineEnd += 1 }
+            defer { lineStart = lineEnd + 1 }
+            let line = bytes[lineStart..<lineEnd]
+            if line.starts(with: Self.sectionMarker) {
+                if line.starts(with: Self.icannBegin) { inICANNSection = true }
+                if line.starts(with: Self.icannEnd) { inICANNSection = false }
             }
-            guard let rule = line.split(whereSeparator: \.isWhitespace).first, !rule.hasPrefix("//") else { continue }
-            guard let lowered = toASCII(rule.lowercased()) else { continue }
+            // A rule is the line's first word (the list's format: up to the first white space).
+            var ruleStart = line.startIndex
+            while ruleStart < line.endIndex, line[ruleStart] == 0x20 || line[ruleStart] == 0x09 { ruleStart += 1 }
+            var ruleEnd = ruleStart
+            while ruleEnd < line.endIndex, line[ruleEnd] != 0x20, line[ruleEnd] != 0x09 { ruleEnd += 1 }
+            let rule = line[ruleStart..<ruleEnd]
+            guard !rule.isEmpty, !rule.starts(with: Self.commentMarker) else { continue }
+            let lowered: String
+            if rule.allSatisfy({ $0 < 0x80 }) {
+                lowered = String(decoding: rule.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+            } else {
+                guard let converted = toASCII(String(decoding: rule, as: UTF8.self).lowercased()) else { continue }
+                lowered = converted
+            }
             if lowered.hasPrefix("!") {
                 exceptions.insert(String(lowered.dropFirst()))
             } else {

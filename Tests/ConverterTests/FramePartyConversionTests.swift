@@ -123,4 +123,28 @@ import Testing
         #expect(list.sharedRegistrableDomain(of: "bucket.s3.amazonaws.com") == "bucket.s3.amazonaws.com")
         #expect(list.sharedRegistrableDomain(of: "10.0.0.1") == "10.0.0.1")
     }
+
+    /// The list's text format: a rule is a line's first word, `//` starts a comment, lines end in LF
+    /// or CRLF, rules match case-insensitively, Unicode rules go through `toASCII`, and the ICANN
+    /// section's country-code second levels are told from the private section's.
+    @Test func theListIsReadAsPublishedText() {
+        let text = """
+            // a comment naming example.test, not a rule\r
+            // ===BEGIN ICANN DOMAINS===\r
+            CO.UK trailing words are ignored\r
+            \tcom.au\r
+            ëx\r
+            // ===END ICANN DOMAINS===
+            // ===BEGIN PRIVATE DOMAINS===
+            co.zz
+
+            """
+        let list = PublicSuffixList(text: text, toASCII: { $0 == "ëx" ? "xn--x-xia" : $0 })
+        #expect(list.registrableDomain(of: "www.example.test") == "example.test")
+        #expect(list.registrableDomain(of: "a.shop.co.uk") == "shop.co.uk")
+        #expect(list.registrableDomain(of: "a.shop.com.au") == "shop.com.au")
+        #expect(list.registrableDomain(of: "a.b.xn--x-xia") == "b.xn--x-xia")
+        #expect(list.registrableDomain(of: "a.shop.co.zz") == "shop.co.zz")
+        #expect(list.countryCodeSuffixes(firstLabels: ["co", "com"]) == ["co.uk", "com.au"])
+    }
 }
