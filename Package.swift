@@ -53,8 +53,9 @@ let package = Package(
         // The Public Suffix List: registrable domains for party tests (the converter's frame
         // conditions, the decision engine's `load-type`), and the loader of Debian's copy.
         .target(name: "PublicSuffix", dependencies: ["CIDNShim"]),
-        // WebKit's url-filter grammar (the byte classes, escapes, quantifiers and WebKit's refusal
-        // reasons), shared by the converter's validator and the decision engine.
+        // WebKit's url-filter grammar (the byte classes, escapes, quantifiers, WebKit's refusal
+        // reasons and the one parser), shared by the converter's validator and regex rewriter and
+        // the decision engine.
         .target(name: "URLFilterGrammar"),
         // WebKit's content-blocker decision over published lists, for `explain`. Pure, like Converter,
         // and downstream of it: its answers carry the converter's `SourceLine`s.

@@ -85,8 +85,12 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
         let (starts, suffix) = suffixLabels(host)
         guard starts.count > suffix else { return nil }
         let site = String(host[starts[starts.count - suffix - 1]...])
-        return parentsOfSuffixes.contains(site) ? nil : site
+        return namesSuffix(below: site) ? nil : site
     }
+
+    /// Whether the list names a public suffix (or an exception) below `domain`: `s3.amazonaws.com`
+    /// below `amazonaws.com`, `*.ck` below `ck`. Then the names under `domain` are not all of one site.
+    public func namesSuffix(below domain: String) -> Bool { parentsOfSuffixes.contains(domain) }
 
     /// eTLD+1 of `host`; the host itself for IP addresses and for hosts that are public suffixes.
     public func registrableDomain(of host: String) -> String {
