@@ -1,5 +1,6 @@
 import Foundation
 import ListSync
+import TestSupport
 import Testing
 
 @testable import ListOrigin
@@ -53,27 +54,9 @@ package final class ScriptedOrigin: @unchecked Sendable {
     private var log: [Request] = []
 
     package init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw StartError(description: "socket: errno \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 256) == 0 else {
-            close(fd)
-            throw StartError(description: "bind/listen on 127.0.0.1: errno \(errno)")
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
+        let (fd, port) = try LoopbackSocket.listen(backlog: 256)
         listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = port
         let thread = Thread { [self] in acceptLoop() }
         thread.start()
     }
@@ -309,26 +292,9 @@ package struct OriginForTests {
         }
     }
 
-    /// Collects access-log lines from the server's event loops.
-    package final class AccessRecorder: @unchecked Sendable {
-        package init() {}
-        private let lock = NSLock()
-        private var lines: [String] = []
-        package func append(_ line: String) {
-            lock.lock()
-            lines.append(line)
-            lock.unlock()
-        }
-        package var all: [String] {
-            lock.lock()
-            defer { lock.unlock() }
-            return lines
-        }
-    }
-
     package let server: HTTPServer
     package let port: Int
-    private let recorder = AccessRecorder()
+    private let recorder = LockedLines()
 
     package init(manifestMaxAge: Int = 300, staleWhileRevalidate: Int = 600) throws {
         var http = Configuration.HTTP()
