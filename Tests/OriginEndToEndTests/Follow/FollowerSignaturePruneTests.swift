@@ -46,13 +46,15 @@ import Testing
             })
         let file = { (name: String) in String(name.dropFirst(PublishedSignature.directoryName.count + 1)) }
         #expect(Self.signatures(publicDirectory).contains(file(secondName)))
-        // Once the first manifest has expired, the follower's next poll (a 304) removes its signature.
+        // Once the first manifest has expired, the follower's next poll (a 304) removes its signature:
+        // first the file, then the set it serves, so the 404 is waited for too.
         let pruned = try await eventually(timeout: 30, interval: 0.1) {
-            !Self.signatures(publicDirectory).contains(file(firstName))
+            try !Self.signatures(publicDirectory).contains(file(firstName))
+                && RawHTTPResponse.get(port: follower.port, path: "/" + firstName).status == 404
         }
         #expect(pruned, "the expired manifest's signature is still served: \(Self.signatures(publicDirectory))")
         #expect(Self.signatures(publicDirectory) == [file(secondName)])
-        #expect(try RawHTTPResponse.get(port: follower.port, path: "/" + firstName).status == 404)
+        #expect(try RawHTTPResponse.get(port: follower.port, path: "/" + secondName).status == 200)
         #expect(follower.terminate() == 0)
     }
 }
