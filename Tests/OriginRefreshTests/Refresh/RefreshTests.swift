@@ -30,6 +30,9 @@ import Testing
         #expect(second.published?.content == nil, "a 304 means no conversion and no publish")
         #expect(harness.upstreamStatus?.lastResult == "not-modified")
         #expect(harness.server.requests(for: "/easylist.txt").last?.headers["if-none-match"] == "\"d19\"")
+        #expect(
+            harness.server.requests(for: "/easylist.txt").last?.headers["if-modified-since"]
+                == "Mon, 19 Oct 2020 00:45:29 GMT")
         #expect(try Data(contentsOf: URL(fileURLWithPath: harness.manifestPath)) == manifest)
         #expect(
             try FileManager.default.attributesOfItem(atPath: harness.manifestPath)[.systemFileNumber] as? Int == inode)
@@ -38,6 +41,7 @@ import Testing
         // The validators survive a restart (state.json).
         let reloaded = try harness.pipeline.store.load()
         #expect(reloaded.upstreams["easylist"]?.etag == "\"d19\"")
+        #expect(reloaded.upstreams["easylist"]?.lastModified == "Mon, 19 Oct 2020 00:45:29 GMT")
     }
 
     @Test func expiredFilesAreRemovedEvenWhenUpstreamKeepsAnswering304() throws {
