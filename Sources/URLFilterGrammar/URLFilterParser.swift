@@ -166,7 +166,8 @@ public struct URLFilterParser: ~Copyable {
         func number() -> Int? {
             let first = cursor
             var value = 0
-            while cursor < end, cursor - first < 6, bytes[cursor] >= UInt8(ascii: "0"), bytes[cursor] <= UInt8(ascii: "9")
+            while cursor < end, cursor - first < 6, bytes[cursor] >= UInt8(ascii: "0"),
+                bytes[cursor] <= UInt8(ascii: "9")
             {
                 value = value * 10 + Int(bytes[cursor] - UInt8(ascii: "0"))
                 cursor += 1
@@ -219,7 +220,8 @@ public struct URLFilterParser: ~Copyable {
             if javaScript, atBranchStart { return .startOfLine }
             throw failure(.misplacedStartOfLine, at: start)
         case UInt8(ascii: "$"):
-            if javaScript, position == end || bytes[position] == UInt8(ascii: "|") || bytes[position] == UInt8(ascii: ")")
+            if javaScript,
+                position == end || bytes[position] == UInt8(ascii: "|") || bytes[position] == UInt8(ascii: ")")
             {
                 return .endOfLine
             }

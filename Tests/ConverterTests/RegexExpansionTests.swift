@@ -21,6 +21,7 @@ import Testing
             ("xa{3}", ["xaaa"]), ("xa{2,4}", ["xaaa?a?"]), ("xa{2,}", ["xaa+"]), ("xa{1,}", ["xa+"]),
             ("xa{0,}", ["xa*"]), ("xa{0,1}", ["xa?"]), ("xa{0}y", ["xy"]), (#"x\.{2}"#, [#"x\.\."#]),
             (#"/[a-f\d]{2,3}\."#, [#"/[a-f0-9][a-f0-9][a-f0-9]?\."#]), (#"\w{2,}"#, ["[A-Za-z0-9_][A-Za-z0-9_]+"]),
+            ("x.{2,}", ["x..+"]), ("x[^/]{16}", ["x" + String(repeating: "[^/]", count: 16)]),
             ("(?:ab){2}", ["(ab)(ab)"]), ("(ab){1,2}$", ["(ab)(ab)?$"]), ("(a+b){2,}", ["(a+b)(a+b)+"]),
         ]
         for (source, expected) in cases {
@@ -54,7 +55,8 @@ import Testing
             ("(a|b)(c|d)(e|f)(g|h)(i|j)", .regexAlternation),  // 32 by product
             ("x(a|b)+", .regexAlternation), ("x(a|b)*", .regexAlternation), ("x(a|b){2,}", .regexAlternation),
             ("a|", .regexAlternation), ("(a|)", .regexAlternation), ("^|a", .invalidFilter), ("a{0}", .regexRepetition),
-            ("a{129}", .regexRepetition), ("a{2,1}", .regexRepetition), ("a{,2}", .regexRepetition),
+            ("a{129}", .regexRepetition), ("x.{17}", .regexRepetition), ("x[^/]{2,17}", .regexRepetition),
+            ("x(a.){17,}", .regexRepetition), ("a{2,1}", .regexRepetition), ("a{,2}", .regexRepetition),
             ("(^a)?b", .regexAnchor), ("x(a$)b", .regexAnchor), ("a?(^b)", .regexAnchor), ("a(b|^c)", .regexAnchor),
             (#"(a|b)\1"#, .regexBackreference), ("a{2}?", .regexUnsupported),
         ]
@@ -97,7 +99,8 @@ import Testing
             let regex = try NSRegularExpression(pattern: source)
             let union = try filters.map { try NSRegularExpression(pattern: $0) }
             for _ in 0..<40 {
-                let url = String((0..<Int.random(in: 0...7, using: &generator)).map { _ in "ab/".randomElement(using: &generator)! })
+                let url = String(
+                    (0..<Int.random(in: 0...7, using: &generator)).map { _ in "ab/".randomElement(using: &generator)! })
                 let range = NSRange(url.startIndex..., in: url)
                 let meant = regex.firstMatch(in: url, range: range) != nil
                 let matched = union.contains { $0.firstMatch(in: url, range: range) != nil }
@@ -132,7 +135,8 @@ private enum RandomRegex {
         case 1: "b"
         case 2: "[a/]"
         case 3: "."
-        default: "(" + (Bool.random(using: &generator) ? "?:" : "") + branches(depth: depth - 1, using: &generator) + ")"
+        default:
+            "(" + (Bool.random(using: &generator) ? "?:" : "") + branches(depth: depth - 1, using: &generator) + ")"
         }
     }
 

@@ -69,9 +69,11 @@ import URLFilterGrammar
     @Test func alternationCountsAndBranchAnchorsAreKept() throws {
         let a = URLFilterTerm(.literal(byte("a")))
         let b = URLFilterTerm(.literal(byte("b")))
-        #expect(try parse("^a|b$").terms == [.init(.alternation([[.init(.startOfLine), a], [b, .init(.endOfLine)]]))])
+        #expect(
+            try parse("^a|b$").terms == [.init(.alternation([[.init(.startOfLine), a], [b, .init(.endOfLine)]]))])
         #expect(try parse("(?:a|)b").terms == [.init(.alternation([[a], []])), b])
-        #expect(try parse("x(^|a$)").terms.last == .init(.alternation([[.init(.startOfLine)], [a, .init(.endOfLine)]])))
+        #expect(
+            try parse("x(^|a$)").terms.last == .init(.alternation([[.init(.startOfLine)], [a, .init(.endOfLine)]])))
         #expect(try parse("a{3}").terms == [.init(a.atom, .counted(min: 3, max: 3))])
         #expect(try parse("a{0,}").terms == [.init(a.atom, .counted(min: 0, max: nil))])
         #expect(try parse("(b){2,5}").terms == [.init(.group([b]), .counted(min: 2, max: 5))])

@@ -7,13 +7,19 @@ import URLFilterGrammar
 /// branch become the pattern's anchors when they end up first/last in it.
 ///
 /// Refused, with the reason the report counts: an alternation under `*`, `+` or `{n,}` (no finite union),
-/// more than `maxPatterns` patterns, a count above `maxCopies`, and an anchor that does not end up first
-/// or last (not provably the same match).
+/// more than `maxPatterns` patterns, a count above `maxCopies` (`maxWideCopies` for `.` and `[^…]`: what
+/// WebKit can still compile), and an anchor that does not end up first or last (not provably the same
+/// match).
 struct RegexExpansion {
     /// Most url-filters, so most rules, one regex line becomes.
     static let maxPatterns = 16
     /// Most copies of its atom a count writes: bounds the url-filter's length and WebKit's automaton.
     static let maxCopies = 128
+    /// Most copies of an atom that matches almost any byte (`.`, `[^…]`, a group holding one). Each copy
+    /// can hold a match that started at another place, so WebKit's automaton grows exponentially with
+    /// them: WebKitGTK 2.50 compiles `(https?://)104\.154\..{n,}` alone in 0.3 s at n = 32, 0.5 s at 48,
+    /// 28 s at 64, and not within 30 s at 80 or 100.
+    static let maxWideCopies = 16
 
     /// The alternation-free patterns whose union is `terms` (a JavaScript-mode tree), without repeats.
     static func patterns(_ terms: [URLFilterTerm]) -> Result<[URLFilterPattern], SkipReasonError> {
@@ -40,7 +46,9 @@ struct RegexExpansion {
     /// The term sequences, each free of `|` and counts, whose union is `term`.
     private static func expand(_ term: URLFilterTerm) throws(SkipReasonError) -> [[URLFilterTerm]] {
         if case .counted(let min, let max) = term.quantifier {
-            guard (max ?? min) <= maxCopies else { throw SkipReasonError(reason: .regexRepetition) }
+            guard (max ?? min) <= (matchesAlmostAnyByte(term.atom) ? maxWideCopies : maxCopies) else {
+                throw SkipReasonError(reason: .regexRepetition)
+            }
             let once = URLFilterTerm(term.atom)
             if let max {
                 let optional = URLFilterTerm(term.atom, .optional)
@@ -103,6 +111,16 @@ struct RegexExpansion {
         }
         if inner.isEmpty { terms.remove(at: position) } else { terms[position].atom = .group(inner) }
         return true
+    }
+
+    private static func matchesAlmostAnyByte(_ atom: URLFilterAtom) -> Bool {
+        switch atom {
+        case .any: true
+        case .characterClass(let characterClass): characterClass.negated
+        case .group(let terms): terms.contains { matchesAlmostAnyByte($0.atom) }
+        case .alternation(let branches): branches.contains { $0.contains { matchesAlmostAnyByte($0.atom) } }
+        default: false
+        }
     }
 
     private static func containsAnchor(_ terms: [URLFilterTerm]) -> Bool {
