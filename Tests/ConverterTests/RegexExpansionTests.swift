@@ -40,7 +40,7 @@ import Testing
             ("x(a|a)", ["xa"]),
             // An anchor that ends up first or last in its filter is the filter's anchor.
             (#"\.(js|j$)"#, [#"\.js"#, #"\.j$"#]),
-            ("(^|/)ad", ["^ad", "/ad"]),
+            ("(^|/)ad", ["^ad", "/ad"]), ("xa$|^b", ["xa$", "^b"]), ("(^a)b", ["^(a)b"]), (#"\.(j$)"#, [#"\.(j)$"#]),
         ]
         for (source, expected) in cases {
             #expect(rewrite(source) == .success(expected), "\(source)")

@@ -71,6 +71,7 @@ import URLFilterGrammar
         let b = URLFilterTerm(.literal(byte("b")))
         #expect(
             try parse("^a|b$").terms == [.init(.alternation([[.init(.startOfLine), a], [b, .init(.endOfLine)]]))])
+        #expect(try parse("a$|b").terms == [.init(.alternation([[a, .init(.endOfLine)], [b]]))])
         #expect(try parse("(?:a|)b").terms == [.init(.alternation([[a], []])), b])
         #expect(
             try parse("x(^|a$)").terms.last == .init(.alternation([[.init(.startOfLine)], [a, .init(.endOfLine)]])))

@@ -5,9 +5,18 @@ import TestSupport
 import Testing
 import WebKitCompiler
 
-/// Regex filters with `{n,m}` and `|`, spelled out into several url-filters, compile in real WebKitGTK:
-/// each form on its own, and every such line of the bundled 2025-10 lists, on both targets.
-@Suite struct RegexExpansionCompileTests {
+/// Regex filters with `{n,m}` and `|`, spelled out into several url-filters, compile in real WebKitGTK
+/// (each form, and every such line of the bundled 2025-10 lists, on both targets) and block in a real
+/// WebView what the regex matches.
+@Suite struct RegexExpansionWebKitTests {
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    // Its fields are the keys of a Python tool's JSON Lines report.
+    struct WebViewDecision: Decodable {
+        var url: String
+        var webkit_blocked: Bool
+        var page_loaded: Bool
+    }
+
     /// Repetition of an atom, a class and a group; alternation at the top, in a group, in a `?` group,
     /// with a branch anchor; an exception; each with the url-filters it becomes.
     static let forms = [
@@ -64,6 +73,40 @@ import WebKitCompiler
         #expect(verdicts.count == inputs.count)
         for verdict in verdicts {
             #expect(verdict.ok, "\(target) \(verdict.id): \(verdict.error ?? "")")
+        }
+    }
+
+    /// One line with a count and an alternation, installed in a WebKitGTK WebView under Xvfb: the page's
+    /// images are blocked exactly when their URL matches the regex.
+    @Test func anExpandedRuleBlocksInAWebView() throws {
+        let xvfb = "/usr/bin/xvfb-run"
+        try #require(FileManager.default.isExecutableFile(atPath: xvfb), "xvfb-run is missing: apt-get install -y xvfb")
+        let filters = "[Adblock Plus 2.0]\n" + #"/\/track(er|ing)\d{1,2}\.gif/$image"# + "\n"
+        let expected: [(url: String, blocked: Bool)] = [
+            ("http://cdn.example/tracker7.gif", true), ("http://cdn.example/tracking42.gif", true),
+            ("http://cdn.example/tracker.gif", false), ("http://cdn.example/tracked7.gif", false),
+            ("http://cdn.example/trackingx.gif", false),
+        ]
+        let scratch = ScratchDirectory("regex-expansion-webview")
+        let requests = expected.map { #"{"url":"\#($0.url)","source":"http://site.example/","type":"image"}"# }
+        let requestsFile = try scratch.write("requests.jsonl", Array((requests.joined(separator: "\n") + "\n").utf8))
+        let set = try WebKitTestSupport.writeSet(
+            try ListConverter().convert([FilterListSource(id: "test", bytes: Array(filters.utf8))]).lists)
+        defer { try? FileManager.default.removeItem(at: set) }
+        let decisionsFile = scratch.sub("decisions.jsonl")
+        let finished = try WebKitTestSupport.runScript(
+            "webview_check.py",
+            [
+                set.path, "--requests", requestsFile, "--sample", "0", "--documents", "0", "--page-timeout", "6",
+                "--decisions-out", decisionsFile,
+            ], under: [xvfb, "-a"], timeout: 300)
+        try #require(finished.status == 0, "webview_check.py: \(finished.stderr.suffix(3000))")
+        let decisions = try String(contentsOfFile: decisionsFile, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoder().decode(WebViewDecision.self, from: Data($0.utf8))
+        }
+        #expect(decisions.count == expected.count && decisions.allSatisfy(\.page_loaded))
+        for (url, blocked) in expected {
+            #expect(decisions.first { $0.url == url }?.webkit_blocked == blocked, "\(url)")
         }
     }
 }
