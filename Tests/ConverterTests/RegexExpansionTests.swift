@@ -54,7 +54,8 @@ import Testing
             ("a(\(sixteen)|c)", .regexAlternation),  // above the cap
             ("(a|b)(c|d)(e|f)(g|h)(i|j)", .regexAlternation),  // 32 by product
             ("x(a|b)+", .regexAlternation), ("x(a|b)*", .regexAlternation), ("x(a|b){2,}", .regexAlternation),
-            ("a|", .regexAlternation), ("(a|)", .regexAlternation), ("^|a", .invalidFilter), ("a{0}", .regexRepetition),
+            ("a|", .regexAlternation), ("(a|)", .regexAlternation), ("(|)", .regexAlternation), ("^|a", .invalidFilter),
+            ("a{0}", .regexRepetition),
             ("a{129}", .regexRepetition), ("x.{17}", .regexRepetition), ("x[^/]{2,17}", .regexRepetition),
             ("x(a.){17,}", .regexRepetition), ("a{2,1}", .regexRepetition), ("a{,2}", .regexRepetition),
             ("(^a)?b", .regexAnchor), ("x(a$)b", .regexAnchor), ("a?(^b)", .regexAnchor), ("a(b|^c)", .regexAnchor),

@@ -113,6 +113,17 @@ struct RegexExpansion {
         return true
     }
 
+    /// Whether a `|` is anywhere in `terms`: what a refusal of the whole regex is counted under.
+    static func containsAlternation(_ terms: [URLFilterTerm]) -> Bool {
+        terms.contains { term in
+            switch term.atom {
+            case .alternation: true
+            case .group(let inner): containsAlternation(inner)
+            default: false
+            }
+        }
+    }
+
     private static func matchesAlmostAnyByte(_ atom: URLFilterAtom) -> Bool {
         switch atom {
         case .any: true

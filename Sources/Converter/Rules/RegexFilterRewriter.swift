@@ -27,7 +27,8 @@ struct RegexFilterRewriter {
                 return .failure(SkipReasonError(reason: .invalidFilter))
             }
             if pattern.terms.isEmpty, !pattern.anchoredStart {
-                return .failure(SkipReasonError(reason: patterns.count > 1 ? .regexAlternation : .regexRepetition))
+                let alternates = RegexExpansion.containsAlternation(tree.terms)
+                return .failure(SkipReasonError(reason: alternates ? .regexAlternation : .regexRepetition))
             }
             var printer = WebKitRegexPrinter()
             printer.out.reserveCapacity(source.count + 16)
