@@ -47,6 +47,7 @@ struct RegexTerms {
         case .optional: .optional
         case .zeroOrMore: .zeroOrMore
         case .oneOrMore: .oneOrMore
+        case .counted: preconditionFailure("counted repetition is parsed in JavaScript mode only")
         }
     }
 
@@ -57,6 +58,8 @@ struct RegexTerms {
         case .characterClass(let characterClass): .set(set(characterClass))
         case .group(let inner): .group(terms(inner))
         case .backreference: .never
+        case .alternation, .startOfLine, .endOfLine:
+            preconditionFailure("alternation and anchor atoms are parsed in JavaScript mode only")
         }
     }
 

@@ -15,7 +15,10 @@ public struct URLFilterParser: ~Copyable {
         /// An ABP `/regex/` in JavaScript syntax, read as strictly as `strict` (non-ASCII first, as WebKit does)
         /// where it means the same, with what JavaScript adds that WebKit can say: `\d \D \w \W`, in a
         /// class `\d \w` (not as a range end), become classes. `\s`, `\b`, backreferences and lookarounds
-        /// are refused with their own reasons, any other `(?` as `group`.
+        /// are refused with their own reasons, any other `(?` as `group`. What WebKit cannot say but a
+        /// rewriter can spell out is kept in the tree: `|` (`URLFilterAtom.alternation`), `{n,m}`
+        /// (`Quantifier.counted`), and `^`/`$` at the start/end of any branch as anchor atoms (the pattern's
+        /// own anchor flags stay false).
         case javaScript
     }
 
@@ -64,6 +67,11 @@ public struct URLFilterParser: ~Copyable {
             throw URLFilterSyntaxError(.refused(.nonASCII), at: nonASCII)
         }
         var pattern = URLFilterPattern(terms: [])
+        if javaScript {
+            let branches = try parseBranches(until: bytes.count, inGroup: false)
+            pattern.terms = branches.count == 1 ? branches[0] : [URLFilterTerm(.alternation(branches))]
+            return pattern
+        }
         if bytes[0] == UInt8(ascii: "^") {
             pattern.anchoredStart = true
             position = max(1, prefix)
@@ -99,7 +107,19 @@ public struct URLFilterParser: ~Copyable {
         URLFilterSyntaxError(.refused(refusal), at: index)
     }
 
-    /// Terms up to `end`, or in a group up to (not past) its `)`.
+    /// JavaScript mode: the `|`-separated branches up to `end`, or in a group up to (not past) its `)`.
+    private mutating func parseBranches(until end: Int, inGroup: Bool) throws(URLFilterSyntaxError)
+        -> [[URLFilterTerm]]
+    {
+        var branches = [try parseSequence(until: end, inGroup: inGroup)]
+        while position < end, bytes[position] == UInt8(ascii: "|") {
+            position += 1
+            branches.append(try parseSequence(until: end, inGroup: inGroup))
+        }
+        return branches
+    }
+
+    /// Terms up to `end`, or in a group up to (not past) its `)`; in JavaScript mode up to (not past) a `|`.
     private mutating func parseSequence(until end: Int, inGroup: Bool) throws(URLFilterSyntaxError) -> [URLFilterTerm] {
         var terms: [URLFilterTerm] = []
         while position < end {
@@ -107,8 +127,12 @@ public struct URLFilterParser: ~Copyable {
                 if inGroup { return terms }
                 throw failure(.unopenedGroup, at: position)
             }
-            let atom = try parseAtom(end: end)
+            if javaScript, bytes[position] == UInt8(ascii: "|") { return terms }
+            let atom = try parseAtom(end: end, atBranchStart: terms.isEmpty)
             let quantifier = try parseQuantifier(end: end)
+            if quantifier != .one, atom == .startOfLine || atom == .endOfLine {
+                throw failure(.nothingToRepeat, at: position - 1)
+            }
             if buildsTree { terms.append(URLFilterTerm(atom, quantifier)) }
         }
         if inGroup { throw failure(.unclosedGroup, at: end) }
@@ -122,7 +146,9 @@ public struct URLFilterParser: ~Copyable {
         case UInt8(ascii: "*"): quantifier = .zeroOrMore
         case UInt8(ascii: "+"): quantifier = .oneOrMore
         case UInt8(ascii: "?"): quantifier = .optional
-        case UInt8(ascii: "{"): throw failure(.arbitraryRepetition, at: position)
+        case UInt8(ascii: "{"):
+            guard javaScript else { throw failure(.arbitraryRepetition, at: position) }
+            quantifier = try parseCount(end: end)
         default: return .one
         }
         position += 1
@@ -132,7 +158,36 @@ public struct URLFilterParser: ~Copyable {
         return quantifier
     }
 
-    private mutating func parseAtom(end: Int) throws(URLFilterSyntaxError) -> URLFilterAtom {
+    /// `{n}`, `{n,}` or `{n,m}` from its `{`, leaving `position` on its `}`. Anything else (JavaScript's
+    /// literal `{`, counts out of order or too long to read) is refused as `arbitraryRepetition`.
+    private mutating func parseCount(end: Int) throws(URLFilterSyntaxError) -> URLFilterTerm.Quantifier {
+        let start = position
+        var cursor = position + 1
+        func number() -> Int? {
+            let first = cursor
+            var value = 0
+            while cursor < end, cursor - first < 6, bytes[cursor] >= UInt8(ascii: "0"),
+                bytes[cursor] <= UInt8(ascii: "9")
+            {
+                value = value * 10 + Int(bytes[cursor] - UInt8(ascii: "0"))
+                cursor += 1
+            }
+            return cursor > first ? value : nil
+        }
+        guard let min = number() else { throw failure(.arbitraryRepetition, at: start) }
+        var max: Int? = min
+        if cursor < end, bytes[cursor] == UInt8(ascii: ",") {
+            cursor += 1
+            max = number()
+        }
+        guard cursor < end, bytes[cursor] == UInt8(ascii: "}"), max.map({ min <= $0 }) ?? true else {
+            throw failure(.arbitraryRepetition, at: start)
+        }
+        position = cursor
+        return .counted(min: min, max: max)
+    }
+
+    private mutating func parseAtom(end: Int, atBranchStart: Bool) throws(URLFilterSyntaxError) -> URLFilterAtom {
         let start = position
         let byte = bytes[position]
         position += 1
@@ -151,14 +206,25 @@ public struct URLFilterParser: ~Copyable {
             if strict, position < bytes.count, bytes[position] == UInt8(ascii: ")") {
                 throw failure(.emptyGroup, at: position - 1)
             }
+            if javaScript {
+                let branches = try parseBranches(until: end, inGroup: true)
+                position += 1  // the closing parenthesis
+                return branches.count == 1 ? .group(branches[0]) : .alternation(branches)
+            }
             let terms = try parseSequence(until: end, inGroup: true)
             position += 1  // the closing parenthesis
             return .group(terms)
         case UInt8(ascii: "|"):
             throw failure(.disjunction, at: start)
         case UInt8(ascii: "^"):
+            if javaScript, atBranchStart { return .startOfLine }
             throw failure(.misplacedStartOfLine, at: start)
         case UInt8(ascii: "$"):
+            if javaScript,
+                position == end || bytes[position] == UInt8(ascii: "|") || bytes[position] == UInt8(ascii: ")")
+            {
+                return .endOfLine
+            }
             throw failure(.misplacedEndOfLine, at: start)
         case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"), UInt8(ascii: "{"):
             throw failure(.nothingToRepeat, at: start)

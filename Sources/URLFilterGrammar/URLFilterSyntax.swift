@@ -16,7 +16,11 @@ public struct URLFilterPattern: Sendable, Equatable {
 
 /// One atom and how often it repeats.
 public struct URLFilterTerm: Sendable, Equatable {
-    public enum Quantifier: Sendable, Equatable { case one, optional, zeroOrMore, oneOrMore }
+    public enum Quantifier: Sendable, Equatable {
+        case one, optional, zeroOrMore, oneOrMore
+        /// `{n}`, `{n,}` (no `max`) or `{n,m}`: JavaScript mode only, for a rewriter to spell out.
+        case counted(min: Int, max: Int?)
+    }
 
     public var atom: URLFilterAtom
     public var quantifier: Quantifier
@@ -39,6 +43,12 @@ public enum URLFilterAtom: Sendable, Equatable {
     case group([URLFilterTerm])
     /// `\1`…`\9`: WebKit accepts it, and the rule it is in never matches.
     case backreference(UInt8)
+    /// Branches separated by `|`, in a group or the whole pattern: JavaScript mode only, like the anchors.
+    case alternation([[URLFilterTerm]])
+    /// `^` first in a branch (JavaScript mode; WebKit's leading `^` is `URLFilterPattern.anchoredStart`).
+    case startOfLine
+    /// `$` last in a branch (JavaScript mode; WebKit's trailing `$` is `URLFilterPattern.anchoredEnd`).
+    case endOfLine
 }
 
 /// `[…]`: the members as written (before any case folding), matching their bytes, or all others when negated.

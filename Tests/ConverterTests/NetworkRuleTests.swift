@@ -102,8 +102,8 @@ import Testing
     @Test func regexIsRewrittenExactly() {
         #expect(json(#"/^https?:\/\/ads\d+\.example\//"#) == [block(#"^https?://ads[0-9]+\\.example/"#)])
         #expect(json(#"/ad\w*\.js$/"#) == [block(#"ad[A-Za-z0-9_]*\\.js$"#)])
-        #expect(json(#"/(?:ad|)x/"#).isEmpty)
-        #expect(json(#"/\/[a-f\d]{0}x/"#).isEmpty)
+        #expect(json(#"/(?:ad|)x/"#) == [block("adx"), block("x")])
+        #expect(json(#"/\/[a-f\d]{0}x/"#) == [block("/x")])
         #expect(
             json(#"/\/[a-f\d-]+\.gif/$image"#) == [
                 block(#"/[a-f0-9-]+\\.gif"#, #","resource-type":["image","svg-document"]"#)
@@ -113,8 +113,8 @@ import Testing
     }
 
     @Test func regexOutsideTheSubsetIsSkippedByReason() {
-        #expect(skip("/ads|track/") == ["regex-alternation": 1])
-        #expect(skip("/a{2}/") == ["regex-repetition": 1])
+        #expect(skip("/(ads|track)+/") == ["regex-alternation": 1])
+        #expect(skip("/a{129}/") == ["regex-repetition": 1])
         #expect(skip("/(?=a)b/") == ["regex-lookaround": 1])
         #expect(skip("/(?<!a)b/") == ["regex-lookaround": 1])
         #expect(skip(#"/(a)\1/"#) == ["regex-backreference": 1])

@@ -61,8 +61,23 @@ import URLFilterGrammar
 
     @Test func nonCapturingGroupsAreGroups() throws {
         let group = URLFilterTerm(.group([.init(.literal(byte("a")))]), .optional)
-        #expect(try parse("^(?:a)?$") == URLFilterPattern(terms: [group], anchoredStart: true, anchoredEnd: true))
+        #expect(try parse("^(?:a)?$") == URLFilterPattern(terms: [.init(.startOfLine), group, .init(.endOfLine)]))
         #expect(try parse("(?:a)?") == parse("(a)?"))
+    }
+
+    /// `|`, `{n,m}` and the anchors of each branch are kept in the tree for the converter to spell out.
+    @Test func alternationCountsAndBranchAnchorsAreKept() throws {
+        let a = URLFilterTerm(.literal(byte("a")))
+        let b = URLFilterTerm(.literal(byte("b")))
+        #expect(
+            try parse("^a|b$").terms == [.init(.alternation([[.init(.startOfLine), a], [b, .init(.endOfLine)]]))])
+        #expect(try parse("a$|b").terms == [.init(.alternation([[a, .init(.endOfLine)], [b]]))])
+        #expect(try parse("(?:a|)b").terms == [.init(.alternation([[a], []])), b])
+        #expect(
+            try parse("x(^|a$)").terms.last == .init(.alternation([[.init(.startOfLine)], [a, .init(.endOfLine)]])))
+        #expect(try parse("a{3}").terms == [.init(a.atom, .counted(min: 3, max: 3))])
+        #expect(try parse("a{0,}").terms == [.init(a.atom, .counted(min: 0, max: nil))])
+        #expect(try parse("(b){2,5}").terms == [.init(.group([b]), .counted(min: 2, max: 5))])
     }
 
     /// Each refusal, with its offset; the converter names each reason in its report.
@@ -72,8 +87,12 @@ import URLFilterGrammar
             ("a|b\u{E9}", .refused(.nonASCII), 3),
             ("a^", .refused(.misplacedStartOfLine), 1),
             ("a$b", .refused(.misplacedEndOfLine), 1),
-            ("a|b", .refused(.disjunction), 1),
-            ("a{2}", .refused(.arbitraryRepetition), 1),
+            ("a{2,1}", .refused(.arbitraryRepetition), 1),
+            ("a{x}", .refused(.arbitraryRepetition), 1),
+            ("a{2", .refused(.arbitraryRepetition), 1),
+            ("a{1234567}", .refused(.arbitraryRepetition), 1),
+            ("a{2}?", .quantifierAfterQuantifier, 4),
+            ("a|$+", .refused(.misplacedEndOfLine), 2),
             ("{a", .refused(.arbitraryRepetition), 0),
             ("a(?=b)", .lookaround, 1),
             ("(?!b)", .lookaround, 0),

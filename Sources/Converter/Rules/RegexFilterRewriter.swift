@@ -1,28 +1,43 @@
 import URLFilterGrammar
 
 /// Rewrites an ABP `/regex/` (JavaScript syntax) into WebKit's url-filter subset, exactly or not at all:
-/// `URLFilterParser` reads it as JavaScript (refusing alternation, counted repetition, lookarounds,
-/// backreferences, `\b`, `\s` and anything unusual, each with a reason this maps to a `SkipReason`), and
-/// the tree is printed in WebKit's syntax: `\d` → `[0-9]`, `\w` → `[A-Za-z0-9_]`, `(?:` → `(`, `\/` → `/`,
-/// everything else as written.
+/// `URLFilterParser` reads it as JavaScript (refusing lookarounds, backreferences, `\b`, `\s` and anything
+/// unusual, each with a reason this maps to a `SkipReason`), `RegexExpansion` spells out `|` and `{n,m}`
+/// into one or more patterns, and each is printed in WebKit's syntax: `\d` → `[0-9]`, `\w` →
+/// `[A-Za-z0-9_]`, `(?:` → `(`, `\/` → `/`, everything else as written.
 struct RegexFilterRewriter {
-    static func rewrite(_ source: ArraySlice<UInt8>) -> Result<[UInt8], SkipReasonError> {
-        let pattern: URLFilterPattern
+    /// The url-filters whose union matches what the regex matches (one for a regex without `|`).
+    static func rewrite(_ source: ArraySlice<UInt8>) -> Result<[[UInt8]], SkipReasonError> {
+        let tree: URLFilterPattern
         do {
-            pattern = try URLFilterParser.parse(Array(source), mode: .javaScript)
+            tree = try URLFilterParser.parse(Array(source), mode: .javaScript)
         } catch {
             return .failure(SkipReasonError(reason: skipReason(error.reason)))
         }
-        // A lone anchor is no filter; `^$` (the empty URL) is one.
-        if pattern.terms.isEmpty, pattern.anchoredStart != pattern.anchoredEnd {
-            return .failure(SkipReasonError(reason: .invalidFilter))
+        let patterns: [URLFilterPattern]
+        switch RegexExpansion.patterns(tree.terms) {
+        case .success(let expanded): patterns = expanded
+        case .failure(let error): return .failure(error)
         }
-        var printer = WebKitRegexPrinter()
-        printer.out.reserveCapacity(source.count + 16)
-        if pattern.anchoredStart { printer.out.append(UInt8(ascii: "^")) }
-        printer.print(pattern.terms)
-        if pattern.anchoredEnd { printer.out.append(UInt8(ascii: "$")) }
-        return .success(printer.out)
+        var filters: [[UInt8]] = []
+        for pattern in patterns {
+            // A lone anchor is no filter; `^$` (the empty URL) is one. A branch that matches everything
+            // (`a|`, `a{0}`) would make the whole regex match every URL.
+            if pattern.terms.isEmpty, pattern.anchoredStart != pattern.anchoredEnd {
+                return .failure(SkipReasonError(reason: .invalidFilter))
+            }
+            if pattern.terms.isEmpty, !pattern.anchoredStart {
+                let alternates = RegexExpansion.containsAlternation(tree.terms)
+                return .failure(SkipReasonError(reason: alternates ? .regexAlternation : .regexRepetition))
+            }
+            var printer = WebKitRegexPrinter()
+            printer.out.reserveCapacity(source.count + 16)
+            if pattern.anchoredStart { printer.out.append(UInt8(ascii: "^")) }
+            printer.print(pattern.terms)
+            if pattern.anchoredEnd { printer.out.append(UInt8(ascii: "$")) }
+            if !filters.contains(printer.out) { filters.append(printer.out) }
+        }
+        return .success(filters)
     }
 
     /// The report's name for each of the parser's refusals of a JavaScript regex.
@@ -58,6 +73,7 @@ private struct WebKitRegexPrinter {
             case .optional: out.append(UInt8(ascii: "?"))
             case .zeroOrMore: out.append(UInt8(ascii: "*"))
             case .oneOrMore: out.append(UInt8(ascii: "+"))
+            case .counted: preconditionFailure("RegexExpansion spells counts out before printing")
             }
         }
     }
@@ -79,6 +95,8 @@ private struct WebKitRegexPrinter {
         case .backreference(let number):
             out.append(UInt8(ascii: "\\"))
             out.append(UInt8(ascii: "0") + number)
+        case .alternation, .startOfLine, .endOfLine:
+            preconditionFailure("RegexExpansion spells alternations and anchors out before printing")
         }
     }
 

@@ -1,6 +1,7 @@
 /// The url-filter regexes that together express one ABP pattern exactly.
 struct URLFilter: Equatable, Sendable {
-    /// One regex per WebKit rule (more than one only when ABP means "separator or end of URL").
+    /// One regex per WebKit rule (more than one when ABP means "separator or end of URL", or a `/regex/`
+    /// is a union: `RegexExpansion`).
     var variants: [[UInt8]]
     /// Lowercased host for `||host^…` patterns, which can only match URLs on that host or its subdomains.
     var anchorHost: String?
@@ -20,7 +21,7 @@ struct URLFilterBuilder {
     static func build(pattern raw: ArraySlice<UInt8>) -> Result<URLFilter, SkipReasonError> {
         if raw.count >= 2, raw.first == UInt8(ascii: "/"), raw.last == UInt8(ascii: "/") {
             return RegexFilterRewriter.rewrite(raw.dropFirst().dropLast()).map {
-                URLFilter(variants: [$0], anchorHost: nil)
+                URLFilter(variants: $0, anchorHost: nil)
             }
         }
         var pattern = raw
