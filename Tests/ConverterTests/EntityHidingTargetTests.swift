@@ -56,16 +56,33 @@ import Testing
         #"{"trigger":{"url-filter":"\#(Self.host)amazon\\.\#(suffix)[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":"\#(selector)"}}"#
     }
 
+    /// The entity's rules fill a list of their own, apart from the plain site rules (whose list
+    /// would otherwise compile their url-filters and the entity's classes into one state machine).
     @Test func safari26NamesTheEntityHostsExactly() throws {
-        let output = try lists("amazon.*##.x", .safari26)
-        let json = String(
-            decoding: try #require(output.lists.first { $0.id.hasPrefix("cosmetic-sites") }).json, as: UTF8.self)
+        let output = try lists("amazon.*##.x\nb.example##.y", .safari26)
+        func json(_ id: String) throws -> String {
+            String(decoding: try #require(output.lists.first { $0.id == id }).json, as: UTF8.self)
+        }
         let expected = [
             #"[^./:]([^./:][^./:]+)?"#, #"[^c./:][^./:]"#, #"c[^k./:]"#,
             #"co\\.jp"#, #"co\\.uk"#, #"com\\.au"#,
         ].map { hide($0, ".x") }
-        #expect(json == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
+        #expect(try json("cosmetic-entities-00") == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
+        let plain =
+            #"{"trigger":{"url-filter":"\#(Self.host)b\\.example[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".y"}}"#
+        #expect(try json("cosmetic-sites-00") == "[\n" + plain + "\n]\n")
         #expect(output.report.sources[0].skipped.isEmpty)
+    }
+
+    /// A site exception of the hiding scopes ends the entities' list too, as it ends every hiding list.
+    @Test func theEntityListEndsWithTheHidingSiteExceptions() throws {
+        let output = try lists("amazon.*##.x\n@@||news.example^$elemhide", .safari26)
+        let list = try #require(output.lists.first { $0.id == "cosmetic-entities-00" })
+        let rules = try #require(try JSONSerialization.jsonObject(with: Data(list.json)) as? [[String: Any]])
+        let last = try #require(rules.last)
+        #expect((last["action"] as? [String: Any])?["type"] as? String == "ignore-previous-rules")
+        #expect((last["trigger"] as? [String: Any])?["if-domain"] as? [String] == ["*news.example"])
+        #expect(rules.count == 7)
     }
 
     @Test func safari17AndSafari26WithoutTheListSkipTheLine() throws {
