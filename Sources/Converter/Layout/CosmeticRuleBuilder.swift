@@ -16,6 +16,9 @@ import JSONBytes
 ///
 /// An entity site (`amazon.*`, kept only for targets that name entity domains) is a group of its
 /// own too, with one rule per url-filter of `EntityDomainFilters`, all with the same selectors.
+/// The entity groups come before the plain site groups: first their one-label rules, then the
+/// carve-outs (`ignore-previous-rules`) of the hosts those name beyond the entities, then their
+/// two-label rules, so that a carve-out cancels only what it must.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
     var entityFilters: EntityDomainFilters? = nil
@@ -49,19 +52,32 @@ struct CosmeticRuleBuilder: Sendable {
                 close(chunk)
             }
         }
-        for (domains, group) in sites.groups {
-            if let name = EntityDomains.name(ofSite: domains[0]) {
-                // Every filter repeats the same selectors: their JSON is written once per chunk.
-                let groupChunks = chunks(group)
-                let actions = groupChunks.map(action)
-                for filter in entityFilters?.filters(name: name) ?? [] {
-                    for (chunk, action) in zip(groupChunks, actions) {
-                        out.append(rule(documentFilter: filter, action: action))
-                        close(chunk)
+        if let entityFilters {
+            let entities = sites.groups.compactMap { domains, group in
+                EntityDomains.name(ofSite: domains[0]).map { (name: $0, chunks: chunks(group)) }
+            }
+            // Every filter repeats the same selectors: their JSON is written once per chunk.
+            let actions = entities.map { $0.chunks.map(action) }
+            func addRules(_ filters: (String) -> [[UInt8]]) {
+                for (entity, actions) in zip(entities, actions) {
+                    for filter in filters(entity.name) {
+                        for (chunk, action) in zip(entity.chunks, actions) {
+                            out.append(rule(documentFilter: filter, action: action))
+                            close(chunk)
+                        }
                     }
                 }
-                continue
             }
+            // The carve-outs cancel every earlier rule of the list: only the one-label rules precede them.
+            addRules { [entityFilters.anyLabelFilter(name: $0)] }
+            for filter in entityFilters.carveOuts(names: entities.map(\.name)) {
+                out.append(Self.carveOut(documentFilter: filter))
+                lines.closeRule(nil)
+            }
+            addRules(entityFilters.listedSuffixFilters)
+        }
+        for (domains, group) in sites.groups {
+            if EntityDomains.name(ofSite: domains[0]) != nil { continue }
             let documentFilter = CosmeticRuleBuilder.documentFilter(site: domains[0])
             for chunk in chunks(group) {
                 if let documentFilter {
@@ -128,6 +144,16 @@ struct CosmeticRuleBuilder: Sendable {
         JSONWriter.appendString(documentFilter, to: &out)
         JSONWriter.appendLiteral(#","resource-type":["document"]"#, to: &out)
         out += action
+        return out
+    }
+
+    /// `ignore-previous-rules` in the documents `documentFilter` matches.
+    private static func carveOut(documentFilter: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.appendLiteral(#"{"trigger":{"url-filter":"#, to: &out)
+        JSONWriter.appendString(documentFilter, to: &out)
+        JSONWriter.appendLiteral(
+            #","resource-type":["document"]},"action":{"type":"ignore-previous-rules"}}"#, to: &out)
         return out
     }
 

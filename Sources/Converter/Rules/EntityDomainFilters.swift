@@ -4,9 +4,10 @@ import PublicSuffix
 /// public suffix, and its subdomains) without naming any other host, so a hiding rule for it can
 /// act exactly in those documents, in frames too (`CosmeticRuleBuilder`). WebKit's url-filter
 /// grammar has no alternation, so the set is a union of regexes, each a rule of its own:
-/// - under a one-label suffix: `^[^:]+://+([^:/]+\.)?amazon\.[^./:]+[/:]`, with the labels whose
-///   `amazon.L` is itself a public suffix or holds one (`*.ck`: `www.amazon.ck` is registrable as a
-///   whole) left out of the label class: character classes split by the labels' letters;
+/// - under a one-label suffix: `^[^:]+://+([^:/]+\.)?amazon\.[^./:]+[/:]`, which also names hosts
+///   where `amazon.L` is itself a public suffix or holds one (`*.ck`: `www.amazon.ck` is
+///   registrable as a whole). `carveOuts(names:)` names those hosts, for `ignore-previous-rules`
+///   rules placed after the one-label rules and before any other;
 /// - under two-label suffixes: only the ICANN country-code suffixes whose first label is one of
 ///   `firstLabels` (`co.uk`, `com.au`), grouped into character classes that name exactly those.
 /// Hosts under other suffixes of two labels or more (`amazon.blogspot.com`) are not named: the
@@ -23,16 +24,41 @@ struct EntityDomainFilters: Sendable {
         countryCodeSuffixes = publicSuffixes.countryCodeSuffixes(firstLabels: firstLabels)
     }
 
-    /// The url-filters of `name.*` (`name` normalized, without `.*`), in a fixed order.
-    func filters(name: String) -> [[UInt8]] {
-        var filters: [[UInt8]] = []
-        let excluded = reach.lastLabels(reachingInto: name)
-        if let labels = Self.labelPatterns(excluding: excluded) {
-            for label in labels { filters.append(Self.filter(name: name, suffix: Array(label.utf8))) }
-        }
+    /// The url-filter of `name.*` (`name` normalized, without `.*`) under every one-label suffix,
+    /// carve-outs aside.
+    func anyLabelFilter(name: String) -> [UInt8] {
+        Self.filter(name: name, suffix: Array("[^./:]+".utf8))
+    }
+
+    /// The url-filters of `name.*` under the listed two-label suffixes, in a fixed order.
+    func listedSuffixFilters(name: String) -> [[UInt8]] {
         let exact = countryCodeSuffixes.filter { !reach.reaches(into: name, below: $0) }
-        for suffix in Self.suffixPatterns(exact) { filters.append(Self.filter(name: name, suffix: suffix)) }
-        return filters
+        return Self.suffixPatterns(exact).map { Self.filter(name: name, suffix: $0) }
+    }
+
+    /// The documents the `anyLabelFilter` of some of `names` matches where ABP's `name.*` does not
+    /// hide, in a fixed order: under a wildcard label (`*.ck`), every host of three labels or more
+    /// (whose public suffix is then two labels at least, so no one-label filter names it rightly);
+    /// under another label `L` that reaches into a name (`github.io`), `name.L` and its subdomains.
+    /// Such a carve-out may also cancel another name's filter on a host that the public suffix
+    /// rules below `name.L` give to it: that rule then hides less than ABP, never more.
+    func carveOuts(names: [String]) -> [[UInt8]] {
+        var wildcards = Set<String>()
+        var named: [[UInt8]] = []
+        for name in names {
+            for label in reach.lastLabels(reachingInto: name).sorted() {
+                if reach.isWildcard(label) {
+                    wildcards.insert(label)
+                } else {
+                    named.append(Self.filter(name: name, suffix: Array(label.utf8)))
+                }
+            }
+        }
+        let belowWildcards = wildcards.sorted().map { label in
+            URLFilterBuilder.hostAnchorPrefix + Array(#"[^./:]+\.[^./:]+\."#.utf8) + Array(label.utf8)
+                + URLFilterBuilder.hostEndClass
+        }
+        return belowWildcards + named
     }
 
     /// `^[^:]+://+([^:/]+\.)?name\.SUFFIX[/:]`, the dots of `name` escaped; `suffix` is already a regex.
@@ -46,59 +72,6 @@ struct EntityDomainFilters: Sendable {
         bytes += suffix
         bytes += URLFilterBuilder.hostEndClass
         return bytes
-    }
-
-    /// Regexes that together match exactly the host labels not in `excluded`. Labels all of one
-    /// length `n` (the wildcard country codes): one regex for the other lengths, then the labels of
-    /// length `n` by the excluded labels' letter tree, `[^bc./:][^./:]`, `b[^d./:]`, `c[^k./:]` for
-    /// `bd` and `ck`; mixed lengths: the letter tree alone, `[^c./:][^./:]*`, `c([^k./:][^./:]*)?`,
-    /// `ck[^./:]+`. Nil when an excluded label has a character other than a letter or a digit.
-    static func labelPatterns(excluding excluded: Set<String>) -> [String]? {
-        let letters = excluded.flatMap(\.utf8)
-        guard
-            letters.allSatisfy({
-                $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
-            })
-        else { return nil }
-        let lengths = Set(excluded.map(\.utf8.count))
-        guard lengths.count == 1, let length = lengths.first else {
-            return letterTree(excluded.map { Substring($0) }, prefix: "", length: nil)
-        }
-        return [otherLengths(than: length)] + letterTree(excluded.map { Substring($0) }, prefix: "", length: length)
-    }
-
-    private static let labelCharacter = "[^./:]"
-
-    /// A label of any length but `length`: `[^./:]([^./:][^./:]+)?` for 2 (1, or 3 and more).
-    private static func otherLengths(than length: Int) -> String {
-        // Lengths 0 and 2 or more, then each step one more character in front: 0…k-1 and k+1 or more.
-        var pattern = "(" + labelCharacter + labelCharacter + "+)?"
-        for _ in 1..<length { pattern = "(" + labelCharacter + pattern + ")?" }
-        // Drop the outer optional group's `(` … `)?`: a label has at least one character.
-        return String(pattern.dropFirst().dropLast(2))
-    }
-
-    /// The labels after `prefix` that are not in `remaining` (the excluded labels less `prefix`),
-    /// one regex per node: all of `length` characters, or of any length when `length` is nil.
-    private static func letterTree(_ remaining: [Substring], prefix: String, length: Int?) -> [String] {
-        let firsts = Set(remaining.compactMap(\.first)).sorted()
-        let depth = prefix.count
-        var patterns: [String]
-        if let length {
-            if depth == length { return [] }
-            let tail = String(repeating: labelCharacter, count: length - depth - 1)
-            patterns = [prefix + "[^" + String(firsts) + "./:]" + tail]
-        } else {
-            let next = "[^" + String(firsts) + "./:]" + labelCharacter + "*"
-            // A label may end at `prefix` unless `prefix` itself is excluded (a label is never empty).
-            let mayEnd = depth > 0 && !remaining.contains("")
-            patterns = [prefix + (mayEnd ? "(" + next + ")?" : next)]
-        }
-        for first in firsts {
-            let below = remaining.filter { $0.first == first }.map { $0.dropFirst() }
-            patterns += letterTree(below, prefix: prefix + String(first), length: length)
-        }
-        return patterns
     }
 
     /// Two-label suffixes `first.cc` as few regexes as character classes allow, each naming
