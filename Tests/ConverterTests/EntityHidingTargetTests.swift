@@ -64,11 +64,15 @@ import Testing
         func json(_ id: String) throws -> String {
             String(decoding: try #require(output.lists.first { $0.id == id }).json, as: UTF8.self)
         }
-        // The one-label rule, the carve-out of the hosts below the wildcard `*.ck`, the two-label rules.
-        let carveOut =
-            #"{"trigger":{"url-filter":"\#(Self.host)[^./:]+\\.[^./:]+\\.ck[/:]","resource-type":["document"]},"action":{"type":"ignore-previous-rules"}}"#
-        let expected =
-            [hide("[^./:]+", ".x"), carveOut] + [#"co\\.jp"#, #"co\\.uk"#, #"com\\.au"#].map { hide($0, ".x") }
+        // The entity's two filters, then the carve-outs: below the wildcard `*.ck`, and under the
+        // `co.cc` and `com.cc` not listed.
+        let carveOuts = [
+            #"[^./:]+\\.[^./:]+\\.ck"#, #"[^./:]+\\.co\\.[^ju./:][^./:]"#, #"[^./:]+\\.co\\.j[^p./:]"#,
+            #"[^./:]+\\.co\\.u[^k./:]"#, #"[^./:]+\\.com\\.[^a./:][^./:]"#, #"[^./:]+\\.com\\.a[^u./:]"#,
+        ].map {
+            #"{"trigger":{"url-filter":"\#(Self.host)\#($0)[/:]","resource-type":["document"]},"action":{"type":"ignore-previous-rules"}}"#
+        }
+        let expected = [hide("[^./:]+", ".x"), hide(#"com?\\.[^./:][^./:]"#, ".x")] + carveOuts
         #expect(try json("cosmetic-entities-00") == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
         let plain =
             #"{"trigger":{"url-filter":"\#(Self.host)b\\.example[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".y"}}"#
@@ -84,7 +88,7 @@ import Testing
         let last = try #require(rules.last)
         #expect((last["action"] as? [String: Any])?["type"] as? String == "ignore-previous-rules")
         #expect((last["trigger"] as? [String: Any])?["if-domain"] as? [String] == ["*news.example"])
-        #expect(rules.count == 6)
+        #expect(rules.count == 9)
     }
 
     @Test func safari17AndSafari26WithoutTheListSkipTheLine() throws {
@@ -101,13 +105,15 @@ import Testing
         #expect(
             filters == [
                 #"^[^:]+://+([^:/]+\.)?github\.[^./:]+[/:]"#,
-                // Carve-outs: below the wildcard `*.ck`, and github.io, a public suffix: no github.io
-                // host is github.* in ABP's sense.
+                #"^[^:]+://+([^:/]+\.)?github\.com?\.[^./:][^./:][/:]"#,
                 #"^[^:]+://+([^:/]+\.)?[^./:]+\.[^./:]+\.ck[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.co\.[^ju./:][^./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.co\.j[^p./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.co\.u[^k./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.com\.[^a./:][^./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.com\.a[^u./:][/:]"#,
+                // github.io is a public suffix: no github.io host is github.* in ABP's sense.
                 #"^[^:]+://+([^:/]+\.)?github\.io[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.co\.jp[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.co\.uk[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.com\.au[/:]"#,
                 #"^[^:]+://+([^:/]+\.)?b\.example[/:]"#,
             ])
     }
@@ -154,9 +160,10 @@ import Testing
     }
 
     /// Over every rule of Debian's Public Suffix List (a wildcard's `*` as a label, an exception
-    /// as its name), and over random hosts made of the list's labels and the names: the filters
+    /// as its name), every `co.cc` and `com.cc`, and random hosts made of the list's labels and the names: the filters
     /// never hide where ABP's entity matching does not, and hide wherever it does under a one-label
-    /// suffix or a listed `co`/`com` country-code suffix, except on public suffixes the name reaches.
+    /// suffix or a listed `co`/`com` country-code suffix, except on public suffixes the name reaches
+    /// and, for a name that ends in `co` (no entity of the lists does), on hosts the carve-outs take.
     @Test func theFiltersAgreeWithTheListOnEveryRuleAndRandomHosts() throws {
         let text = try String(contentsOfFile: PublicSuffixFile.defaultPath, encoding: .utf8)
         let suffixes = try PublicSuffixFile.load()
@@ -170,6 +177,7 @@ import Testing
         let listed = Set(suffixes.countryCodeSuffixes(firstLabels: EntityDomainFilters.commercialLabels))
         let entity = EntityDomainFilters(publicSuffixes: suffixes)
         let names = ["amazon", "www.google", "co"]
+        let listedFirstLabels = EntityDomainFilters.commercialLabels
         let matches = try names.map { try EntityMatch(entity, name: $0) }
         var generator = SeededGenerator(seed: 28)
         let labels = Array(Set(rules.flatMap { $0.split(separator: ".").map(String.init) })).sorted()
@@ -182,13 +190,28 @@ import Testing
             let registrable = suffixes.registrableDomain(of: host)
             let suffix = String(registrable.split(separator: ".", maxSplits: 1).last ?? "")
             let named = !suffix.contains(".") || listed.contains(suffix)
-            if abp, named, !ruleSet.contains(registrable) { #expect(hides, "\(name).* misses \(host)") }
+            // A name whose last label is `co` or `com` loses its hosts under `co.cc` to the carve-outs.
+            let carvedOut = name.split(separator: ".").last.map { listedFirstLabels.contains(String($0)) } ?? false
+            if abp, named, !ruleSet.contains(registrable), !carvedOut {
+                #expect(hides, "\(name).* misses \(host)")
+            }
             checked += 1
         }
         for rule in rules {
             for index in names.indices {
                 check(names[index] + "." + rule, index)
                 check("www." + names[index] + "." + rule, index)
+            }
+        }
+        // Every two-character code after each commercial label, listed or not.
+        let characters = "abcdefghijklmnopqrstuvwxyz0123456789".map(String.init)
+        let codes = characters.flatMap { first in characters.map { first + $0 } }
+        for first in listedFirstLabels.sorted() {
+            for code in codes {
+                for index in names.indices {
+                    check(names[index] + "." + first + "." + code, index)
+                    check("www." + names[index] + "." + first + "." + code, index)
+                }
             }
         }
         for _ in 0..<4_000 {
@@ -201,7 +224,7 @@ import Testing
             }
             check(parts.joined(separator: "."), index)
         }
-        #expect(checked == rules.count * names.count * 2 + 4_000)
+        #expect(checked == (rules.count + listedFirstLabels.count * codes.count) * names.count * 2 + 4_000)
     }
 
     @Test func publicSuffixesSayWhereANameHoldsASuffix() {
@@ -215,20 +238,18 @@ import Testing
     }
 }
 
-/// What WebKit does with an entity's rules in its list: the one-label rule hides unless a
-/// carve-out after it matches the document; the two-label rules after the carve-outs hide.
+/// What WebKit does with an entity's rules in its list: a filter hides unless a carve-out after
+/// it matches the document.
 private struct EntityMatch {
-    let anyLabel: NSRegularExpression
+    let filters: [NSRegularExpression]
     let carveOuts: [NSRegularExpression]
-    let listed: [NSRegularExpression]
 
     init(_ entity: EntityDomainFilters, name: String) throws {
         func regex(_ bytes: [UInt8]) throws -> NSRegularExpression {
             try NSRegularExpression(pattern: String(decoding: bytes, as: UTF8.self))
         }
-        anyLabel = try regex(entity.anyLabelFilter(name: name))
+        filters = try entity.filters(name: name).map(regex)
         carveOuts = try entity.carveOuts(names: [name]).map(regex)
-        listed = try entity.listedSuffixFilters(name: name).map(regex)
     }
 
     func hides(on host: String) -> Bool {
@@ -236,6 +257,6 @@ private struct EntityMatch {
         func matches(_ regex: NSRegularExpression) -> Bool {
             regex.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil
         }
-        return matches(anyLabel) && !carveOuts.contains(where: matches) || listed.contains(where: matches)
+        return filters.contains(where: matches) && !carveOuts.contains(where: matches)
     }
 }

@@ -16,9 +16,9 @@ import JSONBytes
 ///
 /// An entity site (`amazon.*`, kept only for targets that name entity domains) is a group of its
 /// own too, with one rule per url-filter of `EntityDomainFilters`, all with the same selectors.
-/// The entity groups come before the plain site groups: first their one-label rules, then the
-/// carve-outs (`ignore-previous-rules`) of the hosts those name beyond the entities, then their
-/// two-label rules, so that a carve-out cancels only what it must.
+/// The entity groups come before the plain site groups, followed by the carve-outs
+/// (`ignore-previous-rules`) of the hosts their filters name beyond the entities, so that a
+/// carve-out cancels entity rules only.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
     var entityFilters: EntityDomainFilters? = nil
@@ -56,25 +56,21 @@ struct CosmeticRuleBuilder: Sendable {
             let entities = sites.groups.compactMap { domains, group in
                 EntityDomains.name(ofSite: domains[0]).map { (name: $0, chunks: chunks(group)) }
             }
-            // Every filter repeats the same selectors: their JSON is written once per chunk.
-            let actions = entities.map { $0.chunks.map(action) }
-            func addRules(_ filters: (String) -> [[UInt8]]) {
-                for (entity, actions) in zip(entities, actions) {
-                    for filter in filters(entity.name) {
-                        for (chunk, action) in zip(entity.chunks, actions) {
-                            out.append(rule(documentFilter: filter, action: action))
-                            close(chunk)
-                        }
+            for entity in entities {
+                // Every filter repeats the same selectors: their JSON is written once per chunk.
+                let actions = entity.chunks.map(action)
+                for filter in entityFilters.filters(name: entity.name) {
+                    for (chunk, action) in zip(entity.chunks, actions) {
+                        out.append(rule(documentFilter: filter, action: action))
+                        close(chunk)
                     }
                 }
             }
-            // The carve-outs cancel every earlier rule of the list: only the one-label rules precede them.
-            addRules { [entityFilters.anyLabelFilter(name: $0)] }
+            // A carve-out cancels every earlier rule of the list: only the entity rules precede them.
             for filter in entityFilters.carveOuts(names: entities.map(\.name)) {
                 out.append(Self.carveOut(documentFilter: filter))
                 lines.closeRule(nil)
             }
-            addRules(entityFilters.listedSuffixFilters)
         }
         for (domains, group) in sites.groups {
             if EntityDomains.name(ofSite: domains[0]) != nil { continue }
