@@ -57,8 +57,8 @@ import Testing
         #"{"trigger":{"url-filter":"\#(Self.host)amazon\\.\#(suffix)[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":"\#(selector)"}}"#
     }
 
-    /// The entity's rules fill a list of their own, apart from the plain site rules (whose list
-    /// would otherwise compile their url-filters and the entity's classes into one state machine).
+    /// The entity's rules come first in their list, then the carve-outs, then the plain site rules,
+    /// which the carve-outs must not cancel.
     @Test func safari26NamesTheEntityHostsExactly() throws {
         let output = try lists("amazon.*##.x\nb.example##.y", .safari26)
         func json(_ id: String) throws -> String {
@@ -72,18 +72,18 @@ import Testing
         ].map {
             #"{"trigger":{"url-filter":"\#(Self.host)\#($0)[/:]","resource-type":["document"]},"action":{"type":"ignore-previous-rules"}}"#
         }
-        let expected = [hide("[^./:]+", ".x"), hide(#"com?\\.[^./:][^./:]"#, ".x")] + carveOuts
-        #expect(try json("cosmetic-entities-00") == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
         let plain =
             #"{"trigger":{"url-filter":"\#(Self.host)b\\.example[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".y"}}"#
-        #expect(try json("cosmetic-sites-00") == "[\n" + plain + "\n]\n")
+        let expected = [hide("[^./:]+", ".x"), hide(#"com?\\.[^./:][^./:]"#, ".x")] + carveOuts + [plain]
+        #expect(try json("cosmetic-sites-00") == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
         #expect(output.report.sources[0].skipped.isEmpty)
     }
 
-    /// A site exception of the hiding scopes ends the entities' list too, as it ends every hiding list.
-    @Test func theEntityListEndsWithTheHidingSiteExceptions() throws {
+    /// A site exception of the hiding scopes ends the list after the carve-outs, and cancels the
+    /// entity's rules as every other rule of the list.
+    @Test func theSiteExceptionsFollowTheCarveOuts() throws {
         let output = try lists("amazon.*##.x\n@@||news.example^$elemhide", .safari26)
-        let list = try #require(output.lists.first { $0.id == "cosmetic-entities-00" })
+        let list = try #require(output.lists.first { $0.id == "cosmetic-sites-00" })
         let rules = try #require(try JSONSerialization.jsonObject(with: Data(list.json)) as? [[String: Any]])
         let last = try #require(rules.last)
         #expect((last["action"] as? [String: Any])?["type"] as? String == "ignore-previous-rules")

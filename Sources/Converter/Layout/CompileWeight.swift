@@ -7,8 +7,7 @@ extension ListFamily {
     /// 1×, and generic hiding about 0.6×, per JSON byte, of which `bytes` counts three.
     var compileWeight: Int {
         switch self {
-        case .networkHosts, .networkSites, .networkNavigation, .cosmeticGeneric, .cosmeticSites, .cosmeticEntities:
-            return 100
+        case .networkHosts, .networkSites, .networkNavigation, .cosmeticGeneric, .cosmeticSites: return 100
         case .networkHostPaths, .networkPaths: return 250
         }
     }

@@ -91,9 +91,8 @@ struct LayoutInput: Sendable {
         }
     }
 
-    /// A selector's member: generic selectors (with or without exceptions), site selectors and
-    /// site selectors that name an entity site are families of their own; a fresh layout groups
-    /// site selectors by their domain set.
+    /// A selector's member: generic selectors (with or without exceptions) and site selectors
+    /// are families of their own; a fresh layout groups site selectors by their domain set.
     private static func member(_ selector: CosmeticSelector, index: Int) -> LayoutMember {
         let family: ListFamily
         var volatility = Volatility.calm
@@ -105,7 +104,7 @@ struct LayoutInput: Sendable {
             family = .cosmeticGeneric
             volatility = Volatility.volatile
         case .only(let domains):
-            family = domains.contains { EntityDomains.name(ofSite: $0) != nil } ? .cosmeticEntities : .cosmeticSites
+            family = .cosmeticSites
             if domains.count > 1 { volatility = Volatility.volatile }
             sites = domains
         }

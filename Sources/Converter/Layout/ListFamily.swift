@@ -30,13 +30,6 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
     case cosmeticGeneric = "cosmetic-generic"
     /// `site##sel`: hiding limited to some sites' documents (see `CosmeticRuleBuilder`).
     case cosmeticSites = "cosmetic-sites"
-    /// Site selectors that name an entity site (`amazon.*`, kept on targets that name entity
-    /// domains), with their plain sites: each entity site becomes some fifty document rules whose
-    /// url-filters have character classes (`EntityDomainFilters`). WebKit builds one state machine
-    /// per list from its url-filters, and mixed with the thousands of plain site filters these
-    /// classes multiply its states: the same rules cost about a sixth of the CPU in a list of
-    /// their own (docs/entity-domains.md, "Device costs").
-    case cosmeticEntities = "cosmetic-entities"
 
     /// Families whose new rules wait in a small "recent" list before moving to stable lists in a
     /// batch. `networkPaths` has none: an added exception changes those lists most days anyway.
@@ -44,15 +37,14 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
         switch self {
         case .networkHosts, .cosmeticGeneric, .cosmeticSites: return true
         // Site blocks: measured no better with one (their list changes with exceptions anyway).
-        // Entity hiding changes when a list edits an entity's selectors, a few times a year.
-        case .networkHostPaths, .networkPaths, .networkSites, .networkNavigation, .cosmeticEntities: return false
+        case .networkHostPaths, .networkPaths, .networkSites, .networkNavigation: return false
         }
     }
 
     var isNetwork: Bool {
         switch self {
         case .networkHosts, .networkHostPaths, .networkPaths, .networkSites, .networkNavigation: return true
-        case .cosmeticGeneric, .cosmeticSites, .cosmeticEntities: return false
+        case .cosmeticGeneric, .cosmeticSites: return false
         }
     }
 
@@ -70,7 +62,7 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
     var mayNeedNavigationGuards: Bool {
         switch self {
         case .networkHostPaths, .networkPaths, .networkSites: return true
-        case .networkHosts, .networkNavigation, .cosmeticGeneric, .cosmeticSites, .cosmeticEntities: return false
+        case .networkHosts, .networkNavigation, .cosmeticGeneric, .cosmeticSites: return false
         }
     }
 
@@ -92,7 +84,6 @@ enum ListFamily: String, CaseIterable, Sendable, Comparable {
         case .networkNavigation: return 4
         case .cosmeticGeneric: return 5
         case .cosmeticSites: return 6
-        case .cosmeticEntities: return 7
         }
     }
 
