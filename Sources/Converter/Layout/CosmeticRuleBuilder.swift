@@ -66,7 +66,8 @@ struct CosmeticRuleBuilder: Sendable {
                     }
                 }
             }
-            // A carve-out cancels every earlier rule of the list: only the entity rules precede them.
+            // A carve-out cancels every earlier rule of the list: only the entity rules precede them, as
+            // site selectors fill lists of their own (`ListFamily.cosmeticSites`).
             for filter in entityFilters.carveOuts(names: entities.map(\.name)) {
                 out.append(Self.carveOut(documentFilter: filter))
                 lines.closeRule(nil)
