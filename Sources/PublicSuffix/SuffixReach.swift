@@ -34,6 +34,11 @@ public struct SuffixReach: Sendable {
         return list.namesSuffix(below: tail)
     }
 
+    /// Whether the list has the wildcard rule `*.label`: every name under `label` is a public suffix.
+    public func isWildcard(_ label: String) -> Bool {
+        list.rules.contains("*." + label)
+    }
+
     /// The labels `L` for which `reaches(into: name, below: L)`: the top-level labels under which
     /// `name.L` is, or holds, a public suffix.
     public func lastLabels(reachingInto name: String) -> Set<String> {

@@ -1,5 +1,6 @@
 import Foundation
 import PublicSuffix
+import TestSupport
 import Testing
 
 @testable import Converter
@@ -56,16 +57,38 @@ import Testing
         #"{"trigger":{"url-filter":"\#(Self.host)amazon\\.\#(suffix)[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":"\#(selector)"}}"#
     }
 
+    /// The entity's rules come first in their list, then the carve-outs, then the plain site rules,
+    /// which the carve-outs must not cancel.
     @Test func safari26NamesTheEntityHostsExactly() throws {
-        let output = try lists("amazon.*##.x", .safari26)
-        let json = String(
-            decoding: try #require(output.lists.first { $0.id.hasPrefix("cosmetic-sites") }).json, as: UTF8.self)
-        let expected = [
-            #"[^./:]([^./:][^./:]+)?"#, #"[^c./:][^./:]"#, #"c[^k./:]"#,
-            #"co\\.jp"#, #"co\\.uk"#, #"com\\.au"#,
-        ].map { hide($0, ".x") }
-        #expect(json == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
+        let output = try lists("amazon.*##.x\nb.example##.y", .safari26)
+        func json(_ id: String) throws -> String {
+            String(decoding: try #require(output.lists.first { $0.id == id }).json, as: UTF8.self)
+        }
+        // The entity's two filters, then the carve-outs: below the wildcard `*.ck`, and under the
+        // `co.cc` and `com.cc` not listed.
+        let carveOuts = [
+            #"[^./:]+\\.[^./:]+\\.ck"#, #"[^./:]+\\.co\\.[^ju./:][^./:]"#, #"[^./:]+\\.co\\.j[^p./:]"#,
+            #"[^./:]+\\.co\\.u[^k./:]"#, #"[^./:]+\\.com\\.[^a./:][^./:]"#, #"[^./:]+\\.com\\.a[^u./:]"#,
+        ].map {
+            #"{"trigger":{"url-filter":"\#(Self.host)\#($0)[/:]","resource-type":["document"]},"action":{"type":"ignore-previous-rules"}}"#
+        }
+        let plain =
+            #"{"trigger":{"url-filter":"\#(Self.host)b\\.example[/:]","resource-type":["document"]},"action":{"type":"css-display-none","selector":".y"}}"#
+        let expected = [hide("[^./:]+", ".x"), hide(#"com?\\.[^./:][^./:]"#, ".x")] + carveOuts + [plain]
+        #expect(try json("cosmetic-sites-00") == "[\n" + expected.joined(separator: ",\n") + "\n]\n")
         #expect(output.report.sources[0].skipped.isEmpty)
+    }
+
+    /// A site exception of the hiding scopes ends the list after the carve-outs, and cancels the
+    /// entity's rules as every other rule of the list.
+    @Test func theSiteExceptionsFollowTheCarveOuts() throws {
+        let output = try lists("amazon.*##.x\n@@||news.example^$elemhide", .safari26)
+        let list = try #require(output.lists.first { $0.id == "cosmetic-sites-00" })
+        let rules = try #require(try JSONSerialization.jsonObject(with: Data(list.json)) as? [[String: Any]])
+        let last = try #require(rules.last)
+        #expect((last["action"] as? [String: Any])?["type"] as? String == "ignore-previous-rules")
+        #expect((last["trigger"] as? [String: Any])?["if-domain"] as? [String] == ["*news.example"])
+        #expect(rules.count == 9)
     }
 
     @Test func safari17AndSafari26WithoutTheListSkipTheLine() throws {
@@ -81,15 +104,17 @@ import Testing
         let filters = try hidingFilters(try lists("b.example,github.*##.g", .safari26))
         #expect(
             filters == [
-                #"^[^:]+://+([^:/]+\.)?b\.example[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.[^./:]+[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.com?\.[^./:][^./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.[^./:]+\.ck[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.co\.[^ju./:][^./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.co\.j[^p./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.co\.u[^k./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.com\.[^a./:][^./:][/:]"#,
+                #"^[^:]+://+([^:/]+\.)?[^./:]+\.com\.a[^u./:][/:]"#,
                 // github.io is a public suffix: no github.io host is github.* in ABP's sense.
-                #"^[^:]+://+([^:/]+\.)?github\.[^./:]([^./:][^./:]+)?[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.[^ci./:][^./:][/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.c[^k./:][/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.i[^o./:][/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.co\.jp[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.co\.uk[/:]"#,
-                #"^[^:]+://+([^:/]+\.)?github\.com\.au[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?github\.io[/:]"#,
+                #"^[^:]+://+([^:/]+\.)?b\.example[/:]"#,
             ])
     }
 
@@ -104,22 +129,19 @@ import Testing
     /// Every host the filters match is one where adblock-rust's entity matching (the host without
     /// its public suffix ends in the name) hides, and every such host under a one-label or a
     /// `co`/`com` country-code suffix is matched: the filters checked as regexes against hosts.
-    /// Under other suffixes (`ne.jp`, the private `co.com`) and on a host that is itself a public
-    /// suffix (`github.io`), the filters hide less than ABP.
+    /// Under other suffixes (`ne.jp`, the private `co.com`) and on `github.io`, a public suffix the
+    /// name reaches, the filters hide less than ABP; on `amazon.ck`, a public suffix under a
+    /// wildcard, they hide as adblock-rust does.
     @Test func theFiltersMatchExactlyTheEntityHosts() throws {
         let suffixes = Self.suffixes
         let entity = EntityDomainFilters(publicSuffixes: suffixes)
         for name in ["amazon", "www.google", "github"] {
-            let regexes = try entity.filters(name: name).map {
-                try NSRegularExpression(pattern: String(decoding: $0, as: UTF8.self))
-            }
-            func matched(_ host: String) -> Bool {
-                let url = "https://\(host)/p"
-                return regexes.contains { $0.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil }
-            }
+            let entityMatch = try EntityMatch(entity, name: name)
+            func matched(_ host: String) -> Bool { entityMatch.hides(on: host) }
             let exact = [
                 "\(name).de", "www.\(name).de", "a.b.\(name).com", "\(name).co.uk", "x.\(name).com.au",
                 "\(name).co.jp", "\(name).evil.example", "\(name).de.evil.example", "www.\(name).ck", "\(name).c",
+                "\(name).ck", "a.b.\(name).ck",
                 "\(name).ckx", "x.\(name).io", "\(name)x.de", "x\(name).de", "\(name).uk.co", "\(name).com.de",
             ]
             for host in exact { #expect(matched(host) == abpHides(name, on: host, suffixes), "\(name).* on \(host)") }
@@ -137,24 +159,72 @@ import Testing
         return withoutSuffix == name || withoutSuffix.hasSuffix("." + name)
     }
 
-    /// The label regexes match every label over a small alphabet, up to five characters, except
-    /// the excluded ones: labels of one length (the wildcard country codes) and of mixed lengths.
-    @Test(arguments: [["ck"], ["ck", "bd", "cd"], ["c", "ck", "abc"], ["abc"], ["k"]])
-    func labelPatternsLeaveOutExactlyTheExcludedLabels(_ excluded: [String]) throws {
-        let patterns = try #require(EntityDomainFilters.labelPatterns(excluding: Set(excluded)))
-        let regexes = try patterns.map { try NSRegularExpression(pattern: "^" + $0 + "$") }
-        var labels = [""]
-        for _ in 1...5 {
-            labels += labels.filter { $0.count == labels.last!.count }.flatMap { l in
-                ["a", "b", "c", "d", "k"].map { l + $0 }
+    /// Over every rule of Debian's Public Suffix List (a wildcard's `*` as a label, an exception
+    /// as its name), every `co.cc` and `com.cc`, and random hosts made of the list's labels and the names: the filters
+    /// never hide where ABP's entity matching does not, and hide wherever it does under a one-label
+    /// suffix or a listed `co`/`com` country-code suffix, except on public suffixes the name reaches
+    /// and, for a name that ends in `co` (no entity of the lists does), on hosts the carve-outs take.
+    @Test func theFiltersAgreeWithTheListOnEveryRuleAndRandomHosts() throws {
+        let text = try String(contentsOfFile: PublicSuffixFile.defaultPath, encoding: .utf8)
+        let suffixes = try PublicSuffixFile.load()
+        let rules = text.split(whereSeparator: \.isNewline).compactMap { line -> String? in
+            guard let word = line.split(separator: " ").first, !word.hasPrefix("//"),
+                word.utf8.allSatisfy({ $0 < 0x80 })
+            else { return nil }
+            return word.lowercased().replacingOccurrences(of: "*", with: "zz").replacingOccurrences(of: "!", with: "")
+        }
+        let ruleSet = Set(rules)
+        let listed = Set(suffixes.countryCodeSuffixes(firstLabels: EntityDomainFilters.commercialLabels))
+        let entity = EntityDomainFilters(publicSuffixes: suffixes)
+        let names = ["amazon", "www.google", "co"]
+        let listedFirstLabels = EntityDomainFilters.commercialLabels
+        let matches = try names.map { try EntityMatch(entity, name: $0) }
+        var generator = SeededGenerator(seed: 28)
+        let labels = Array(Set(rules.flatMap { $0.split(separator: ".").map(String.init) })).sorted()
+        var checked = 0
+        func check(_ host: String, _ index: Int) {
+            let name = names[index]
+            let hides = matches[index].hides(on: host)
+            let abp = abpHides(name, on: host, suffixes)
+            #expect(!hides || abp, "\(name).* hides on \(host)")
+            let registrable = suffixes.registrableDomain(of: host)
+            let suffix = String(registrable.split(separator: ".", maxSplits: 1).last ?? "")
+            let named = !suffix.contains(".") || listed.contains(suffix)
+            // A name whose last label is `co` or `com` loses its hosts under `co.cc` to the carve-outs.
+            let carvedOut = name.split(separator: ".").last.map { listedFirstLabels.contains(String($0)) } ?? false
+            if abp, named, !ruleSet.contains(registrable), !carvedOut {
+                #expect(hides, "\(name).* misses \(host)")
+            }
+            checked += 1
+        }
+        for rule in rules {
+            for index in names.indices {
+                check(names[index] + "." + rule, index)
+                check("www." + names[index] + "." + rule, index)
             }
         }
-        for label in Set(labels) where !label.isEmpty {
-            let matches = regexes.filter {
-                $0.firstMatch(in: label, range: NSRange(label.startIndex..., in: label)) != nil
+        // Every two-character code after each commercial label, listed or not.
+        let characters = "abcdefghijklmnopqrstuvwxyz0123456789".map(String.init)
+        let codes = characters.flatMap { first in characters.map { first + $0 } }
+        for first in listedFirstLabels.sorted() {
+            for code in codes {
+                for index in names.indices {
+                    check(names[index] + "." + first + "." + code, index)
+                    check("www." + names[index] + "." + first + "." + code, index)
+                }
             }
-            #expect(matches.count == (excluded.contains(label) ? 0 : 1), "\(label) against \(patterns)")
         }
+        for _ in 0..<4_000 {
+            let index = Int.random(in: names.indices, using: &generator)
+            var parts = (0..<Int.random(in: 0...2, using: &generator)).map { _ in
+                labels.randomElement(using: &generator)!
+            }
+            parts.append(names[index])
+            parts += (0..<Int.random(in: 1...3, using: &generator)).map { _ in labels.randomElement(using: &generator)!
+            }
+            check(parts.joined(separator: "."), index)
+        }
+        #expect(checked == (rules.count + listedFirstLabels.count * codes.count) * names.count * 2 + 4_000)
     }
 
     @Test func publicSuffixesSayWhereANameHoldsASuffix() {
@@ -165,5 +235,28 @@ import Testing
         #expect(reach.reaches(into: "co", below: "com"))
         #expect(!reach.reaches(into: "amazon", below: "co.uk"))
         #expect(suffixes.countryCodeSuffixes(firstLabels: ["co", "com"]) == ["co.jp", "co.uk", "com.au"])
+    }
+}
+
+/// What WebKit does with an entity's rules in its list: a filter hides unless a carve-out after
+/// it matches the document.
+private struct EntityMatch {
+    let filters: [NSRegularExpression]
+    let carveOuts: [NSRegularExpression]
+
+    init(_ entity: EntityDomainFilters, name: String) throws {
+        func regex(_ bytes: [UInt8]) throws -> NSRegularExpression {
+            try NSRegularExpression(pattern: String(decoding: bytes, as: UTF8.self))
+        }
+        filters = try entity.filters(name: name).map(regex)
+        carveOuts = try entity.carveOuts(names: [name]).map(regex)
+    }
+
+    func hides(on host: String) -> Bool {
+        let url = "https://\(host)/p"
+        func matches(_ regex: NSRegularExpression) -> Bool {
+            regex.firstMatch(in: url, range: NSRange(url.startIndex..., in: url)) != nil
+        }
+        return filters.contains(where: matches) && !carveOuts.contains(where: matches)
     }
 }

@@ -16,6 +16,9 @@ import JSONBytes
 ///
 /// An entity site (`amazon.*`, kept only for targets that name entity domains) is a group of its
 /// own too, with one rule per url-filter of `EntityDomainFilters`, all with the same selectors.
+/// The entity groups come before the plain site groups, followed by the carve-outs
+/// (`ignore-previous-rules`) of the hosts their filters name beyond the entities, so that a
+/// carve-out cancels entity rules only.
 struct CosmeticRuleBuilder: Sendable {
     var perRule: Int
     var entityFilters: EntityDomainFilters? = nil
@@ -49,19 +52,29 @@ struct CosmeticRuleBuilder: Sendable {
                 close(chunk)
             }
         }
-        for (domains, group) in sites.groups {
-            if let name = EntityDomains.name(ofSite: domains[0]) {
+        if let entityFilters {
+            let entities = sites.groups.compactMap { domains, group in
+                EntityDomains.name(ofSite: domains[0]).map { (name: $0, chunks: chunks(group)) }
+            }
+            for entity in entities {
                 // Every filter repeats the same selectors: their JSON is written once per chunk.
-                let groupChunks = chunks(group)
-                let actions = groupChunks.map(action)
-                for filter in entityFilters?.filters(name: name) ?? [] {
-                    for (chunk, action) in zip(groupChunks, actions) {
+                let actions = entity.chunks.map(action)
+                for filter in entityFilters.filters(name: entity.name) {
+                    for (chunk, action) in zip(entity.chunks, actions) {
                         out.append(rule(documentFilter: filter, action: action))
                         close(chunk)
                     }
                 }
-                continue
             }
+            // A carve-out cancels every earlier rule of the list: only the entity rules precede them, as
+            // site selectors fill lists of their own (`ListFamily.cosmeticSites`).
+            for filter in entityFilters.carveOuts(names: entities.map(\.name)) {
+                out.append(Self.carveOut(documentFilter: filter))
+                lines.closeRule(nil)
+            }
+        }
+        for (domains, group) in sites.groups {
+            if EntityDomains.name(ofSite: domains[0]) != nil { continue }
             let documentFilter = CosmeticRuleBuilder.documentFilter(site: domains[0])
             for chunk in chunks(group) {
                 if let documentFilter {
@@ -128,6 +141,16 @@ struct CosmeticRuleBuilder: Sendable {
         JSONWriter.appendString(documentFilter, to: &out)
         JSONWriter.appendLiteral(#","resource-type":["document"]"#, to: &out)
         out += action
+        return out
+    }
+
+    /// `ignore-previous-rules` in the documents `documentFilter` matches.
+    private static func carveOut(documentFilter: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        JSONWriter.appendLiteral(#"{"trigger":{"url-filter":"#, to: &out)
+        JSONWriter.appendString(documentFilter, to: &out)
+        JSONWriter.appendLiteral(
+            #","resource-type":["document"]},"action":{"type":"ignore-previous-rules"}}"#, to: &out)
         return out
     }
 

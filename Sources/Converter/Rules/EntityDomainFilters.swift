@@ -3,109 +3,99 @@ import PublicSuffix
 /// The document url-filters that name the hosts of an ABP entity domain `name.*` (the name under a
 /// public suffix, and its subdomains) without naming any other host, so a hiding rule for it can
 /// act exactly in those documents, in frames too (`CosmeticRuleBuilder`). WebKit's url-filter
-/// grammar has no alternation, so the set is a union of regexes, each a rule of its own:
-/// - under a one-label suffix: `^[^:]+://+([^:/]+\.)?amazon\.[^./:]+[/:]`, with the labels whose
-///   `amazon.L` is itself a public suffix or holds one (`*.ck`: `www.amazon.ck` is registrable as a
-///   whole) left out of the label class: character classes split by the labels' letters;
-/// - under two-label suffixes: only the ICANN country-code suffixes whose first label is one of
-///   `firstLabels` (`co.uk`, `com.au`), grouped into character classes that name exactly those.
+/// grammar has no alternation, so each entity gets two wide filters, and the hosts they name
+/// beyond the entity are cancelled by carve-outs (`ignore-previous-rules`) placed after every
+/// entity rule of the list, which the list's entities share:
+/// - one-label suffixes: `^[^:]+://+([^:/]+\.)?amazon\.[^./:]+[/:]`, less the hosts where
+///   `amazon.L` is itself a public suffix or holds one (`*.ck`: `www.amazon.ck` is registrable as
+///   a whole);
+/// - two-label suffixes: `amazon\.com?\.[^./:][^./:]` for the ICANN country-code suffixes whose
+///   first label is one of `firstLabels` (`co.uk`, `com.au`), less the hosts under every other
+///   `co.cc`, `com.cc`, and under a listed one the name reaches.
 /// Hosts under other suffixes of two labels or more (`amazon.blogspot.com`) are not named: the
-/// rule hides less than ABP there, never more.
+/// rule hides less than ABP there, never more. A carve-out cancels every earlier rule that
+/// matches the document, so it may also cancel another name's filter on such a host (a name
+/// whose last label is `co`, say): that rule then hides less than ABP, never more.
 struct EntityDomainFilters: Sendable {
     /// The registries' commercial labels: where a brand registers under a country-code domain.
     static let commercialLabels: Set<String> = ["co", "com"]
 
     private let reach: SuffixReach
     private let countryCodeSuffixes: [String]
+    /// The first labels of `countryCodeSuffixes`, as the regex the two-label filter puts after the name.
+    private let firstLabelPattern: String?
+    /// The url-filters of the hosts the two-label filters name under a suffix not listed.
+    private let unlistedSuffixCarveOuts: [[UInt8]]
 
     init(publicSuffixes: PublicSuffixList, firstLabels: Set<String> = commercialLabels) {
         reach = SuffixReach(publicSuffixes)
         countryCodeSuffixes = publicSuffixes.countryCodeSuffixes(firstLabels: firstLabels)
+        let rows = Self.rows(countryCodeSuffixes)
+        firstLabelPattern = Self.alternatives(rows.keys.sorted())
+        unlistedSuffixCarveOuts =
+            firstLabelPattern == nil ? [] : Self.complement(rows).map { Self.belowAnyName(suffix: $0) }
     }
 
-    /// The url-filters of `name.*` (`name` normalized, without `.*`), in a fixed order.
+    /// The url-filters of `name.*` (`name` normalized, without `.*`), carve-outs aside.
     func filters(name: String) -> [[UInt8]] {
-        var filters: [[UInt8]] = []
-        let excluded = reach.lastLabels(reachingInto: name)
-        if let labels = Self.labelPatterns(excluding: excluded) {
-            for label in labels { filters.append(Self.filter(name: name, suffix: Array(label.utf8))) }
+        var filters = [Self.filter(name: name, suffix: Self.label)]
+        if let firstLabelPattern {
+            let code = Self.labelCharacter + Self.labelCharacter
+            filters.append(Self.filter(name: name, suffix: firstLabelPattern + #"\."# + code))
         }
-        let exact = countryCodeSuffixes.filter { !reach.reaches(into: name, below: $0) }
-        for suffix in Self.suffixPatterns(exact) { filters.append(Self.filter(name: name, suffix: suffix)) }
         return filters
     }
 
+    /// The documents the `filters` of `names` match where ABP's `name.*` does not hide, in a fixed
+    /// order: under a wildcard label (`*.ck`), every host of three labels or more (whose public
+    /// suffix then has two labels at least); under another label `L` that reaches into a name
+    /// (`github.io`), `name.L` and its subdomains; under `co.cc` or `com.cc` not listed, every host
+    /// of three labels or more; under a listed one the name reaches, `name.co.cc` and its subdomains.
+    func carveOuts(names: [String]) -> [[UInt8]] {
+        guard !names.isEmpty else { return [] }
+        var wildcards = Set<String>()
+        var named: [[UInt8]] = []
+        for name in names {
+            for label in reach.lastLabels(reachingInto: name).sorted() {
+                if reach.isWildcard(label) {
+                    wildcards.insert(label)
+                } else {
+                    named.append(Self.filter(name: name, suffix: label))
+                }
+            }
+            for suffix in countryCodeSuffixes where reach.reaches(into: name, below: suffix) {
+                named.append(Self.filter(name: name, suffix: suffix.replacingOccurrences(of: ".", with: #"\."#)))
+            }
+        }
+        let belowWildcards = wildcards.sorted().map { Self.belowAnyName(suffix: Self.label + #"\."# + $0) }
+        return belowWildcards + unlistedSuffixCarveOuts + named
+    }
+
+    /// A label: one character or more, none a dot or what ends a host.
+    private static let label = "[^./:]+"
+    /// One character of a label.
+    private static let labelCharacter = "[^./:]"
+
     /// `^[^:]+://+([^:/]+\.)?name\.SUFFIX[/:]`, the dots of `name` escaped; `suffix` is already a regex.
-    private static func filter(name: String, suffix: [UInt8]) -> [UInt8] {
+    private static func filter(name: String, suffix: String) -> [UInt8] {
         var bytes = URLFilterBuilder.hostAnchorPrefix
         for byte in name.utf8 {
             if byte == UInt8(ascii: ".") { bytes.append(UInt8(ascii: "\\")) }
             bytes.append(byte)
         }
         bytes += Array(#"\."#.utf8)
-        bytes += suffix
+        bytes += Array(suffix.utf8)
         bytes += URLFilterBuilder.hostEndClass
         return bytes
     }
 
-    /// Regexes that together match exactly the host labels not in `excluded`. Labels all of one
-    /// length `n` (the wildcard country codes): one regex for the other lengths, then the labels of
-    /// length `n` by the excluded labels' letter tree, `[^bc./:][^./:]`, `b[^d./:]`, `c[^k./:]` for
-    /// `bd` and `ck`; mixed lengths: the letter tree alone, `[^c./:][^./:]*`, `c([^k./:][^./:]*)?`,
-    /// `ck[^./:]+`. Nil when an excluded label has a character other than a letter or a digit.
-    static func labelPatterns(excluding excluded: Set<String>) -> [String]? {
-        let letters = excluded.flatMap(\.utf8)
-        guard
-            letters.allSatisfy({
-                $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")
-            })
-        else { return nil }
-        let lengths = Set(excluded.map(\.utf8.count))
-        guard lengths.count == 1, let length = lengths.first else {
-            return letterTree(excluded.map { Substring($0) }, prefix: "", length: nil)
-        }
-        return [otherLengths(than: length)] + letterTree(excluded.map { Substring($0) }, prefix: "", length: length)
+    /// The hosts of a label or more under `suffix` (a regex): `…[^./:]+\.SUFFIX[/:]`.
+    private static func belowAnyName(suffix: String) -> [UInt8] {
+        URLFilterBuilder.hostAnchorPrefix + Array((label + #"\."# + suffix).utf8) + URLFilterBuilder.hostEndClass
     }
 
-    private static let labelCharacter = "[^./:]"
-
-    /// A label of any length but `length`: `[^./:]([^./:][^./:]+)?` for 2 (1, or 3 and more).
-    private static func otherLengths(than length: Int) -> String {
-        // Lengths 0 and 2 or more, then each step one more character in front: 0…k-1 and k+1 or more.
-        var pattern = "(" + labelCharacter + labelCharacter + "+)?"
-        for _ in 1..<length { pattern = "(" + labelCharacter + pattern + ")?" }
-        // Drop the outer optional group's `(` … `)?`: a label has at least one character.
-        return String(pattern.dropFirst().dropLast(2))
-    }
-
-    /// The labels after `prefix` that are not in `remaining` (the excluded labels less `prefix`),
-    /// one regex per node: all of `length` characters, or of any length when `length` is nil.
-    private static func letterTree(_ remaining: [Substring], prefix: String, length: Int?) -> [String] {
-        let firsts = Set(remaining.compactMap(\.first)).sorted()
-        let depth = prefix.count
-        var patterns: [String]
-        if let length {
-            if depth == length { return [] }
-            let tail = String(repeating: labelCharacter, count: length - depth - 1)
-            patterns = [prefix + "[^" + String(firsts) + "./:]" + tail]
-        } else {
-            let next = "[^" + String(firsts) + "./:]" + labelCharacter + "*"
-            // A label may end at `prefix` unless `prefix` itself is excluded (a label is never empty).
-            let mayEnd = depth > 0 && !remaining.contains("")
-            patterns = [prefix + (mayEnd ? "(" + next + ")?" : next)]
-        }
-        for first in firsts {
-            let below = remaining.filter { $0.first == first }.map { $0.dropFirst() }
-            patterns += letterTree(below, prefix: prefix + String(first), length: length)
-        }
-        return patterns
-    }
-
-    /// Two-label suffixes `first.cc` as few regexes as character classes allow, each naming
-    /// exactly some of them: `co\.[jk][pr]` only where `co.jp`, `co.jr`, `co.kp`, `co.kr` all are.
-    /// Rows are (first label, first letter of `cc`) with their second letters; rows with the same
-    /// second letters share a regex.
-    static func suffixPatterns(_ suffixes: [String]) -> [[UInt8]] {
+    /// The listed suffixes `first.cc` as first label → first character of `cc` → its second characters.
+    private static func rows(_ suffixes: [String]) -> [String: [Character: Set<Character>]] {
         var rows: [String: [Character: Set<Character>]] = [:]
         for suffix in suffixes {
             let labels = suffix.split(separator: ".")
@@ -113,22 +103,41 @@ struct EntityDomainFilters: Sendable {
             let code = Array(labels[1])
             rows[String(labels[0]), default: [:]][code[0], default: []].insert(code[1])
         }
-        var patterns: [[UInt8]] = []
+        return rows
+    }
+
+    /// The first labels as one regex, a label and the same label with one more character sharing
+    /// it (`com?` for `co` and `com`); nil when there is none, and `(a|b)` needs alternation, so
+    /// labels that do not pair so are refused (the caller then names no two-label suffix).
+    static func alternatives(_ labels: [String]) -> String? {
+        switch labels.count {
+        case 1: return labels[0]
+        case 2 where labels[1].count == labels[0].count + 1 && labels[1].hasPrefix(labels[0]):
+            return labels[0] + String(labels[1].last!) + "?"
+        default: return nil
+        }
+    }
+
+    /// Regexes of `first\.cc` that together match every two-character `cc` after each first label
+    /// that the rows do not list, and no listed one: `co\.[^ab./:][^./:]` for the first characters
+    /// not listed, then `co\.a[^eg./:]` for each group of first characters with the same listed
+    /// second characters.
+    static func complement(_ rows: [String: [Character: Set<Character>]]) -> [String] {
+        var patterns: [String] = []
         for first in rows.keys.sorted() {
+            let row = rows[first]!
+            let prefix = first + #"\."#
+            patterns.append(prefix + "[^" + String(row.keys.sorted()) + "./:]" + labelCharacter)
             var groups: [[Character]: [Character]] = [:]
-            for (letter, seconds) in rows[first]! { groups[seconds.sorted(), default: []].append(letter) }
+            for (character, seconds) in row { groups[seconds.sorted(), default: []].append(character) }
             let ordered = groups.map { (firsts: $0.value.sorted(), seconds: $0.key) }.sorted {
                 String($0.firsts) < String($1.firsts)
             }
             for group in ordered {
-                patterns.append(
-                    Array((first + #"\."# + characterClass(group.firsts) + characterClass(group.seconds)).utf8))
+                let firsts = group.firsts.count == 1 ? String(group.firsts[0]) : "[" + String(group.firsts) + "]"
+                patterns.append(prefix + firsts + "[^" + String(group.seconds) + "./:]")
             }
         }
         return patterns
-    }
-
-    private static func characterClass(_ letters: [Character]) -> String {
-        letters.count == 1 ? String(letters[0]) : "[" + String(letters) + "]"
     }
 }
