@@ -157,6 +157,34 @@ import Testing
         }
     }
 
+    /// A rule below one country-code suffix (`shop.co.uk`) takes that suffix from the names it
+    /// reaches into (`shop`, `www.shop`) and from no other, not even one that ends alike (`myshop`).
+    @Test func aSuffixReachingIntoANameTakesItsCountryCodeFromThatNameOnly() {
+        let suffixes = PublicSuffixList(
+            text: """
+                // ===BEGIN ICANN DOMAINS===
+                uk
+                co.uk
+                au
+                com.au
+                // ===END ICANN DOMAINS===
+                shop.co.uk
+                """)
+        let entity = EntityDomainFilters(publicSuffixes: suffixes)
+        func names(_ name: String, _ suffix: String) -> Bool {
+            let escaped = (name + "." + suffix).replacingOccurrences(of: ".", with: #"\."#)
+            return entity.filters(name: name).contains { String(decoding: $0, as: UTF8.self).contains(escaped) }
+        }
+        for name in ["shop", "www.shop"] {
+            #expect(!names(name, "co.uk"), "\(name)")
+            #expect(names(name, "com.au"), "\(name)")
+        }
+        for name in ["myshop", "amazon", "shop.x"] {
+            #expect(names(name, "co.uk"), "\(name)")
+            #expect(names(name, "com.au"), "\(name)")
+        }
+    }
+
     @Test func publicSuffixesSayWhereANameHoldsASuffix() {
         let suffixes = Self.suffixes
         let reach = SuffixReach(suffixes)

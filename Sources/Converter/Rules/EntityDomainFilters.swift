@@ -17,10 +17,17 @@ struct EntityDomainFilters: Sendable {
 
     private let reach: SuffixReach
     private let countryCodeSuffixes: [String]
+    /// The country-code suffixes some rule of the list lies below (`blogspot.co.uk` below `co.uk`):
+    /// only under these can a name hold a public suffix, so only these are checked per name.
+    private let reachableSuffixes: [String]
+    /// `suffixPatterns(countryCodeSuffixes)`: the patterns of every name no suffix reaches into.
+    private let allSuffixPatterns: [[UInt8]]
 
     init(publicSuffixes: PublicSuffixList, firstLabels: Set<String> = commercialLabels) {
         reach = SuffixReach(publicSuffixes)
         countryCodeSuffixes = publicSuffixes.countryCodeSuffixes(firstLabels: firstLabels)
+        reachableSuffixes = countryCodeSuffixes.filter { publicSuffixes.namesSuffix(below: $0) }
+        allSuffixPatterns = Self.suffixPatterns(countryCodeSuffixes)
     }
 
     /// The url-filters of `name.*` (`name` normalized, without `.*`), in a fixed order.
@@ -30,8 +37,11 @@ struct EntityDomainFilters: Sendable {
         if let labels = Self.labelPatterns(excluding: excluded) {
             for label in labels { filters.append(Self.filter(name: name, suffix: Array(label.utf8))) }
         }
-        let exact = countryCodeSuffixes.filter { !reach.reaches(into: name, below: $0) }
-        for suffix in Self.suffixPatterns(exact) { filters.append(Self.filter(name: name, suffix: suffix)) }
+        let reached = Set(reachableSuffixes.filter { reach.reaches(into: name, below: $0) })
+        let suffixPatterns =
+            reached.isEmpty
+            ? allSuffixPatterns : Self.suffixPatterns(countryCodeSuffixes.filter { !reached.contains($0) })
+        for suffix in suffixPatterns { filters.append(Self.filter(name: name, suffix: suffix)) }
         return filters
     }
 
