@@ -130,6 +130,26 @@ import URLFilterGrammar
         }
     }
 
+    /// A filter ending in the host end class `[/:]` after plain bytes passes without the parser: its
+    /// verdict must be the parser's, whatever comes before the class (an escape, an operator, nothing).
+    @Test func theHostEndClassFastPathGivesTheParsersVerdicts() {
+        let anchor = #"^[^:]+://+([^:/]+\.)?"#
+        for head in [
+            "", "a", #"ads\.example\.com"#, #"a\"#, #"a\\"#, "a*", "*", "(a", "a)", "a|b", "a$", "$", "^a", #"\d"#,
+            "a{2}", "[a", "]", "é", "\u{7F}", "[/:]", "a[/:]",
+        ] {
+            for prefix in ["", anchor] {
+                let pattern = Array((prefix + head + "[/:]").utf8)
+                let parserAccepts = pattern.withUnsafeBufferPointer {
+                    (try? URLFilterParser.check($0, mode: .strict, quantifiedPrefix: 0)) != nil
+                }
+                let problem = pattern.withUnsafeBufferPointer { URLFilterRegexChecker.problem(in: $0) }
+                #expect((problem == nil) == parserAccepts, "\(prefix + head)[/:]: \(problem ?? "accepted")")
+                if head == #"ads\.example\.com"# { #expect(problem == nil) }
+            }
+        }
+    }
+
     /// The pre-check passes over the anchor and then takes only whole terms, so what follows the anchor must
     /// be free to start a term: the anchor is a complete pattern that ends in a quantified group.
     @Test func theHostAnchorIsACompletePatternEndingInAQuantifiedGroup() throws {
