@@ -110,9 +110,8 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     public func sharedRegistrableDomain(of host: String) -> String? {
         let host = Self.trimmed(host)
         if Self.isAddress(host) { return host }
-        let (starts, suffix) = suffixLabels(host)
-        guard starts.count > suffix else { return nil }
-        let site = String(host[starts[starts.count - suffix - 1]...])
+        guard let start = registrableStart(host) else { return nil }
+        let site = String(host[start...])
         return namesSuffix(below: site) ? nil : site
     }
 
@@ -124,9 +123,7 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     public func registrableDomain(of host: String) -> String {
         let host = Self.trimmed(host)
         if Self.isAddress(host) { return host }
-        let (starts, suffix) = suffixLabels(host)
-        guard starts.count > suffix else { return host }
-        return String(host[starts[starts.count - suffix - 1]...])
+        return registrableStart(host).map { String(host[$0...]) } ?? host
     }
 
     /// `host` in lowercase without trailing dots; the host itself (no copy) when it has neither.
@@ -149,36 +146,36 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
         return utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    /// Where each label of `host` starts, and how many labels its public suffix has (the longest
-    /// matching rule, `!` exceptions first, the implicit `*`). Slices of `host`, so no label is joined again.
-    private func suffixLabels(_ host: String) -> (starts: [String.Index], count: Int) {
-        var starts = [host.startIndex]
-        var index = host.utf8.startIndex
-        while let dot = host.utf8[index...].firstIndex(of: UInt8(ascii: ".")) {
-            index = host.utf8.index(after: dot)
-            starts.append(index)
-        }
-        // What the list says of each name from the last label up, one lookup each. A rule, an
-        // exception or a wildcard rule that names the host's suffix from label `i` lies below the
-        // suffix from label `i + 1`, so the walk stops at the first suffix nothing lies below.
-        var said: [NameKinds] = []
-        var first = starts.count
-        while first > 0 {
-            first -= 1
-            let kind = kinds[String(host[starts[first]...])] ?? []
-            said.append(kind)
-            if !kind.contains(.namesSuffixBelow) { break }
-        }
-        // Longest first, as the algorithm reads: `said` holds the suffixes from `first` on, shortest first.
-        for label in first..<starts.count {
-            let kind = said[starts.count - 1 - label]
-            if kind.contains(.exception) { return (starts, starts.count - label - 1) }
-            if kind.contains(.rule) { return (starts, starts.count - label) }
-            if label + 1 < starts.count, said[starts.count - 2 - label].contains(.wildcardBase) {
-                return (starts, starts.count - label)
+    /// Where the registrable domain of `host` starts; nil when `host` is a public suffix itself. The
+    /// public suffix is the longest matching rule (`!` exceptions first, then rules and wildcards,
+    /// the implicit `*` last), found from the last label up with one lookup per label: a rule, an
+    /// exception or a wildcard rule that names the suffix from a label lies below the suffix from the
+    /// next label, so the walk stops at the first suffix the list names nothing below.
+    private func registrableStart(_ host: String) -> String.Index? {
+        var label = host.utf8.lastIndex(of: UInt8(ascii: ".")).map { host.utf8.index(after: $0) } ?? host.startIndex
+        // The implicit `*`: the last label is the suffix.
+        var registrable = Self.labelStart(before: label, in: host)
+        var shorter: NameKinds = []
+        while true {
+            let kind = kinds[String(host[label...])] ?? []
+            if kind.contains(.exception) {
+                registrable = label
+            } else if kind.contains(.rule) || shorter.contains(.wildcardBase) {
+                registrable = Self.labelStart(before: label, in: host)
             }
+            guard kind.contains(.namesSuffixBelow), let next = Self.labelStart(before: label, in: host) else {
+                return registrable
+            }
+            shorter = kind
+            label = next
         }
-        return (starts, 1)
+    }
+
+    /// The start of the label before the one starting at `label`; nil for the first label.
+    private static func labelStart(before label: String.Index, in host: String) -> String.Index? {
+        guard label > host.startIndex else { return nil }
+        let dot = host.utf8.index(before: label)
+        return host.utf8[..<dot].lastIndex(of: UInt8(ascii: ".")).map { host.utf8.index(after: $0) } ?? host.startIndex
     }
 
     /// The ICANN suffixes of two labels `first.cc` under a two-letter (country-code) top-level
