@@ -150,6 +150,20 @@ import URLFilterGrammar
         }
     }
 
+    /// A selector's verdict is reused only for the same bytes: a run of one selector gets its verdict
+    /// on every rule, and a selector of the same length that differs by one byte gets its own.
+    @Test func aRepeatedSelectorKeepsItsVerdictAndANeighbourGetsItsOwn() {
+        func hide(_ selector: String) -> String {
+            #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":"\#(selector)"}}"#
+        }
+        let invalid = #"may be rejected by WebKit's CSS parser, which drops the rule silently"#
+        let rules = [".ad", ".ad", "[ad", "[ad", ".ad", ".ad:has-text(x)", ".ad:has-text(x)", ".ad"].map(hide)
+        let problems = validator.problems(in: Array(("[" + rules.joined(separator: ",") + "]").utf8))
+        #expect(problems.map(\.ruleIndex) == [2, 3, 5, 6])
+        #expect(problems.prefix(2).allSatisfy { $0.message.hasSuffix(invalid) })
+        #expect(problems.suffix(2).allSatisfy { $0.message.contains("procedural") })
+    }
+
     /// The pre-check passes over the anchor and then takes only whole terms, so what follows the anchor must
     /// be free to start a term: the anchor is a complete pattern that ends in a quantified group.
     @Test func theHostAnchorIsACompletePatternEndingInAQuantifiedGroup() throws {
