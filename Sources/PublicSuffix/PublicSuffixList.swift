@@ -35,8 +35,12 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     /// `toASCII` turns a Unicode rule into punycode (hosts arrive in punycode); a rule it cannot
     /// convert is left out. The default keeps ASCII rules only.
     public init(text: String, toASCII: (String) -> String? = { $0.utf8.allSatisfy { $0 < 0x80 } ? $0 : nil }) {
+        self.init(bytes: Array(text.utf8), toASCII: toASCII)
+    }
+
+    /// The list from its file's bytes (UTF-8), read without decoding the whole text first.
+    public init(bytes: [UInt8], toASCII: (String) -> String? = { $0.utf8.allSatisfy { $0 < 0x80 } ? $0 : nil }) {
         // Bytes, not Characters: the list has some 10,000 lines and a `safari-26` conversion reads it.
-        let bytes = Array(text.utf8)
         var kinds = [String: NameKinds](minimumCapacity: bytes.count / 12)
         var countryCodeSecondLevel: [String] = []
         var inICANNSection = false
