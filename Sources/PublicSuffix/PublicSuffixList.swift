@@ -114,8 +114,7 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     public func sharedRegistrableDomain(of host: String) -> String? {
         let host = Self.trimmed(host)
         if Self.isAddress(host) { return host }
-        guard let start = registrableStart(host) else { return nil }
-        let site = String(host[start...])
+        guard let site = registrablePart(of: host) else { return nil }
         return namesSuffix(below: site) ? nil : site
     }
 
@@ -127,7 +126,7 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     public func registrableDomain(of host: String) -> String {
         let host = Self.trimmed(host)
         if Self.isAddress(host) { return host }
-        return registrableStart(host).map { String(host[$0...]) } ?? host
+        return registrablePart(of: host) ?? host
     }
 
     /// `host` in lowercase without trailing dots; the host itself (no copy) when it has neither.
@@ -150,36 +149,44 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
         return utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    /// Where the registrable domain of `host` starts; nil when `host` is a public suffix itself. The
+    /// The registrable domain of `host` (trimmed); nil when `host` is a public suffix itself. The
     /// public suffix is the longest matching rule (`!` exceptions first, then rules and wildcards,
     /// the implicit `*` last), found from the last label up with one lookup per label: a rule, an
     /// exception or a wildcard rule that names the suffix from a label lies below the suffix from the
     /// next label, so the walk stops at the first suffix the list names nothing below.
-    private func registrableStart(_ host: String) -> String.Index? {
-        var label = host.utf8.lastIndex(of: UInt8(ascii: ".")).map { host.utf8.index(after: $0) } ?? host.startIndex
-        // The implicit `*`: the last label is the suffix.
-        var registrable = Self.labelStart(before: label, in: host)
-        var shorter: NameKinds = []
-        while true {
-            let kind = kinds[String(host[label...])] ?? []
-            if kind.contains(.exception) {
-                registrable = label
-            } else if kind.contains(.rule) || shorter.contains(.wildcardBase) {
-                registrable = Self.labelStart(before: label, in: host)
+    private func registrablePart(of host: String) -> String? {
+        var host = host
+        return host.withUTF8 { bytes in
+            func name(from start: Int) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
             }
-            guard kind.contains(.namesSuffixBelow), let next = Self.labelStart(before: label, in: host) else {
-                return registrable
+            var label = bytes.count
+            while label > 0, bytes[label - 1] != UInt8(ascii: ".") { label -= 1 }
+            // The implicit `*`: the last label is the suffix.
+            var registrable = Self.labelStart(before: label, in: bytes)
+            var shorter: NameKinds = []
+            while true {
+                let kind = kinds[name(from: label)] ?? []
+                if kind.contains(.exception) {
+                    registrable = label
+                } else if kind.contains(.rule) || shorter.contains(.wildcardBase) {
+                    registrable = Self.labelStart(before: label, in: bytes)
+                }
+                guard kind.contains(.namesSuffixBelow), let next = Self.labelStart(before: label, in: bytes) else {
+                    return registrable.map(name(from:))
+                }
+                shorter = kind
+                label = next
             }
-            shorter = kind
-            label = next
         }
     }
 
     /// The start of the label before the one starting at `label`; nil for the first label.
-    private static func labelStart(before label: String.Index, in host: String) -> String.Index? {
-        guard label > host.startIndex else { return nil }
-        let dot = host.utf8.index(before: label)
-        return host.utf8[..<dot].lastIndex(of: UInt8(ascii: ".")).map { host.utf8.index(after: $0) } ?? host.startIndex
+    private static func labelStart(before label: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard label > 0 else { return nil }
+        var start = label - 1
+        while start > 0, bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        return start
     }
 
     /// The ICANN suffixes of two labels `first.cc` under a two-letter (country-code) top-level

@@ -1,3 +1,4 @@
+import Glibc
 import JSONBytes
 
 /// The `action` object of one rule, checked as WebKit's parser reads it: a known type string and the
@@ -96,7 +97,14 @@ struct LastSelectorVerdict {
 
     /// `CSSSelectorChecker.check(selector)`, taken from the last call when it had the same bytes.
     mutating func verdict(of selector: UnsafeBufferPointer<UInt8>) -> CSSSelectorChecker.Verdict {
-        if let verdict, selector.count == self.selector.count, selector.elementsEqual(self.selector) { return verdict }
+        if let verdict, selector.count == self.selector.count,
+            selector.isEmpty
+                || self.selector.withUnsafeBufferPointer({
+                    memcmp($0.baseAddress!, selector.baseAddress!, selector.count) == 0
+                })
+        {
+            return verdict
+        }
         let verdict = CSSSelectorChecker.check(selector)
         self.selector.removeAll(keepingCapacity: true)
         self.selector.append(contentsOf: selector)
