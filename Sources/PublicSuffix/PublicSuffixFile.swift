@@ -8,7 +8,7 @@ public enum PublicSuffixFile {
 
     public static func load(path: String = defaultPath) throws(PublicSuffixFileError) -> PublicSuffixList {
         guard let data = FileManager.default.contents(atPath: path) else { throw PublicSuffixFileError(path: path) }
-        return PublicSuffixList(text: String(decoding: data, as: UTF8.self), toASCII: punycode)
+        return PublicSuffixList(bytes: [UInt8](data), toASCII: punycode)
     }
 
     /// A Unicode rule in punycode through libidn2, as hosts arrive; nil when libidn2 refuses it.

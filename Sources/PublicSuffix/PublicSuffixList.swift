@@ -8,28 +8,42 @@ public protocol RegistrableDomainProvider: Sendable {
 /// longest matching rule, `*` wildcards, `!` exceptions, and the implicit rule `*`. Built from the
 /// list's text, so it stays pure; `PublicSuffixFile` reads Debian's copy for the executables.
 public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
-    /// The list's rules, lowercase ASCII (`*.ck`, `co.uk`), read by `SuffixReach` too.
-    let rules: Set<String>
-    private let exceptions: Set<String>
+    /// What the list says of one name: one dictionary, so a label of a host costs one lookup.
+    struct NameKinds: OptionSet, Equatable {
+        let rawValue: UInt8
+        /// A rule (`co.uk`, `*.ck`).
+        static let rule = NameKinds(rawValue: 1)
+        /// An exception (`www.ck` for `!www.ck`).
+        static let exception = NameKinds(rawValue: 2)
+        /// The name under a wildcard rule (`ck` for `*.ck`).
+        static let wildcardBase = NameKinds(rawValue: 4)
+        /// A rule or an exception lies below the name (`amazonaws.com` for `s3.amazonaws.com`).
+        static let namesSuffixBelow = NameKinds(rawValue: 8)
+    }
+
+    /// The list's names, lowercase ASCII (`*.ck`, `co.uk`, `ck`), with what the list says of each.
+    private let kinds: [String: NameKinds]
     /// The ICANN section's rules of two labels under a two-letter top-level domain (`co.uk`), sorted.
     private let countryCodeSecondLevel: [String]
-    /// Every domain the list names a public suffix below (`amazonaws.com` for `s3.amazonaws.com`).
-    private let parentsOfSuffixes: Set<String>
 
     private static let sectionMarker = Array("// ===".utf8)
     private static let icannBegin = Array("// ===BEGIN ICANN DOMAINS===".utf8)
     private static let icannEnd = Array("// ===END ICANN DOMAINS===".utf8)
     private static let commentMarker = Array("//".utf8)
+    private static let wildcardPrefix = Array("*.".utf8)
 
     /// `toASCII` turns a Unicode rule into punycode (hosts arrive in punycode); a rule it cannot
     /// convert is left out. The default keeps ASCII rules only.
     public init(text: String, toASCII: (String) -> String? = { $0.utf8.allSatisfy { $0 < 0x80 } ? $0 : nil }) {
-        var rules = Set<String>()
-        var exceptions = Set<String>()
+        self.init(bytes: Array(text.utf8), toASCII: toASCII)
+    }
+
+    /// The list from its file's bytes (UTF-8), read without decoding the whole text first.
+    public init(bytes: [UInt8], toASCII: (String) -> String? = { $0.utf8.allSatisfy { $0 < 0x80 } ? $0 : nil }) {
+        // Bytes, not Characters: the list has some 10,000 lines and a `safari-26` conversion reads it.
+        var kinds = [String: NameKinds](minimumCapacity: bytes.count / 12)
         var countryCodeSecondLevel: [String] = []
         var inICANNSection = false
-        // Bytes, not Characters: the list has some 10,000 lines and a `safari-26` conversion reads it.
-        let bytes = Array(text.utf8)
         var lineStart = 0
         while lineStart < bytes.count {
             var lineEnd = lineStart
@@ -47,33 +61,51 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
             while ruleEnd < line.endIndex, line[ruleEnd] != 0x20, line[ruleEnd] != 0x09 { ruleEnd += 1 }
             let rule = line[ruleStart..<ruleEnd]
             guard !rule.isEmpty, !rule.starts(with: Self.commentMarker) else { continue }
-            let lowered: String
+            var lowered: [UInt8]
             if rule.allSatisfy({ $0 < 0x80 }) {
-                lowered = String(decoding: rule.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self)
+                lowered = rule.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
             } else {
                 guard let converted = toASCII(String(decoding: rule, as: UTF8.self).lowercased()) else { continue }
-                lowered = converted
+                lowered = Array(converted.utf8)
             }
-            if lowered.hasPrefix("!") {
-                exceptions.insert(String(lowered.dropFirst()))
-            } else {
-                rules.insert(lowered)
-                if inICANNSection, Self.isCountryCodeSecondLevel(lowered) { countryCodeSecondLevel.append(lowered) }
+            let isException = lowered.first == UInt8(ascii: "!")
+            if isException { lowered.removeFirst() }
+            Self.markParents(of: lowered, in: &kinds)
+            let name = String(decoding: lowered, as: UTF8.self)
+            kinds[name, default: []].insert(isException ? .exception : .rule)
+            guard !isException else { continue }
+            if lowered.starts(with: Self.wildcardPrefix) {
+                kinds[String(decoding: lowered.dropFirst(2), as: UTF8.self), default: []].insert(.wildcardBase)
             }
+            if inICANNSection, Self.isCountryCodeSecondLevel(name) { countryCodeSecondLevel.append(name) }
         }
-        self.rules = rules
-        self.exceptions = exceptions
+        self.kinds = kinds
         self.countryCodeSecondLevel = countryCodeSecondLevel.sorted()
-        var parents = Set<String>()
-        for rule in rules.union(exceptions) {
-            var rest = rule[...]
-            while let dot = rest.firstIndex(of: ".") {
-                rest = rest[rest.index(after: dot)...]
-                parents.insert(String(rest))
-            }
-        }
-        self.parentsOfSuffixes = parents
     }
+
+    /// Marks every name after a dot of `rule` (`amazonaws.com` and `com` for `s3.amazonaws.com`),
+    /// longest first: a name already marked had all of its own parents marked, so the walk stops.
+    private static func markParents(of rule: [UInt8], in kinds: inout [String: NameKinds]) {
+        var index = 0
+        while index < rule.count {
+            if rule[index] == UInt8(ascii: "."),
+                !kinds[String(decoding: rule[(index + 1)...], as: UTF8.self), default: []].insert(.namesSuffixBelow)
+                    .inserted
+            {
+                return
+            }
+            index += 1
+        }
+    }
+
+    /// The list's rules (`*.ck`, `co.uk`), for `SuffixReach`'s index.
+    var rules: some Sequence<String> { kinds.lazy.filter { $0.value.contains(.rule) }.map(\.key) }
+
+    /// Whether `name` is one of the list's rules (`co.uk`, `*.ck`).
+    func isRule(_ name: String) -> Bool { kinds[name]?.contains(.rule) == true }
+
+    /// Whether the list has the wildcard rule `*.name` (`*.ck` for `ck`).
+    func hasWildcard(under name: String) -> Bool { kinds[name]?.contains(.wildcardBase) == true }
 
     /// The registrable domain that `host` and every host below it share, or nil when they do not
     /// share one: `host` is a public suffix (each name below it is a site of its own), or the list
@@ -82,26 +114,27 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
     public func sharedRegistrableDomain(of host: String) -> String? {
         let host = Self.trimmed(host)
         if Self.isAddress(host) { return host }
-        let (starts, suffix) = suffixLabels(host)
-        guard starts.count > suffix else { return nil }
-        let site = String(host[starts[starts.count - suffix - 1]...])
+        guard let site = registrablePart(of: host) else { return nil }
         return namesSuffix(below: site) ? nil : site
     }
 
     /// Whether the list names a public suffix (or an exception) below `domain`: `s3.amazonaws.com`
     /// below `amazonaws.com`, `*.ck` below `ck`. Then the names under `domain` are not all of one site.
-    public func namesSuffix(below domain: String) -> Bool { parentsOfSuffixes.contains(domain) }
+    public func namesSuffix(below domain: String) -> Bool { kinds[domain]?.contains(.namesSuffixBelow) == true }
 
     /// eTLD+1 of `host`; the host itself for IP addresses and for hosts that are public suffixes.
     public func registrableDomain(of host: String) -> String {
         let host = Self.trimmed(host)
         if Self.isAddress(host) { return host }
-        let (starts, suffix) = suffixLabels(host)
-        guard starts.count > suffix else { return host }
-        return String(host[starts[starts.count - suffix - 1]...])
+        return registrablePart(of: host) ?? host
     }
 
+    /// `host` in lowercase without trailing dots; the host itself (no copy) when it has neither.
     private static func trimmed(_ host: String) -> String {
+        let utf8 = host.utf8
+        if utf8.last != UInt8(ascii: "."), !utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A || $0 >= 0x80 }) {
+            return host
+        }
         var host = host.lowercased()
         while host.hasSuffix(".") { host.removeLast() }
         return host
@@ -109,27 +142,51 @@ public struct PublicSuffixList: RegistrableDomainProvider, Equatable {
 
     /// An IP address: no registrable domain, and no names below it.
     private static func isAddress(_ host: String) -> Bool {
-        host.hasPrefix("[") || host.allSatisfy { $0 == "." || $0.isNumber }
+        let utf8 = host.utf8
+        if utf8.first == UInt8(ascii: "[") { return true }
+        // ASCII hosts byte by byte; others by Character, where digits of other scripts count too.
+        guard utf8.allSatisfy({ $0 < 0x80 }) else { return host.allSatisfy { $0 == "." || $0.isNumber } }
+        return utf8.allSatisfy { $0 == UInt8(ascii: ".") || $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 
-    /// Where each label of `host` starts, and how many labels its public suffix has (the longest
-    /// matching rule, `!` exceptions first, the implicit `*`). Slices of `host`, so no label is joined again.
-    private func suffixLabels(_ host: String) -> (starts: [String.Index], count: Int) {
-        var starts = [host.startIndex]
-        var index = host.startIndex
-        while let dot = host[index...].firstIndex(of: ".") {
-            index = host.index(after: dot)
-            starts.append(index)
-        }
-        for (label, start) in starts.enumerated() {
-            let candidate = String(host[start...])
-            if exceptions.contains(candidate) { return (starts, starts.count - label - 1) }
-            if rules.contains(candidate) { return (starts, starts.count - label) }
-            if label + 1 < starts.count, rules.contains("*." + host[starts[label + 1]...]) {
-                return (starts, starts.count - label)
+    /// The registrable domain of `host` (trimmed); nil when `host` is a public suffix itself. The
+    /// public suffix is the longest matching rule (`!` exceptions first, then rules and wildcards,
+    /// the implicit `*` last), found from the last label up with one lookup per label: a rule, an
+    /// exception or a wildcard rule that names the suffix from a label lies below the suffix from the
+    /// next label, so the walk stops at the first suffix the list names nothing below.
+    private func registrablePart(of host: String) -> String? {
+        var host = host
+        return host.withUTF8 { bytes in
+            func name(from start: Int) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: bytes[start...]), as: UTF8.self)
+            }
+            var label = bytes.count
+            while label > 0, bytes[label - 1] != UInt8(ascii: ".") { label -= 1 }
+            // The implicit `*`: the last label is the suffix.
+            var registrable = Self.labelStart(before: label, in: bytes)
+            var shorter: NameKinds = []
+            while true {
+                let kind = kinds[name(from: label)] ?? []
+                if kind.contains(.exception) {
+                    registrable = label
+                } else if kind.contains(.rule) || shorter.contains(.wildcardBase) {
+                    registrable = Self.labelStart(before: label, in: bytes)
+                }
+                guard kind.contains(.namesSuffixBelow), let next = Self.labelStart(before: label, in: bytes) else {
+                    return registrable.map(name(from:))
+                }
+                shorter = kind
+                label = next
             }
         }
-        return (starts, 1)
+    }
+
+    /// The start of the label before the one starting at `label`; nil for the first label.
+    private static func labelStart(before label: Int, in bytes: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard label > 0 else { return nil }
+        var start = label - 1
+        while start > 0, bytes[start - 1] != UInt8(ascii: ".") { start -= 1 }
+        return start
     }
 
     /// The ICANN suffixes of two labels `first.cc` under a two-letter (country-code) top-level

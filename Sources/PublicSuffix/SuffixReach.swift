@@ -10,11 +10,13 @@ public struct SuffixReach: Sendable {
     public init(_ list: PublicSuffixList) {
         var lastLabelsByNeighbour: [String: Set<String>] = [:]
         for rule in list.rules {
-            guard let lastDot = rule.lastIndex(of: ".") else { continue }
-            let last = String(rule[rule.index(after: lastDot)...])
-            let head = rule[..<lastDot]
-            let neighbourStart = head.lastIndex(of: ".").map { head.index(after: $0) } ?? head.startIndex
-            lastLabelsByNeighbour[String(head[neighbourStart...]), default: []].insert(last)
+            // Bytes: the rules are lowercase ASCII, and this walks all of them once per conversion.
+            let bytes = rule.utf8
+            guard let lastDot = bytes.lastIndex(of: UInt8(ascii: ".")) else { continue }
+            let head = bytes[..<lastDot]
+            let neighbourStart = head.lastIndex(of: UInt8(ascii: ".")).map { bytes.index(after: $0) } ?? head.startIndex
+            let last = String(decoding: bytes[bytes.index(after: lastDot)...], as: UTF8.self)
+            lastLabelsByNeighbour[String(decoding: head[neighbourStart...], as: UTF8.self), default: []].insert(last)
         }
         self.list = list
         self.lastLabelsByNeighbour = lastLabelsByNeighbour
@@ -27,9 +29,9 @@ public struct SuffixReach: Sendable {
     public func reaches(into name: String, below suffix: String) -> Bool {
         var tail = suffix
         for label in name.split(separator: ".").reversed() {
-            if list.rules.contains("*." + tail) { return true }
+            if list.hasWildcard(under: tail) { return true }
             tail = label + "." + tail
-            if list.rules.contains(tail) { return true }
+            if list.isRule(tail) { return true }
         }
         return list.namesSuffix(below: tail)
     }

@@ -227,6 +227,33 @@ import Testing
         #expect(checked == (rules.count + listedFirstLabels.count * codes.count) * names.count * 2 + 4_000)
     }
 
+    /// A rule below one country-code suffix (`shop.co.uk`) takes that suffix from the names it
+    /// reaches into (`shop`, `www.shop`) and from no other, not even one that ends alike (`myshop`).
+    @Test func aSuffixReachingIntoANameTakesItsCountryCodeFromThatNameOnly() throws {
+        let suffixes = PublicSuffixList(
+            text: """
+                // ===BEGIN ICANN DOMAINS===
+                uk
+                co.uk
+                au
+                com.au
+                // ===END ICANN DOMAINS===
+                shop.co.uk
+                """)
+        let entity = EntityDomainFilters(publicSuffixes: suffixes)
+        func hides(_ name: String, on host: String) throws -> Bool {
+            try EntityMatch(entity, name: name).hides(on: host)
+        }
+        for name in ["shop", "www.shop"] {
+            #expect(try !hides(name, on: "\(name).co.uk"), "\(name)")
+            #expect(try hides(name, on: "\(name).com.au"), "\(name)")
+        }
+        for name in ["myshop", "amazon", "shop.x"] {
+            #expect(try hides(name, on: "\(name).co.uk"), "\(name)")
+            #expect(try hides(name, on: "\(name).com.au"), "\(name)")
+        }
+    }
+
     @Test func publicSuffixesSayWhereANameHoldsASuffix() {
         let suffixes = Self.suffixes
         let reach = SuffixReach(suffixes)

@@ -130,6 +130,40 @@ import URLFilterGrammar
         }
     }
 
+    /// A filter ending in the host end class `[/:]` after plain bytes passes without the parser: its
+    /// verdict must be the parser's, whatever comes before the class (an escape, an operator, nothing).
+    @Test func theHostEndClassFastPathGivesTheParsersVerdicts() {
+        let anchor = #"^[^:]+://+([^:/]+\.)?"#
+        for head in [
+            "", "a", #"ads\.example\.com"#, #"a\"#, #"a\\"#, "a*", "*", "(a", "a)", "a|b", "a$", "$", "^a", #"\d"#,
+            "a{2}", "[a", "]", "é", "\u{7F}", "[/:]", "a[/:]",
+        ] {
+            for prefix in ["", anchor] {
+                let pattern = Array((prefix + head + "[/:]").utf8)
+                let parserAccepts = pattern.withUnsafeBufferPointer {
+                    (try? URLFilterParser.check($0, mode: .strict, quantifiedPrefix: 0)) != nil
+                }
+                let problem = pattern.withUnsafeBufferPointer { URLFilterRegexChecker.problem(in: $0) }
+                #expect((problem == nil) == parserAccepts, "\(prefix + head)[/:]: \(problem ?? "accepted")")
+                if head == #"ads\.example\.com"# { #expect(problem == nil) }
+            }
+        }
+    }
+
+    /// A selector's verdict is reused only for the same bytes: a run of one selector gets its verdict
+    /// on every rule, and a selector of the same length that differs by one byte gets its own.
+    @Test func aRepeatedSelectorKeepsItsVerdictAndANeighbourGetsItsOwn() {
+        func hide(_ selector: String) -> String {
+            #"{"trigger":{"url-filter":".*"},"action":{"type":"css-display-none","selector":"\#(selector)"}}"#
+        }
+        let invalid = #"may be rejected by WebKit's CSS parser, which drops the rule silently"#
+        let rules = [".ad", ".ad", "[ad", "[ad", ".ad", ".ad:has-text(x)", ".ad:has-text(x)", ".ad"].map(hide)
+        let problems = validator.problems(in: Array(("[" + rules.joined(separator: ",") + "]").utf8))
+        #expect(problems.map(\.ruleIndex) == [2, 3, 5, 6])
+        #expect(problems.prefix(2).allSatisfy { $0.message.hasSuffix(invalid) })
+        #expect(problems.suffix(2).allSatisfy { $0.message.contains("procedural") })
+    }
+
     /// The pre-check passes over the anchor and then takes only whole terms, so what follows the anchor must
     /// be free to start a term: the anchor is a complete pattern that ends in a quantified group.
     @Test func theHostAnchorIsACompletePatternEndingInAQuantifiedGroup() throws {

@@ -22,6 +22,9 @@ struct EntityDomainFilters: Sendable {
 
     private let reach: SuffixReach
     private let countryCodeSuffixes: [String]
+    /// The country-code suffixes some rule of the list lies below (`blogspot.co.uk` below `co.uk`):
+    /// only under these can a name hold a public suffix, so only these are checked per name.
+    private let reachableSuffixes: [String]
     /// The first labels of `countryCodeSuffixes`, as the regex the two-label filter puts after the name.
     private let firstLabelPattern: String?
     /// The url-filters of the hosts the two-label filters name under a suffix not listed.
@@ -30,6 +33,7 @@ struct EntityDomainFilters: Sendable {
     init(publicSuffixes: PublicSuffixList, firstLabels: Set<String> = commercialLabels) {
         reach = SuffixReach(publicSuffixes)
         countryCodeSuffixes = publicSuffixes.countryCodeSuffixes(firstLabels: firstLabels)
+        reachableSuffixes = countryCodeSuffixes.filter { publicSuffixes.namesSuffix(below: $0) }
         let rows = Self.rows(countryCodeSuffixes)
         firstLabelPattern = Self.alternatives(rows.keys.sorted())
         unlistedSuffixCarveOuts =
@@ -63,7 +67,7 @@ struct EntityDomainFilters: Sendable {
                     named.append(Self.filter(name: name, suffix: label))
                 }
             }
-            for suffix in countryCodeSuffixes where reach.reaches(into: name, below: suffix) {
+            for suffix in reachableSuffixes where reach.reaches(into: name, below: suffix) {
                 named.append(Self.filter(name: name, suffix: suffix.replacingOccurrences(of: ".", with: #"\."#)))
             }
         }

@@ -1,3 +1,4 @@
+import Glibc
 import JSONBytes
 
 /// The `action` object of one rule, checked as WebKit's parser reads it: a known type string and the
@@ -33,7 +34,8 @@ enum ActionChecker {
     }
 
     /// The action's problem (WebKit rejects or drops the rule), nil when there is none.
-    static func problem(_ cursor: inout JSONCursor) throws -> String? {
+    /// - Parameter selectors: the last selector's verdict, reused across the rules of a list.
+    static func problem(_ cursor: inout JSONCursor, selectors: inout LastSelectorVerdict) throws -> String? {
         /// The last `type` member's value; nil when absent or not a string.
         var type: ActionType?
         var selectorVerdict: CSSSelectorChecker.Verdict?
@@ -54,7 +56,7 @@ enum ActionChecker {
                     }
                 } else if ByteName.equals(key, "selector"), isString {
                     let selector = try cursor.string()
-                    let verdict = CSSSelectorChecker.check(selector)
+                    let verdict = selectors.verdict(of: selector)
                     selectorVerdict = verdict
                     if verdict == .invalid { selectorPrefix = String(decoding: selector.prefix(120), as: UTF8.self) }
                 } else {
@@ -84,5 +86,29 @@ enum ActionChecker {
         case .modifyHeaders?: return hasPriority ? nil : "modify-headers without a positive priority"
         case .unknown?: return "unknown action type (WebKit: Invalid action type)"
         }
+    }
+}
+
+/// The verdict of the last selector checked: an entity site's rules repeat one selector for each of
+/// their url-filters, one after the other, so a list checks it once per run instead of once per rule.
+struct LastSelectorVerdict {
+    private var selector: [UInt8] = []
+    private var verdict: CSSSelectorChecker.Verdict?
+
+    /// `CSSSelectorChecker.check(selector)`, taken from the last call when it had the same bytes.
+    mutating func verdict(of selector: UnsafeBufferPointer<UInt8>) -> CSSSelectorChecker.Verdict {
+        if let verdict, selector.count == self.selector.count,
+            selector.isEmpty
+                || self.selector.withUnsafeBufferPointer({
+                    memcmp($0.baseAddress!, selector.baseAddress!, selector.count) == 0
+                })
+        {
+            return verdict
+        }
+        let verdict = CSSSelectorChecker.check(selector)
+        self.selector.removeAll(keepingCapacity: true)
+        self.selector.append(contentsOf: selector)
+        self.verdict = verdict
+        return verdict
     }
 }

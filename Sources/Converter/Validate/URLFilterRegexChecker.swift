@@ -17,7 +17,13 @@ struct URLFilterRegexChecker {
     ///   (false only in tests, to compare).
     static func problem(in bytes: UnsafeBufferPointer<UInt8>, skippingHostAnchor: Bool = true) -> String? {
         let start = skippingHostAnchor && startsWithHostAnchor(bytes) ? hostAnchor.utf8CodeUnitCount : 0
-        if !bytes.isEmpty, isPlain(bytes, from: start) { return nil }
+        if !bytes.isEmpty, isPlain(bytes, from: start, to: bytes.count) { return nil }
+        // Filters of `||host^` end in the host's end class after plain bytes: most of a list's filters.
+        if endsWithHostEnd(bytes, after: start),
+            isPlain(bytes, from: start, to: bytes.count - hostEnd.utf8CodeUnitCount)
+        {
+            return nil
+        }
         do {
             try URLFilterParser.check(bytes, mode: .strict, quantifiedPrefix: start)
             return nil
@@ -26,15 +32,19 @@ struct URLFilterRegexChecker {
         }
     }
 
-    /// The fast pre-check: only plain atoms and escaped punctuation from `start` on, which the parser
-    /// accepts after the host anchor (a whole term) or from the start. A false answer decides nothing.
-    @inline(__always) static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Bool {
+    /// The class `URLFilterBuilder` ends a `||host^` filter with (`URLFilterBuilder.hostEndClass`).
+    static let hostEnd: StaticString = "[/:]"
+
+    /// The fast pre-check: only plain atoms and escaped punctuation from `start` to `end`, which the
+    /// parser accepts after the host anchor (a whole term) or from the start, and before a class. A
+    /// false answer decides nothing.
+    @inline(__always) static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
         var index = start
-        while index < bytes.count {
+        while index < end {
             let byte = bytes[index]
             if URLFilterGrammar.isPlainAtom(byte) {
                 index += 1
-            } else if byte == UInt8(ascii: "\\"), index + 1 < bytes.count,
+            } else if byte == UInt8(ascii: "\\"), index + 1 < end,
                 URLFilterGrammar.isEscapablePunctuation(bytes[index + 1])
             {
                 index += 2
@@ -43,6 +53,14 @@ struct URLFilterRegexChecker {
             }
         }
         return true
+    }
+
+    /// `bytes` end in `hostEnd`, and it starts at or after `start`.
+    @inline(__always) static func endsWithHostEnd(_ bytes: UnsafeBufferPointer<UInt8>, after start: Int) -> Bool {
+        let length = hostEnd.utf8CodeUnitCount
+        guard bytes.count - length >= start else { return false }
+        return UnsafeRawPointer(bytes.baseAddress! + bytes.count - length).loadUnaligned(as: UInt32.self)
+            == UnsafeRawPointer(hostEnd.utf8Start).loadUnaligned(as: UInt32.self)
     }
 
     /// Three overlapping 8-byte compares cover the 21 bytes of `hostAnchor`.

@@ -44,6 +44,7 @@ public struct WebKitListValidator: Sendable {
     private static func listProblems(_ cursor: inout JSONCursor) -> [Problem] {
         var ruleProblems: [Problem] = []
         var triggerMessages: [String] = []
+        var selectors = LastSelectorVerdict()
         var count = 0
         do {
             guard cursor.peek() == UInt8(ascii: "[") else {
@@ -52,7 +53,9 @@ public struct WebKitListValidator: Sendable {
             }
             if try cursor.beginArray() {
                 repeat {
-                    try Self.checkRule(&cursor, index: count, triggerMessages: &triggerMessages, into: &ruleProblems)
+                    try Self.checkRule(
+                        &cursor, index: count, triggerMessages: &triggerMessages, selectors: &selectors,
+                        into: &ruleProblems)
                     count += 1
                 } while try cursor.next(closing: UInt8(ascii: "]"))
             }
@@ -82,8 +85,10 @@ public struct WebKitListValidator: Sendable {
     /// order; a repeated `trigger` or `action` key replaces the earlier one, as in WebKit's parser.
     /// - Parameter triggerMessages: reused across rules (empty on entry and on return), so a clean rule
     ///   allocates nothing.
+    /// - Parameter selectors: the last selector's verdict, reused across rules.
     static func checkRule(
-        _ cursor: inout JSONCursor, index: Int, triggerMessages: inout [String], into problems: inout [Problem]
+        _ cursor: inout JSONCursor, index: Int, triggerMessages: inout [String],
+        selectors: inout LastSelectorVerdict, into problems: inout [Problem]
     ) throws {
         guard cursor.peek() == UInt8(ascii: "{") else {
             try cursor.skipValue(depth: 1)
@@ -107,7 +112,7 @@ public struct WebKitListValidator: Sendable {
                 } else if ByteName.equals(key, "action") {
                     hasAction = cursor.peek() == UInt8(ascii: "{")
                     if hasAction {
-                        actionProblem = try ActionChecker.problem(&cursor)
+                        actionProblem = try ActionChecker.problem(&cursor, selectors: &selectors)
                     } else {
                         try cursor.skipValue(depth: 2)
                     }
