@@ -37,9 +37,7 @@ public struct SuffixReach: Sendable {
     }
 
     /// Whether the list has the wildcard rule `*.label`: every name under `label` is a public suffix.
-    public func isWildcard(_ label: String) -> Bool {
-        list.rules.contains("*." + label)
-    }
+    public func isWildcard(_ label: String) -> Bool { list.hasWildcard(under: label) }
 
     /// The labels `L` for which `reaches(into: name, below: L)`: the top-level labels under which
     /// `name.L` is, or holds, a public suffix.

@@ -115,13 +115,7 @@ struct RegexExpansion {
 
     /// Whether a `|` is anywhere in `terms`: what a refusal of the whole regex is counted under.
     static func containsAlternation(_ terms: [URLFilterTerm]) -> Bool {
-        terms.contains { term in
-            switch term.atom {
-            case .alternation: true
-            case .group(let inner): containsAlternation(inner)
-            default: false
-            }
-        }
+        contains(terms) { if case .alternation = $0 { true } else { false } }
     }
 
     private static func matchesAlmostAnyByte(_ atom: URLFilterAtom) -> Bool {
@@ -135,12 +129,15 @@ struct RegexExpansion {
     }
 
     private static func containsAnchor(_ terms: [URLFilterTerm]) -> Bool {
+        contains(terms) { $0 == .startOfLine || $0 == .endOfLine }
+    }
+
+    /// Whether an atom of `terms`, or of a group in them, is one `matches` picks.
+    private static func contains(_ terms: [URLFilterTerm], where matches: (URLFilterAtom) -> Bool) -> Bool {
         terms.contains { term in
-            switch term.atom {
-            case .startOfLine, .endOfLine: true
-            case .group(let inner): containsAnchor(inner)
-            default: false
-            }
+            if matches(term.atom) { return true }
+            if case .group(let inner) = term.atom { return contains(inner, where: matches) }
+            return false
         }
     }
 

@@ -20,7 +20,7 @@ struct URLFilterRegexChecker {
         if !bytes.isEmpty, isPlain(bytes, from: start, to: bytes.count) { return nil }
         // Filters of `||host^` end in the host's end class after plain bytes: most of a list's filters.
         if endsWithHostEnd(bytes, after: start),
-            isPlain(bytes, from: start, to: bytes.count - hostEnd.utf8CodeUnitCount)
+            isPlain(bytes, from: start, to: bytes.count - URLFilterBuilder.hostEndClass.count)
         {
             return nil
         }
@@ -31,9 +31,6 @@ struct URLFilterRegexChecker {
             return describe(error, in: bytes)
         }
     }
-
-    /// The class `URLFilterBuilder` ends a `||host^` filter with (`URLFilterBuilder.hostEndClass`).
-    static let hostEnd: StaticString = "[/:]"
 
     /// The fast pre-check: only plain atoms and escaped punctuation from `start` to `end`, which the
     /// parser accepts after the host anchor (a whole term) or from the start, and before a class. A
@@ -55,12 +52,12 @@ struct URLFilterRegexChecker {
         return true
     }
 
-    /// `bytes` end in `hostEnd`, and it starts at or after `start`.
+    /// `bytes` end in the class `URLFilterBuilder` ends a `||host^` filter with, and it starts at or
+    /// after `start`.
     @inline(__always) static func endsWithHostEnd(_ bytes: UnsafeBufferPointer<UInt8>, after start: Int) -> Bool {
-        let length = hostEnd.utf8CodeUnitCount
-        guard bytes.count - length >= start else { return false }
-        return UnsafeRawPointer(bytes.baseAddress! + bytes.count - length).loadUnaligned(as: UInt32.self)
-            == UnsafeRawPointer(hostEnd.utf8Start).loadUnaligned(as: UInt32.self)
+        let hostEnd = URLFilterBuilder.hostEndClass
+        guard bytes.count - hostEnd.count >= start else { return false }
+        return UnsafeBufferPointer(rebasing: bytes[(bytes.count - hostEnd.count)...]).elementsEqual(hostEnd)
     }
 
     /// Three overlapping 8-byte compares cover the 21 bytes of `hostAnchor`.
